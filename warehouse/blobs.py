@@ -1,0 +1,52 @@
+"""Content-addressed blob store: a payload's name is its SHA-256, so it is written once and
+every read can re-check it."""
+
+import hashlib
+from pathlib import Path
+
+from warehouse.fsutil import atomic_write
+from warehouse.lake import Lake
+
+
+class BlobCorrupted(Exception):
+    pass
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class BlobStore:
+    def __init__(self, lake: Lake):
+        self.lake = lake
+
+    def path(self, sha: str) -> Path:
+        return self.lake.blobs_dir / sha[:2] / sha
+
+    def put(self, data: bytes) -> str:
+        sha = sha256_hex(data)
+        p = self.path(sha)
+        if not p.exists():  # same name means same bytes: never rewrite
+            atomic_write(p, data)
+        return sha
+
+    def put_text(self, text: str) -> str:
+        return self.put(text.encode("utf-8"))
+
+    def get(self, sha: str) -> bytes:
+        data = self.path(sha).read_bytes()
+        if sha256_hex(data) != sha:
+            raise BlobCorrupted(f"blob {sha} at {self.path(sha)} does not match its hash")
+        return data
+
+    def get_text(self, sha: str) -> str:
+        return self.get(sha).decode("utf-8")
+
+    def exists(self, sha: str) -> bool:
+        return self.path(sha).exists()
+
+    def iter_all(self):
+        if self.lake.blobs_dir.exists():
+            for p in sorted(self.lake.blobs_dir.glob("??/*")):
+                if not p.name.startswith("."):
+                    yield p

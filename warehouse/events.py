@@ -1,0 +1,159 @@
+"""Event types: frozen, typed, named in the past tense.
+
+Each type maps one-to-one onto a Parquet schema (its own hive partition `event_type=<name>`), so
+dbt reads typed columns rather than parsing JSON. A field change bumps `schema_version` and adds an
+upcaster in UPCASTERS; stored events are never rewritten.
+"""
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, ClassVar
+
+import pyarrow as pa
+from ulid import ULID
+
+
+def new_event_id() -> str:
+    return str(ULID())
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    event_type: ClassVar[str] = "event"
+    schema_version: ClassVar[int] = 1
+
+    event_id: str = field(default_factory=new_event_id)
+    occurred_at: datetime = field(default_factory=utcnow)
+
+    def to_record(self) -> dict[str, Any]:
+        """Plain JSON-able dict (the write-ahead line's payload)."""
+        out: dict[str, Any] = {"schema_version": self.schema_version}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = v.isoformat() if isinstance(v, datetime) else v
+        return out
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "Event":
+        record = dict(record)
+        version = int(record.pop("schema_version", cls.schema_version))
+        for upcast in UPCASTERS.get((cls.event_type, version), []):
+            record = upcast(record)
+        if isinstance(record.get("occurred_at"), str):
+            record["occurred_at"] = datetime.fromisoformat(record["occurred_at"])
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in record.items() if k in names})
+
+
+@dataclass(frozen=True, kw_only=True)
+class PaperIngested(Event):
+    """A manuscript's bytes were read and turned into a manuscript package (a blob)."""
+
+    event_type: ClassVar[str] = "paper_ingested"
+
+    paper_id: str
+    title: str
+    source_uri: str
+    pdf_sha256: str
+    package_sha256: str
+    n_pages: int
+    n_text_records: int
+    n_chars: int
+    venue: str | None = None
+    is_synthetic: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanReviewImported(Event):
+    """A human review (OpenReview note shape) was imported; its full text is a blob."""
+
+    event_type: ClassVar[str] = "human_review_imported"
+
+    paper_id: str
+    review_id: str
+    source: str
+    venue: str | None
+    rating: float | None
+    rating_scale: str | None
+    confidence: float | None
+    body_sha256: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmCall(Event):
+    """One attempt at one model call, successful or not. Replays write no event."""
+
+    event_type: ClassVar[str] = "llm_call"
+
+    request_key: str
+    prompt_template: str | None
+    prompt_hash: str | None
+    reviewer_config: str
+    purpose: str
+    subject_id: str | None
+    sample_index: int
+    provider: str
+    model: str
+    params_json: str
+    request_sha256: str
+    response_sha256: str | None
+    response_text: str | None
+    finish_reason: str | None
+    input_tokens: int | None
+    cached_input_tokens: int | None
+    cache_write_tokens: int | None
+    output_tokens: int | None
+    reasoning_tokens: int | None
+    cost_usd: float | None
+    cost_status: str
+    price_table_version: str | None
+    latency_ms: float
+    attempt: int
+    status: str
+    error_type: str | None = None
+    error_message: str | None = None
+    logprobs_sha256: str | None = None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall)
+}
+
+# (event_type, stored schema_version) -> functions that lift a record one version at a time.
+UPCASTERS: dict[tuple[str, int], list[typing.Callable[[dict], dict]]] = {}
+
+_ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
+          datetime: pa.timestamp("us", tz="UTC")}
+
+
+def _base_type(tp: Any) -> Any:
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0]
+    return tp
+
+
+def arrow_schema(cls: type[Event]) -> pa.Schema:
+    """Parquet schema of an event type; `event_type` itself lives in the hive partition path."""
+    hints = typing.get_type_hints(cls)
+    cols = [pa.field("schema_version", pa.int32(), nullable=False)]
+    for f in dataclasses.fields(cls):
+        cols.append(pa.field(f.name, _ARROW[_base_type(hints[f.name])]))
+    return pa.schema(cols)
+
+
+def parse_line(payload: dict[str, Any]) -> Event:
+    return EVENT_TYPES[payload["event_type"]].from_record(payload["event"])
+
+
+def to_json_line(event: Event) -> bytes:
+    body = {"event_type": event.event_type, "event": event.to_record()}
+    return (json.dumps(body, separators=(",", ":"), ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,59 @@
+"""Where things live under the lake root. One object, so no module builds paths by hand."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from peerlake import settings
+
+
+@dataclass(frozen=True)
+class Lake:
+    root: Path
+
+    @classmethod
+    def default(cls) -> "Lake":
+        return cls(settings.lake_root())
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events"
+
+    @property
+    def wal_dir(self) -> Path:
+        return self.events / "wal"
+
+    @property
+    def segments_dir(self) -> Path:
+        return self.events / "segments"
+
+    @property
+    def manifests_dir(self) -> Path:
+        return self.events / "manifests"
+
+    @property
+    def seal_lock(self) -> Path:
+        return self.events / "seal.lock"
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.root / "blobs"
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.root / "locks"
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.root / "peerlake.duckdb"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    def segment_glob(self, event_type: str) -> str:
+        return str(self.segments_dir / f"event_type={event_type}" / "*.parquet")
+
+    def ensure(self) -> "Lake":
+        for d in (self.wal_dir, self.segments_dir, self.manifests_dir, self.blobs_dir, self.locks_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        return self
