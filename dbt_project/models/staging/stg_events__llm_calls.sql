@@ -1,0 +1,1 @@
+select * from {{ source('events', 'llm_call') }}
