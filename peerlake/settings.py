@@ -106,3 +106,24 @@ def api_key(provider: str) -> str | None:
 def secret_values() -> list[str]:
     """Every configured secret, so redaction can scrub them from errors before they are logged."""
     return [v for v in (os.environ.get(n) for n in API_KEY_ENV.values()) if v and len(v) >= 4]
+
+
+def review_max_chars(provider: str) -> int:
+    """How much manuscript text a reviewer sees. The local model has a 4k-token context (about
+    9,000 characters of paper after the prompt and the answer); hosted models read whole papers."""
+    default = "9000" if provider == "local" else "200000"
+    return int(os.environ.get("PEERLAKE_REVIEW_MAX_CHARS", default))
+
+
+def papers_dirs() -> list[Path]:
+    """Extra folders of PDFs to ingest beside the demo corpus ($PEERLAKE_PAPERS, ':'-separated)."""
+    raw = os.environ.get("PEERLAKE_PAPERS", "")
+    return [Path(p) for p in raw.split(":") if p]
+
+
+def export_lake_env() -> dict[str, str]:
+    """Put the lake's paths where dbt (a child process reading env_var()) will find them."""
+    env = {"PEERLAKE_HOME": str(lake_root()), "PEERLAKE_DUCKDB_PATH": str(duckdb_path()),
+           "DAGSTER_HOME": str(dagster_home())}
+    os.environ.update(env)
+    return env

@@ -1,1 +1,50 @@
-select * from {{ source('events', 'llm_call') }}
+-- One row per llm_call event (every attempt). Rename and cast only.
+with
+
+source as (
+
+    select * from {{ source('events', 'llm_call') }}
+
+),
+
+renamed as (
+
+    select
+        cast(event_id as varchar) as llm_call_id,
+        cast(occurred_at as timestamptz) as occurred_at,
+        cast(schema_version as integer) as schema_version,
+        cast(request_key as varchar) as request_key,
+        cast(purpose as varchar) as purpose,
+        cast(subject_id as varchar) as subject_id,
+        cast(sample_index as integer) as sample_index,
+        cast(attempt as integer) as attempt,
+        cast(status as varchar) as status,
+        cast(error_type as varchar) as error_type,
+        cast(error_message as varchar) as error_message,
+        cast(provider as varchar) as provider,
+        cast(model as varchar) as model,
+        cast(prompt_template as varchar) as prompt_template,
+        cast(prompt_hash as varchar) as prompt_hash,
+        cast(reviewer_config as varchar) as reviewer_config,
+        cast(params_json as varchar) as params_json,
+        cast(request_sha256 as varchar) as request_sha256,
+        cast(response_sha256 as varchar) as response_sha256,
+        cast(response_text as varchar) as response_text,
+        cast(finish_reason as varchar) as finish_reason,
+        cast(logprobs_sha256 as varchar) as logprobs_sha256,
+        cast(input_tokens as bigint) as input_tokens,
+        cast(cached_input_tokens as bigint) as cached_input_tokens,
+        cast(cache_write_tokens as bigint) as cache_write_tokens,
+        cast(output_tokens as bigint) as output_tokens,
+        cast(reasoning_tokens as bigint) as reasoning_tokens,
+        cast(cost_usd as double) as cost_usd,
+        cast(cost_status as varchar) as cost_status,
+        cast(price_table_version as varchar) as price_table_version,
+        cast(latency_ms as double) as latency_ms,
+        status = 'ok' as is_ok
+
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,132 @@
+-- Per reviewer configuration: how much its scores for one paper vary across independent samples.
+-- Only parsed scores count; only papers with at least two scores enter variance and agreement.
+with
+
+review_scores as (
+
+    select * from {{ ref('fct_ai_review_scores') }}
+
+),
+
+configs as (
+
+    select
+        reviewer_config,
+        any_value(provider) as provider,
+        any_value(model) as model,
+        any_value(prompt_template) as prompt_template,
+        any_value(prompt_hash) as prompt_hash,
+        count(*) as n_reviews,
+        count(*) filter (where is_parsed) as n_parsed_reviews
+
+    from review_scores
+    group by reviewer_config
+
+),
+
+parsed_scores as (
+
+    select * from review_scores where is_parsed
+
+),
+
+per_paper as (
+
+    select
+        reviewer_config,
+        paper_id,
+        count(*) as n_scores,
+        var_samp(overall_score) as score_variance,
+        max(overall_score) - min(overall_score) as score_range
+
+    from parsed_scores
+    group by reviewer_config, paper_id
+
+),
+
+per_score_value as (
+
+    select
+        reviewer_config,
+        paper_id,
+        count(*) as n_same_score
+
+    from parsed_scores
+    group by reviewer_config, paper_id, overall_score
+
+),
+
+agreeing_pairs as (
+
+    select
+        reviewer_config,
+        paper_id,
+        sum(n_same_score * (n_same_score - 1) // 2) as n_agreeing_pairs
+
+    from per_score_value
+    group by reviewer_config, paper_id
+
+),
+
+papers as (
+
+    select
+        per_paper.*,
+        per_paper.n_scores >= 2 as is_repeated,
+        case when per_paper.n_scores >= 2 then
+            agreeing_pairs.n_agreeing_pairs
+            / (per_paper.n_scores * (per_paper.n_scores - 1) // 2)
+        end as pairwise_agreement
+
+    from per_paper
+    inner join agreeing_pairs using (reviewer_config, paper_id)
+
+),
+
+per_config as (
+
+    select
+        reviewer_config,
+        count(*) as n_papers,
+        avg(n_scores) as reviews_per_paper_mean,
+        min(n_scores) as reviews_per_paper_min,
+        count(*) filter (where is_repeated) as n_papers_repeated,
+        -- Pooled within-paper SD: the root of the mean per-paper unbiased variance.
+        sqrt(avg(score_variance) filter (where is_repeated)) as within_paper_sd,
+        avg(cast(score_range = 0 as double)) filter (where is_repeated)
+            as share_papers_identical,
+        avg(cast(score_range <= 1 as double)) filter (where is_repeated)
+            as share_papers_range_le_1,
+        avg(pairwise_agreement) filter (where is_repeated) as pairwise_agreement_mean
+
+    from papers
+    group by reviewer_config
+
+),
+
+final as (
+
+    select
+        configs.reviewer_config,
+        configs.provider,
+        configs.model,
+        configs.prompt_template,
+        configs.prompt_hash,
+        configs.n_reviews,
+        configs.n_parsed_reviews,
+        configs.n_parsed_reviews / configs.n_reviews as parse_success_rate,
+        coalesce(per_config.n_papers, 0) as n_papers,
+        per_config.reviews_per_paper_mean,
+        per_config.reviews_per_paper_min,
+        coalesce(per_config.n_papers_repeated, 0) as n_papers_repeated,
+        per_config.within_paper_sd,
+        per_config.share_papers_identical,
+        per_config.share_papers_range_le_1,
+        per_config.pairwise_agreement_mean
+
+    from configs
+    left join per_config using (reviewer_config)
+
+)
+
+select * from final

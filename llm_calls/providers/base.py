@@ -1,0 +1,57 @@
+"""The provider interface and its two error kinds: retry (429, 5xx, timeouts) or give up."""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from llm_calls.types import LlmRequest, Usage
+
+
+@dataclass(frozen=True)
+class ProviderResponse:
+    text: str
+    finish_reason: str | None
+    usage: Usage
+    raw: dict[str, Any]  # the provider's response as JSON-able data, stored as a blob
+    logprobs: list[dict] | None = None  # per output token: {"token", "logprob", "top": [{token, logprob}]}
+
+
+class ProviderError(Exception):
+    retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after_s: float | None = None,
+                 error_type: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+        self.error_type = error_type or type(self).__name__
+
+
+class RetryableProviderError(ProviderError):
+    """Rate limit, server error or timeout: the same request may well succeed later."""
+
+    retryable = True
+
+
+class FatalProviderError(ProviderError):
+    """Bad request, auth failure, unknown model …: retrying cannot help."""
+
+
+class ProviderUnavailable(Exception):
+    """The provider cannot be used at all here (missing model file, SDK, base URL); no call was made."""
+
+
+class Provider(ABC):
+    name: str = "provider"
+    free: bool = False  # True for models that run on this machine: cost 0, status "free"
+
+    def ensure_ready(self) -> None:
+        """Raise ProviderUnavailable if no call can possibly work; checked once per gateway."""
+
+    @abstractmethod
+    def complete(self, req: LlmRequest) -> ProviderResponse:
+        """One attempt. Raises RetryableProviderError or FatalProviderError on failure."""
+
+
+def retryable_status(status: int) -> bool:
+    return status in (408, 409, 425, 429) or status >= 500

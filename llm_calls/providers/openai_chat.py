@@ -1,0 +1,188 @@
+"""OpenAI chat completions, and any server that speaks the same protocol (llama.cpp, vLLM, Ollama).
+
+The request body is built here as plain JSON and sent through the official SDK's `extra_body`, so
+exactly the same body can be sent by other clients (the throughput benchmark does) and nothing is
+lost to SDK-side model validation. The response is read from the raw HTTP text for the same reason:
+compatible servers add and omit fields freely.
+"""
+
+import json
+import threading
+from typing import Any
+
+from llm_calls.providers.base import (FatalProviderError, Provider, ProviderResponse,
+                                      ProviderUnavailable, RetryableProviderError, retryable_status)
+from llm_calls.types import LlmRequest, Usage
+from peerlake import settings
+
+DEFAULT_TIMEOUT_S = 600.0  # CPU-bound compatible servers can take minutes on a long prompt
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def translate_sdk_error(exc: Exception, sdk: Any) -> Exception:
+    """Map an openai/anthropic SDK exception onto the two provider error kinds (same shapes)."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return RetryableProviderError(f"timed out: {exc}", error_type="Timeout")
+    if isinstance(exc, sdk.APIConnectionError):
+        return RetryableProviderError(f"connection failed: {exc}", error_type="ConnectionError")
+    if isinstance(exc, sdk.APIStatusError):
+        kind = RetryableProviderError if retryable_status(exc.status_code) else FatalProviderError
+        return kind(str(exc), status=exc.status_code, retry_after_s=_retry_after(exc),
+                    error_type=f"HTTP{exc.status_code}")
+    return FatalProviderError(f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__)
+
+
+def _normalize_logprobs(choice: dict) -> list[dict] | None:
+    content = (choice.get("logprobs") or {}).get("content")
+    if not content:
+        return None
+    return [{"token": t.get("token"), "logprob": t.get("logprob"),
+             "top": [{"token": a.get("token"), "logprob": a.get("logprob")}
+                     for a in t.get("top_logprobs") or []]}
+            for t in content]
+
+
+def parse_chat_completion(raw: dict) -> ProviderResponse:
+    """ProviderResponse from a chat-completions JSON body (OpenAI shape, also llama-cpp's)."""
+    try:
+        choice = raw["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise FatalProviderError(f"response has no choices[0].message: {str(raw)[:300]}",
+                                 error_type="BadResponse") from exc
+    u = raw.get("usage") or {}
+    usage = Usage(
+        input_tokens=u.get("prompt_tokens"),
+        cached_input_tokens=(u.get("prompt_tokens_details") or {}).get("cached_tokens"),
+        cache_write_tokens=None,  # OpenAI does not report cache writes
+        output_tokens=u.get("completion_tokens"),
+        reasoning_tokens=(u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
+    )
+    return ProviderResponse(text=text, finish_reason=choice.get("finish_reason"), usage=usage,
+                            raw=raw, logprobs=_normalize_logprobs(choice))
+
+
+class OpenAIProvider(Provider):
+    """OpenAI's API: json_schema structured output, `max_completion_tokens` (o-series/gpt-5 reject
+    `max_tokens`)."""
+
+    name = "openai"
+    key_provider = "openai"
+
+    def __init__(self, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 strict_schema: bool = False):
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.strict_schema = strict_schema  # strict mode needs additionalProperties=false everywhere
+        self._clients: dict[str | None, Any] = {}
+        self._lock = threading.Lock()
+
+    # ---- request -----------------------------------------------------------------------------
+    def response_format(self, schema: dict) -> dict:
+        return {"type": "json_schema",
+                "json_schema": {"name": "response", "schema": schema, "strict": self.strict_schema}}
+
+    def adapt_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        params = dict(params)
+        if "max_tokens" in params and "max_completion_tokens" not in params:
+            params["max_completion_tokens"] = params.pop("max_tokens")
+        return params
+
+    def request_body(self, req: LlmRequest) -> dict[str, Any]:
+        """The exact JSON body POSTed to /chat/completions."""
+        body: dict[str, Any] = {"model": req.model, "messages": list(req.messages),
+                                **self.adapt_params(req.params)}
+        if req.response_schema is not None:
+            body["response_format"] = self.response_format(req.response_schema)
+        if req.top_logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = req.top_logprobs
+        return body
+
+    # ---- transport ---------------------------------------------------------------------------
+    def resolve_base_url(self, req: LlmRequest) -> str | None:
+        return self.base_url
+
+    def api_key(self) -> str | None:
+        return settings.api_key(self.key_provider)
+
+    def ensure_ready(self) -> None:
+        if not self.api_key():
+            raise ProviderUnavailable(
+                f"no API key for provider {self.name!r}: set {settings.API_KEY_ENV[self.key_provider]}")
+
+    def client(self, base_url: str | None) -> Any:
+        with self._lock:
+            if base_url not in self._clients:
+                import openai
+
+                # The key is read from the environment per request, never kept on this object.
+                self._clients[base_url] = openai.OpenAI(
+                    api_key=lambda: self.api_key() or "unused", base_url=base_url,
+                    max_retries=0, timeout=self.timeout_s)  # the gateway owns retries
+            return self._clients[base_url]
+
+    def complete(self, req: LlmRequest) -> ProviderResponse:
+        import openai
+
+        body = self.request_body(req)
+        model, messages = body.pop("model"), body.pop("messages")
+        try:
+            raw_response = self.client(self.resolve_base_url(req)).chat.completions.with_raw_response.create(
+                model=model, messages=messages, extra_body=body)
+            text = raw_response.text
+        except openai.OpenAIError as exc:
+            raise translate_sdk_error(exc, openai) from exc
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise FatalProviderError(f"response is not JSON: {text[:300]!r}", error_type="BadResponse") from exc
+        return parse_chat_completion(raw)
+
+
+class OpenAICompatibleProvider(OpenAIProvider):
+    """A self-hosted OpenAI-compatible server at `req.base_url` (or PEERLAKE_BASE_URL).
+
+    Structured output is sent as `{"type": "json_object", "schema": …}`: llama.cpp's servers (C++
+    and llama_cpp.server) enforce the schema from it, vLLM and Ollama accept it and enforce JSON,
+    whereas `{"type": "json_schema"}` makes llama_cpp.server answer 500 (STACK_NOTES). Prompts
+    should therefore still describe the expected JSON in words.
+    """
+
+    name = "openai_compatible"
+    key_provider = "openai_compatible"
+
+    def response_format(self, schema: dict) -> dict:
+        return {"type": "json_object", "schema": schema}
+
+    def adapt_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        return dict(params)  # older servers only know max_tokens
+
+    def resolve_base_url(self, req: LlmRequest) -> str:
+        url = req.base_url or self.base_url or settings.reviewer_defaults().base_url
+        if not url:
+            raise ProviderUnavailable("provider openai_compatible needs a base URL: set PEERLAKE_BASE_URL "
+                                      "or LlmRequest.base_url (e.g. http://127.0.0.1:8080/v1)")
+        return url
+
+    def api_key(self) -> str | None:
+        # Most self-hosted servers ignore the key, but the SDK insists on one.
+        return settings.api_key(self.key_provider) or "not-needed"
+
+    def ensure_ready(self) -> None:
+        pass  # the base URL may come per request, so it is checked in complete()
+
+    def complete(self, req: LlmRequest) -> ProviderResponse:
+        try:
+            self.resolve_base_url(req)
+        except ProviderUnavailable as exc:
+            raise FatalProviderError(str(exc), error_type="NoBaseUrl") from exc
+        return super().complete(req)

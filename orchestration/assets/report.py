@@ -1,0 +1,75 @@
+"""The report a person reads first: one row per reviewer configuration."""
+
+import json
+
+import duckdb
+from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
+
+from orchestration.assets.dbt import DUCKDB_TAG
+from orchestration.assets.hashing import content_version
+from orchestration.resources import LakeResource
+
+SUMMARY_SQL = """
+with scores as (
+    select reviewer_config,
+           any_value(provider) as provider,
+           any_value(model) as model,
+           any_value(prompt_template) as prompt_template,
+           any_value(left(prompt_hash, 12)) as prompt_hash,
+           count(distinct paper_id) as papers,
+           count(*) as reviews,
+           count(*) filter (where not is_parsed) as unparsed_reviews,
+           avg(overall_score) filter (where is_parsed) as mean_score
+    from fct_ai_review_scores
+    group by reviewer_config
+),
+calls as (
+    select reviewer_config,
+           sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) as total_tokens,
+           sum(cost_usd) as cost_usd,
+           count(*) filter (where cost_usd is null) as calls_with_unknown_cost
+    from fct_llm_calls
+    group by reviewer_config
+)
+select s.*, r.within_paper_sd, c.total_tokens, c.cost_usd, c.calls_with_unknown_cost
+from scores s
+left join reliability_repeatability r using (reviewer_config)
+left join calls c using (reviewer_config)
+order by s.prompt_template, s.model, s.reviewer_config
+"""
+
+
+def read_summary(duckdb_path) -> list[dict]:
+    con = duckdb.connect(str(duckdb_path), read_only=True)
+    try:
+        cur = con.execute(SUMMARY_SQL)
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+    finally:
+        con.close()
+
+
+@asset(group_name="reports", op_tags=DUCKDB_TAG,
+       deps=[AssetKey("reliability_repeatability"), AssetKey("cost_by_model"),
+             AssetKey("fct_ai_review_scores"), AssetKey("fct_llm_calls")],
+       description="Summary per reviewer configuration: papers, reviews, mean score, within-paper SD, tokens, cost.")
+def review_summary(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    root = lake.event_log().lake
+    rows = read_summary(root.duckdb_path)
+    out = root.root / "reports" / "review_summary.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1, default=str))
+    header = "| reviewer_config | template | model | papers | reviews | mean score | within-paper SD | tokens | cost USD |"
+    lines = [header, "|" + "---|" * 9]
+    for r in rows:
+        lines.append(f"| `{r['reviewer_config']}` | {r['prompt_template']} `{r['prompt_hash']}` | {r['model']} | "
+                     f"{r['papers']} | {r['reviews']} | {_f(r['mean_score'])} | {_f(r['within_paper_sd'])} | "
+                     f"{r['total_tokens']} | {_f(r['cost_usd'], 4)} |")
+    return MaterializeResult(
+        metadata={"summary": MetadataValue.md("\n".join(lines)), "path": str(out), "configurations": len(rows)},
+        data_version=DataVersion(content_version([json.dumps(r, default=str, sort_keys=True) for r in rows])),
+    )
+
+
+def _f(x, nd: int = 2) -> str:
+    return "—" if x is None else f"{x:.{nd}f}"

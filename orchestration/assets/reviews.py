@@ -1,0 +1,31 @@
+"""AI reviews: every (paper, sample) under the configured reviewer, through the LLM gateway."""
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
+from orchestration.assets.hashing import content_version
+from orchestration.assets.ingest import manuscripts
+from orchestration.resources import LakeResource, ReviewerResource
+from orchestration.reviewing import ReviewerConfig, latest_manuscripts, review_requests
+
+# The code version is the reviewer configuration's hash (template text + model + parameters +
+# output schema): editing the prompt marks exactly this asset and what depends on it stale.
+REVIEWER_CODE_VERSION = ReviewerConfig.default().code_version()
+
+
+@asset(group_name="reviews", deps=[manuscripts], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},
+       description="K independent AI reviews per manuscript → llm_call events (replayed when already made).")
+def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+    log = lake.event_log()
+    cfg = ReviewerConfig.from_resource(reviewer)
+    requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
+    gateway = reviewer.gateway(log)
+    results = gateway.call_many(requests, description="AI reviews")
+    log.seal()
+    made = sum(not r.replayed for r in results)
+    context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed")
+    return MaterializeResult(
+        metadata={"reviews": len(results), "model_calls_made": made,
+                  "replayed": len(results) - made, "reviewer_config": cfg.code_version(),
+                  "cost_usd": float(sum(r.cost_usd or 0.0 for r in results if not r.replayed))},
+        data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
+    )

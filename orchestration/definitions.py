@@ -1,0 +1,29 @@
+"""The one Dagster entry point: `dagster dev -m orchestration.definitions` (or `make ui`)."""
+
+from dagster import Definitions, multiprocess_executor
+from dagster_dbt import DbtCliResource
+
+from orchestration.assets.dbt import peerlake_dbt_models
+from orchestration.assets.ingest import human_reviews, manuscripts, papers
+from orchestration.assets.report import review_summary
+from orchestration.assets.reviews import ai_reviews
+from orchestration.checks import gate_checks
+from orchestration.project import peerlake_dbt
+from orchestration.resources import LakeResource, ReviewerResource
+
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, peerlake_dbt_models, review_summary]
+CHECKS = gate_checks()
+RESOURCES = {
+    "lake": LakeResource(),
+    "reviewer": ReviewerResource(),
+    "dbt": DbtCliResource(project_dir=peerlake_dbt),
+}
+
+defs = Definitions(
+    assets=ASSETS,
+    asset_checks=CHECKS,
+    resources=RESOURCES,
+    # DuckDB takes one process per file: steps tagged peerlake/duckdb run one at a time.
+    executor=multiprocess_executor.configured(
+        {"tag_concurrency_limits": [{"key": "peerlake/duckdb", "limit": 1}]}),
+)

@@ -1,0 +1,70 @@
+"""Turn manuscripts into reviewer requests: one request per (paper, sample) under one configuration."""
+
+from dataclasses import dataclass
+
+from llm_calls.types import LlmRequest
+from peerlake import settings
+from warehouse import EventLog, PaperIngested
+
+
+@dataclass(frozen=True)
+class ReviewerConfig:
+    provider: str
+    model: str
+    template: str
+    samples: int
+    temperature: float
+    max_output_tokens: int
+    base_url: str | None = None
+
+    @classmethod
+    def from_resource(cls, r) -> "ReviewerConfig":
+        return cls(provider=r.provider, model=r.model, template=r.template, samples=r.samples,
+                   temperature=r.temperature, max_output_tokens=r.max_output_tokens, base_url=r.base_url)
+
+    @classmethod
+    def default(cls) -> "ReviewerConfig":
+        d = settings.reviewer_defaults()
+        return cls(provider=d.provider, model=d.model, template="reviewer_scoring", samples=d.samples,
+                   temperature=d.temperature, max_output_tokens=d.max_output_tokens, base_url=d.base_url)
+
+    def params(self, sample_index: int) -> dict:
+        # A fixed per-sample seed makes sample k the same request every run, so it replays.
+        return {"temperature": self.temperature, "max_tokens": self.max_output_tokens,
+                "seed": 1000 + sample_index}
+
+    def code_version(self) -> str:
+        """Changes exactly when the reviews' content would: template text, model, parameters, schema."""
+        from prompts import load_template
+
+        t = load_template(self.template)
+        probe = LlmRequest(provider=self.provider, model=self.model, messages=(),
+                           params=self.params(0), response_schema=t.output_schema,
+                           prompt_template=t.name, prompt_hash=t.hash)
+        return probe.reviewer_config
+
+
+def latest_manuscripts(log: EventLog) -> list[PaperIngested]:
+    """The newest version of every ingested paper."""
+    latest: dict[str, PaperIngested] = {}
+    for ev in log.iter_events("paper_ingested"):
+        if ev.paper_id not in latest or ev.occurred_at >= latest[ev.paper_id].occurred_at:
+            latest[ev.paper_id] = ev
+    return [latest[k] for k in sorted(latest)]
+
+
+def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
+    from ingest.manuscripts import load_package
+    from prompts import load_template
+
+    template = load_template(cfg.template)
+    package = load_package(log.blobs, paper.package_sha256)
+    messages = template.render(title=paper.title,
+                               paper_text=package.review_text(settings.review_max_chars(cfg.provider)))
+    return [
+        LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(messages),
+                   params=cfg.params(k), response_schema=template.output_schema,
+                   sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
+                   purpose="review", subject_id=paper.paper_id, base_url=cfg.base_url)
+        for k in range(cfg.samples)
+    ]

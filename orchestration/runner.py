@@ -1,0 +1,73 @@
+"""Run the pipeline in-process against the Dagster instance kept under the lake root, so the
+runs, materializations and checks of `peerlake demo` show up in `make ui` afterwards."""
+
+from dataclasses import dataclass, field
+
+from peerlake import settings
+
+DAGSTER_YAML = """\
+# Written by peerlake: the instance for this lake. Telemetry off (no network here).
+telemetry:
+  enabled: false
+"""
+
+
+def dagster_instance():
+    from dagster import DagsterInstance
+
+    settings.export_lake_env()
+    home = settings.dagster_home()
+    home.mkdir(parents=True, exist_ok=True)
+    cfg = home / "dagster.yaml"
+    if not cfg.exists():
+        cfg.write_text(DAGSTER_YAML)
+    return DagsterInstance.from_config(str(home))
+
+
+def prepare_dbt_manifest() -> None:
+    """Parse the dbt project so the asset graph matches the models on disk (not only under dagster dev)."""
+    from orchestration.project import peerlake_dbt
+
+    settings.export_lake_env()
+    peerlake_dbt.preparer.prepare(peerlake_dbt)
+
+
+@dataclass
+class PipelineRun:
+    success: bool
+    run_id: str
+    failed_checks: list[tuple[str, str]] = field(default_factory=list)  # (check, description)
+    failed_steps: list[str] = field(default_factory=list)
+    asset_metadata: dict[str, dict] = field(default_factory=dict)
+
+
+def run_pipeline(selection: list[str] | None = None, tags: dict | None = None) -> PipelineRun:
+    """Materialize the assets (all, or the selected keys and their checks) in this process."""
+    from dagster import AssetKey, DagsterEventType
+
+    prepare_dbt_manifest()
+    instance = dagster_instance()
+    from orchestration.definitions import defs
+
+    job = defs.resolve_implicit_global_asset_job_def()
+    keys = [AssetKey.from_user_string(s) for s in selection] if selection else None
+    result = job.execute_in_process(instance=instance, raise_on_error=False,
+                                    asset_selection=keys, tags=tags or {})
+    run = PipelineRun(success=result.success, run_id=result.run_id)
+    for ev in result.all_events:
+        if ev.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
+            data = ev.event_specific_data
+            if not data.passed:
+                desc = data.description or ""
+                failures = data.metadata.get("failures")
+                detail = failures.value if failures is not None else ""
+                run.failed_checks.append((f"{data.asset_key.to_user_string()}:{data.check_name}",
+                                          f"{desc}\n{detail}".strip()))
+        elif ev.event_type == DagsterEventType.STEP_FAILURE:
+            err = ev.event_specific_data.error
+            run.failed_steps.append(f"{ev.step_key}: {err.message.strip() if err else ''}")
+        elif ev.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+            mat = ev.event_specific_data.materialization
+            run.asset_metadata[mat.asset_key.to_user_string()] = {
+                k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+    return run
