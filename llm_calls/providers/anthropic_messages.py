@@ -82,7 +82,7 @@ class AnthropicProvider(Provider):
         required = {k: body.pop(k) for k in ("model", "messages", "max_tokens")}
         try:
             raw_response = self.client().messages.with_raw_response.create(**required, extra_body=body)
-            text = raw_response.text
+            text = raw_response.http_response.text
         except anthropic.AnthropicError as exc:
             raise translate_sdk_error(exc, anthropic) from exc
         try:

