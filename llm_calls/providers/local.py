@@ -1,0 +1,116 @@
+"""The embedded GGUF model through llama-cpp-python, in this process.
+
+llama.cpp contexts are not thread-safe, so every use goes through one process-wide lock; on a 2-core
+machine two concurrent generations would only thrash the CPU anyway.
+
+Known llama.cpp behaviour (STACK_NOTES): JSON-schema output is always valid JSON, but integer
+`minimum`/`maximum` are not enforced (use `enum`) and unbounded strings/arrays can run to
+`max_tokens` (set `maxLength`/`maxItems`) — `schema_warnings` flags both. "10" is two tokens ("1",
+"0"), so a first-token probability of "1" mixes 1 and 10. Top logprobs are the model's distribution
+before the grammar constrains sampling. The prompt-prefix cache is kept between calls for speed (a
+4k-token prompt costs ~55 s to evaluate at ~73 tok/s), so a same-seed call at temperature > 0 is not
+bit-reproducible; reproducibility comes from replaying the recorded event instead.
+"""
+
+import logging
+import threading
+from typing import Any
+
+from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
+from llm_calls.providers.openai_chat import parse_chat_completion
+from llm_calls.types import LlmRequest
+from peerlake import settings
+
+log = logging.getLogger(__name__)
+
+_LOCK = threading.Lock()  # guards model loading and every generation
+_MODELS: dict[tuple, Any] = {}
+_PARAMS = ("temperature", "top_p", "top_k", "min_p", "max_tokens", "stop", "seed", "repeat_penalty",
+           "presence_penalty", "frequency_penalty")
+
+MISSING_HINT = "run `make model` (or `python -m llm_calls.local_model`)"
+
+
+def to_plain(obj: Any) -> Any:
+    """numpy scalars (llama's logprobs) → Python numbers, recursively, so the response is JSON-able."""
+    if isinstance(obj, dict):
+        return {k: to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):
+        return obj.item()
+    return obj
+
+
+def schema_warnings(schema: Any, where: str = "$") -> list[str]:
+    """Schema features llama.cpp's grammar does not enforce."""
+    out: list[str] = []
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if kind in ("integer", "number") and ({"minimum", "maximum"} & schema.keys()) and "enum" not in schema:
+            out.append(f"{where}: minimum/maximum are not enforced by llama.cpp; use enum")
+        if kind == "string" and "maxLength" not in schema and "enum" not in schema:
+            out.append(f"{where}: unbounded string can run to max_tokens; set maxLength")
+        if kind == "array" and "maxItems" not in schema:
+            out.append(f"{where}: unbounded array can run to max_tokens; set maxItems")
+        for key, sub in (schema.get("properties") or {}).items():
+            out.extend(schema_warnings(sub, f"{where}.{key}"))
+        if isinstance(schema.get("items"), dict):
+            out.extend(schema_warnings(schema["items"], f"{where}[]"))
+    return out
+
+
+class LocalProvider(Provider):
+    name = "local"
+    free = True
+
+    def __init__(self, model_path=None, n_threads: int | None = None, n_ctx: int | None = None):
+        self.model_path = model_path or settings.local_model_path()
+        self.n_threads = n_threads or settings.local_threads()
+        self.n_ctx = n_ctx or settings.local_context_tokens()
+        self._warned: set[str] = set()
+
+    def ensure_ready(self) -> None:
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError as exc:
+            raise ProviderUnavailable(f"llama-cpp-python is not installed ({exc}); {MISSING_HINT}") from exc
+        if not self.model_path.is_file():
+            raise ProviderUnavailable(f"local model file {self.model_path} is missing; {MISSING_HINT}")
+
+    def _llama(self, logits_all: bool) -> Any:
+        """Shared per process; the logits_all one (~0.6 MB per context token) only when logprobs are asked."""
+        key = (str(self.model_path), self.n_ctx, self.n_threads, logits_all)
+        if key not in _MODELS:
+            from llama_cpp import Llama
+
+            _MODELS[key] = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                 logits_all=logits_all, verbose=False)
+        return _MODELS[key]
+
+    def _warn_schema(self, schema: dict) -> None:
+        for warning in schema_warnings(schema):
+            if warning not in self._warned:
+                self._warned.add(warning)
+                log.warning("response schema: %s", warning)
+
+    def complete(self, req: LlmRequest) -> ProviderResponse:
+        self.ensure_ready()
+        kwargs: dict[str, Any] = {k: v for k, v in req.params.items() if k in _PARAMS}
+        unknown = sorted(set(req.params) - set(_PARAMS))
+        if unknown:
+            raise FatalProviderError(f"local provider does not support params {unknown}",
+                                     error_type="BadParams")
+        if req.response_schema is not None:
+            self._warn_schema(req.response_schema)
+            kwargs["response_format"] = {"type": "json_object", "schema": req.response_schema}
+        if req.top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = req.top_logprobs
+        with _LOCK:
+            llm = self._llama(logits_all=bool(req.top_logprobs))
+            try:
+                raw = llm.create_chat_completion(messages=list(req.messages), **kwargs)
+            except ValueError as exc:  # e.g. prompt longer than n_ctx: the same request fails again
+                raise FatalProviderError(str(exc), error_type="LlamaValueError") from exc
+        return parse_chat_completion(to_plain(raw))
