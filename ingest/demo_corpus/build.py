@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pymupdf
 
+from ingest.demo_corpus import SYNTHETIC_LABEL
+
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
 PAPERS = HERE / "papers"
 
-SYNTHETIC_LABEL = "Synthetic demo paper — written for peerlake; not a real submission"
 FIXED_DATE = "D:20260101000000Z"  # fixed so the bytes do not depend on when the build ran
 
 CSS = """

@@ -12,6 +12,7 @@ before the grammar constrains sampling. The prompt-prefix cache is kept between 
 bit-reproducible; reproducibility comes from replaying the recorded event instead.
 """
 
+import atexit
 import logging
 import threading
 from typing import Any
@@ -60,6 +61,14 @@ def schema_warnings(schema: Any, where: str = "$") -> list[str]:
     return out
 
 
+def _close_all() -> None:
+    # Freed before interpreter teardown: Llama.__del__ at exit finds llama_cpp's globals already None.
+    with _LOCK:
+        for llm in _MODELS.values():
+            llm.close()
+        _MODELS.clear()
+
+
 class LocalProvider(Provider):
     name = "local"
     free = True
@@ -84,6 +93,8 @@ class LocalProvider(Provider):
         if key not in _MODELS:
             from llama_cpp import Llama
 
+            if not _MODELS:
+                atexit.register(_close_all)
             _MODELS[key] = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                  logits_all=logits_all, verbose=False)
         return _MODELS[key]

@@ -61,7 +61,7 @@ def _call(req: LlmRequest, at: datetime, *, text: str | None, status: str = "ok"
         input_tokens=1000 if ok else None, cached_input_tokens=cached if ok else None,
         cache_write_tokens=50 if ok else None, output_tokens=200 if ok else None,
         reasoning_tokens=0 if ok else None, cost_usd=cost if ok else None,
-        cost_status="priced" if cost is not None else "unknown_price",
+        cost_status=("priced" if cost is not None else "unknown_model") if ok else "no_usage",
         price_table_version="2026-01", latency_ms=1234.5, attempt=attempt, status=status,
         error_type=None if ok else "RateLimitError", error_message=None if ok else "429")
 

@@ -26,6 +26,7 @@ grouped as (
         cast(sum(reasoning_tokens) as bigint) as reasoning_tokens,
         sum(cost_usd) as cost_usd,
         count(*) filter (where not has_known_cost) as n_calls_cost_unknown,
+        count(*) filter (where is_ok and not has_known_cost) as n_ok_calls_cost_unknown,
         avg(latency_ms) as latency_ms_mean,
         min(occurred_at) as first_call_at,
         max(occurred_at) as last_call_at
@@ -42,7 +43,9 @@ final as (
             '|', provider, model, coalesce(prompt_template, ''), coalesce(prompt_hash, '')
         )) as cost_group_id,
         *,
-        n_calls_cost_unknown = 0 as is_cost_complete
+        -- Failed attempts are recorded without usage or cost (cost_status 'no_usage'); an answered
+        -- call without a cost (unknown model, no usage reported) really is missing from cost_usd.
+        n_ok_calls_cost_unknown = 0 as is_cost_complete
 
     from grouped
 

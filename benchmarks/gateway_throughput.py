@@ -1,0 +1,126 @@
+"""Gateway throughput vs raw async httpx against the same loopback server, in the same run.
+
+Both clients send the same request bodies with the same concurrency to a fake chat-completions
+server running in its own process (so it does not share this process's GIL). The gateway's extra
+work per call is the price of the record: request and response blobs, an fsync'd event, a flock
+and a tail of the log. Run: .venv/bin/python benchmarks/gateway_throughput.py [--n 400]
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import httpx  # noqa: E402
+
+from llm_calls.gateway import Gateway  # noqa: E402
+from llm_calls.providers.openai_chat import OpenAICompatibleProvider  # noqa: E402
+from llm_calls.types import LlmRequest  # noqa: E402
+from warehouse.lake import Lake  # noqa: E402
+from warehouse.log import EventLog  # noqa: E402
+
+RESULT_PATH = REPO / "benchmarks" / "results" / "gateway_throughput.json"
+
+
+def make_requests(n: int, base_url: str) -> list[LlmRequest]:
+    schema = {"type": "object", "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}}
+    return [LlmRequest(provider="openai_compatible", model="bench-model", base_url=base_url,
+                       messages=({"role": "system", "content": "You review papers."},
+                                 {"role": "user", "content": f"Paper {i}: rate it 1-5 as JSON."}),
+                       params={"temperature": 0.7, "max_tokens": 64, "seed": i},
+                       response_schema=schema, sample_index=i, purpose="benchmark", subject_id=f"paper-{i}")
+            for i in range(n)]
+
+
+def start_server(delay_s: float) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "llm_calls.fake_server", str(delay_s)], cwd=REPO,
+                            stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def run_gateway(reqs: list[LlmRequest], concurrency: int, lake_root: Path) -> tuple[float, float, Gateway]:
+    """(seconds for the new calls, seconds for the same batch replayed, gateway)."""
+    gw = Gateway(EventLog(Lake(lake_root)), max_concurrency=concurrency,
+                 providers={"openai_compatible": OpenAICompatibleProvider()})
+    started = time.perf_counter()
+    gw.call_many(reqs, progress=False)
+    made = time.perf_counter() - started
+    started = time.perf_counter()
+    gw.call_many(reqs, progress=False)
+    return made, time.perf_counter() - started, gw
+
+
+async def _run_httpx(bodies: list[dict], url: str, concurrency: int) -> float:
+    gate = asyncio.Semaphore(concurrency)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+        async def one(body: dict) -> None:
+            async with gate:
+                resp = await client.post(url, json=body, headers={"authorization": "Bearer not-needed"})
+                resp.raise_for_status()
+                resp.json()["choices"][0]["message"]["content"]
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(b) for b in bodies))
+        return time.perf_counter() - started
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=400)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--server-delay", type=float, default=0.0, help="seconds the fake server waits per request")
+    args = ap.parse_args()
+
+    server, base = start_server(args.server_delay)
+    try:
+        base_url = f"{base}/v1"
+        reqs = make_requests(args.n, base_url)
+        provider = OpenAICompatibleProvider()
+        bodies = [provider.request_body(r) for r in reqs]
+        asyncio.run(_run_httpx(bodies[:16], f"{base_url}/chat/completions", args.concurrency))  # warm-up
+        httpx_s = asyncio.run(_run_httpx(bodies, f"{base_url}/chat/completions", args.concurrency))
+        with tempfile.TemporaryDirectory(prefix="peerlake-bench-") as tmp:
+            os.environ["PEERLAKE_HOME"] = tmp
+            gateway_s, replay_s, gw = run_gateway(reqs, args.concurrency, Path(tmp))
+            assert gw.stats.calls_made == args.n and gw.stats.replayed == args.n, gw.stats
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    result = {
+        "benchmark": "gateway_throughput",
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "n_calls": args.n,
+        "concurrency": args.concurrency,
+        "server_delay_s": args.server_delay,
+        "httpx_calls_per_s": round(args.n / httpx_s, 1),
+        "gateway_calls_per_s": round(args.n / gateway_s, 1),
+        "gateway_over_httpx": round(httpx_s / gateway_s, 3),
+        "gateway_replay_calls_per_s": round(args.n / replay_s, 1),
+        "extra_wall_ms_per_call": round((gateway_s - httpx_s) / args.n * 1000, 2),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+    }
+    RESULT_PATH.parent.mkdir(parents=True, exist_ok=True)
+    tmp_path = RESULT_PATH.with_suffix(".json.tmp")
+    tmp_path.write_text(json.dumps(result, indent=2) + "\n")
+    os.replace(tmp_path, RESULT_PATH)
+    print(f"raw httpx : {result['httpx_calls_per_s']:8.1f} calls/s")
+    print(f"gateway   : {result['gateway_calls_per_s']:8.1f} calls/s  "
+          f"(ratio {result['gateway_over_httpx']:.3f}; replay {result['gateway_replay_calls_per_s']:.1f} calls/s)")
+    print(f"wrote {RESULT_PATH.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

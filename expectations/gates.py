@@ -1,0 +1,163 @@
+"""Run a Great Expectations suite against a dbt mart in the DuckDB file and report pass/fail.
+
+GX 1.x has no working DuckDB data source, so the mart is read through a read-only DuckDB connection
+into pandas and validated there, in an ephemeral context. great_expectations is imported only when
+a gate runs (the import alone takes ~2.7 s).
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from expectations import suite_ai_review_scores, suite_llm_calls
+
+SUITES: dict[str, ModuleType] = {
+    "ai_review_scores": suite_ai_review_scores,
+    "llm_calls": suite_llm_calls,
+}
+
+# suite name -> the dbt model it checks
+GATES: dict[str, str] = {name: module.MODEL for name, module in SUITES.items()}
+
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class GateResult:
+    suite_name: str
+    model: str
+    success: bool
+    failures: list[str] = field(default_factory=list)
+    statistics: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One status line, then one line per failed expectation."""
+        stats = self.statistics
+        head = (f"gate {self.suite_name} on {self.model}: {'PASS' if self.success else 'FAIL'}"
+                f" ({stats.get('successful_expectations', 0)}/"
+                f"{stats.get('evaluated_expectations', 0)} expectations met,"
+                f" {stats.get('rows', 0)} rows)")
+        return "\n".join([head, *(f"  - {f}" for f in self.failures)])
+
+
+def _suite(suite_name: str) -> ModuleType:
+    try:
+        return SUITES[suite_name]
+    except KeyError:
+        raise ValueError(f"unknown gate suite {suite_name!r}; known: {sorted(SUITES)}") from None
+
+
+def run_gate(suite_name: str, duckdb_path: Path) -> GateResult:
+    """Validate the suite's dbt model in the DuckDB file at `duckdb_path` (opened read-only)."""
+    suite = _suite(suite_name)
+    duckdb_path = Path(duckdb_path)
+    if not duckdb_path.is_file():
+        raise FileNotFoundError(f"gate {suite_name}: DuckDB file {duckdb_path} does not exist "
+                                "(run dbt build first)")
+    try:
+        con = duckdb.connect(str(duckdb_path), read_only=True)
+    except duckdb.Error as exc:
+        # Typically the one-writer lock (dbt still has the file open), or a read-write connection
+        # to the same file elsewhere in this process.
+        raise RuntimeError(f"gate {suite_name}: cannot open {duckdb_path} read-only: {exc}") from exc
+    try:
+        present = {r[0] for r in con.execute(
+            "select column_name from information_schema.columns where table_name = ?",
+            [suite.MODEL]).fetchall()}
+        missing = [c for c in suite.COLUMNS if c not in present]
+        if missing:
+            why = ("table not found" if not present
+                   else f"columns missing: {', '.join(missing)}")
+            return GateResult(suite_name, suite.MODEL, False,
+                              [f"{suite.MODEL} in {duckdb_path}: {why} (run dbt build first?)"],
+                              {"rows": 0})
+        cols = ", ".join(f'"{c}"' for c in suite.COLUMNS)
+        frame = con.execute(f'select {cols} from "{suite.MODEL}"').df()
+    finally:
+        con.close()
+    return validate_frame(suite_name, frame)
+
+
+def validate_frame(suite_name: str, frame: pd.DataFrame) -> GateResult:
+    """Validate an in-memory frame shaped like the suite's model (e.g. before writing it)."""
+    suite = _suite(suite_name)
+    result = _validate(suite_name, suite.expectations(), frame, suite.KEY)
+    failures = [_describe_failure(r, len(frame), suite.KEY) for r in result.results if not r.success]
+    stats = {**dict(result.statistics), "rows": len(frame)}
+    return GateResult(suite_name, suite.MODEL, bool(result.success), failures, stats)
+
+
+def _validate(suite_name: str, expectations: list, frame: pd.DataFrame, key: str):
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(),
+                               analytics_enabled=False,
+                               progress_bars=ProgressBarsConfig(globally=False))
+    context = gx.get_context(project_config=config, mode="ephemeral")
+    batch = (context.data_sources.add_pandas("peerlake")
+             .add_dataframe_asset(suite_name)
+             .add_batch_definition_whole_dataframe("whole_table"))
+    suite = context.suites.add(gx.ExpectationSuite(name=suite_name))
+    for expectation in expectations:
+        suite.add_expectation(expectation)
+    validation = context.validation_definitions.add(
+        gx.ValidationDefinition(name=suite_name, data=batch, suite=suite))
+    # The key column rides along with each unexpected value, so a failure names the bad rows.
+    result_format = {"result_format": "SUMMARY", "partial_unexpected_count": MAX_EXAMPLES,
+                     "unexpected_index_column_names": [key] if key in frame.columns else []}
+    return validation.run(batch_parameters={"dataframe": frame}, result_format=result_format)
+
+
+def _condition_text(condition: Any) -> str:
+    if isinstance(condition, dict) and "column" in condition:
+        return f"{condition['column'].get('name')} {condition.get('operator')} {condition.get('parameter')!r}"
+    return str(condition)
+
+
+def _describe_failure(result: Any, n_rows: int, key: str) -> str:
+    """E.g. `expect_column_values_to_be_between(overall_score, min_value=1.0, max_value=10.0,
+    where is_parsed == True): 1 of 9 rows unexpected; values [42.0]; review_score_id ['3f…']`."""
+    config = result.expectation_config
+    kwargs = dict(config.kwargs)
+    column = kwargs.pop("column", None)
+    condition = kwargs.pop("row_condition", None)
+    kwargs.pop("batch_id", None)
+    args = [column] if column else []
+    args += [f"{k}={v}" for k, v in kwargs.items() if v is not None]
+    if condition:
+        args.append(f"where {_condition_text(condition)}")
+    text = f"{config.type}({', '.join(str(a) for a in args)})"
+    info = result.exception_info or {}
+    if info.get("raised_exception"):
+        return f"{text}: raised {info.get('exception_message')}"
+    detail = result.result or {}
+    if detail.get("unexpected_count") is None:
+        return f"{text}: observed {detail.get('observed_value')!r}"
+    values = [_plain(c["value"]) for c in detail.get("partial_unexpected_counts") or []]
+    keys = [_plain(row.get(key)) for row in detail.get("partial_unexpected_index_list") or []]
+    message = (f"{text}: {detail['unexpected_count']} of {detail.get('element_count', n_rows)}"
+               f" rows unexpected; values {values[:MAX_EXAMPLES]}")
+    if keys and column != key:
+        message += f"; {key} {keys[:MAX_EXAMPLES]}"
+    return message
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and missing values print as plain Python values in messages."""
+    if hasattr(value, "item"):
+        value = value.item()
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):  # lists and other non-scalars
+        pass
+    return value

@@ -1,0 +1,32 @@
+"""Suite `ai_review_scores`: the contract of fct_ai_review_scores that metrics rely on."""
+
+MODEL = "fct_ai_review_scores"
+KEY = "review_score_id"
+COLUMNS = ["review_score_id", "paper_id", "reviewer_config", "sample_index", "overall_score",
+           "confidence", "is_parsed", "parse_error", "llm_call_id"]
+
+
+def expectations() -> list:
+    """The suite's expectations (great_expectations is imported here, not at module import)."""
+    import great_expectations as gx
+    from great_expectations.expectations.row_conditions import Column
+
+    parsed = Column("is_parsed") == True  # noqa: E712 - builds a GX condition, not a Python test
+    return [
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="review_score_id"),
+        gx.expectations.ExpectColumnValuesToBeUnique(column="review_score_id"),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="paper_id"),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="is_parsed"),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="llm_call_id"),
+        # A parsed review must carry a usable score and confidence; an unparsed one is flagged by
+        # parse_error instead, so a null there would hide why it was not parsed.
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="overall_score", row_condition=parsed),
+        gx.expectations.ExpectColumnValuesToBeBetween(
+            column="overall_score", min_value=1, max_value=10, row_condition=parsed),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="confidence", row_condition=parsed),
+        gx.expectations.ExpectColumnValuesToBeBetween(
+            column="confidence", min_value=1, max_value=5, row_condition=parsed),
+        gx.expectations.ExpectColumnValuesToNotBeNull(
+            column="parse_error", row_condition=Column("is_parsed") == False),  # noqa: E712
+    ]

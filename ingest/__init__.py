@@ -1,0 +1,1 @@
+"""Getting papers and human reviews into the lake: PDF → manuscript package, OpenReview → reviews."""

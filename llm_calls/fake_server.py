@@ -1,0 +1,193 @@
+"""A scriptable loopback LLM server (OpenAI chat-completions and Anthropic messages shapes).
+
+The fake sits at the network edge only: the real SDKs, gateway and event log run against it. Tests
+queue replies (429s, 500s, slow or echoing ones); otherwise every request gets a JSON answer that
+carries the server's request number, so a replayed answer is distinguishable from a new one.
+Run `python -m llm_calls.fake_server` to serve it from a separate process (prints its base URL).
+"""
+
+import json
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    delay_s: float = 0.0
+    body: dict | None = None  # None: the default answer (status 200) or a default error body
+    echo_auth: bool = False  # put the request's credentials into the error message, as some proxies do
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 120
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0  # Anthropic shape only
+    completion_tokens: int = 30
+    reasoning_tokens: int = 0
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real APIs
+    server: "_Server"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        number, reply = fake._enter(body)
+        try:
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            anthropic = self.path.rstrip("/").endswith("/messages")
+            if reply.status == 200:
+                payload = reply.body or (fake.anthropic_answer(body, number) if anthropic
+                                         else fake.openai_answer(body, number))
+            else:
+                payload = reply.body or self._error_body(reply, anthropic)
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client timed out and left
+        finally:
+            fake._leave()
+
+    def _error_body(self, reply: Reply, anthropic: bool) -> dict:
+        message = f"scripted error {reply.status}"
+        if reply.echo_auth:
+            message += (f"; authorization={self.headers.get('authorization')}"
+                        f"; x-api-key={self.headers.get('x-api-key')}")
+        if anthropic:
+            return {"type": "error", "error": {"type": "api_error", "message": message}}
+        return {"error": {"message": message, "type": "server_error", "code": reply.status}}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    fake: "FakeLlmServer"
+
+
+class FakeLlmServer:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, delay_s: float = 0.0,
+                 usage: Usage | None = None):
+        self.delay_s = delay_s
+        self.usage = usage or Usage()
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.bodies: list[dict] = []
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._httpd = _Server((host, port), _Handler)
+        self._httpd.fake = self
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def start(self) -> "FakeLlmServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "FakeLlmServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # ---- scripting ---------------------------------------------------------------------------
+    def script(self, *replies: Reply) -> None:
+        """Queue replies for the next requests, in order; afterwards the default answer resumes."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def _enter(self, body: dict) -> tuple[int, Reply]:
+        with self._lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.bodies.append(body)
+            reply = self._script.popleft() if self._script else Reply(delay_s=self.delay_s)
+            return self.requests, reply
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    # ---- answers -----------------------------------------------------------------------------
+    @staticmethod
+    def answer_text(number: int) -> str:
+        return json.dumps({"score": 4, "summary": "fine", "request_no": number})
+
+    def openai_answer(self, body: dict, number: int) -> dict:
+        text, u = self.answer_text(number), self.usage
+        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
+                                  "finish_reason": "stop", "logprobs": None}
+        if body.get("logprobs"):
+            k = int(body.get("top_logprobs") or 0)
+            choice["logprobs"] = {"content": [
+                {"token": tok, "logprob": -0.25, "bytes": None,
+                 "top_logprobs": [{"token": tok, "logprob": -0.25 - j, "bytes": None} for j in range(k)]}
+                for tok in ("{", "\"score\"", ":", " 4")]}
+        return {"id": f"chatcmpl-{number}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model"), "choices": [choice],
+                "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+                          "total_tokens": u.prompt_tokens + u.completion_tokens,
+                          "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
+                          "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens}}}
+
+    def anthropic_answer(self, body: dict, number: int) -> dict:
+        u = self.usage
+        # Anthropic counts cache reads and writes OUTSIDE input_tokens.
+        uncached = u.prompt_tokens - u.cached_tokens - u.cache_write_tokens
+        return {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model"),
+                "content": [{"type": "text", "text": self.answer_text(number)}],
+                "stop_reason": "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": uncached, "output_tokens": u.completion_tokens,
+                          "cache_read_input_tokens": u.cached_tokens,
+                          "cache_creation_input_tokens": u.cache_write_tokens}}
+
+
+def main() -> None:
+    delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    server = FakeLlmServer(delay_s=delay)
+    print(server.url, flush=True)
+    try:
+        server._httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

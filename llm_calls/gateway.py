@@ -1,0 +1,266 @@
+"""The one entry point for every model call: replay, retries, cost, and an event per attempt.
+
+Replay: an `llm_call` event with status "ok" for a request_key means that request is answered; the
+gateway returns the recorded response and writes nothing. The index of answered keys is built from
+the whole log when the gateway starts and kept fresh from the log's tail (events any process
+appended since). Two processes asking the same new question would both pay for it, so the
+"refresh → check → call → append" sequence runs under a per-request_key `flock`: the second one
+blocks, then finds the first one's event and replays it.
+"""
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+
+from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
+from llm_calls.progress import call_progress
+from llm_calls.providers import Provider, ProviderError, ProviderResponse, make_provider
+from llm_calls.redact import redact
+from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json
+from warehouse.events import LlmCall
+from warehouse.log import EventLog, file_lock
+
+log = logging.getLogger(__name__)
+
+
+class LlmCallFailed(Exception):
+    """A call that could not be answered: a fatal error, or retries exhausted. Attempts are recorded."""
+
+    def __init__(self, message: str, *, request_key: str, attempts: int, error_type: str | None):
+        super().__init__(message)
+        self.request_key = request_key
+        self.attempts = attempts
+        self.error_type = error_type
+
+
+class LlmBatchFailed(Exception):
+    """Some calls of a `call_many` batch failed; every other call finished and was recorded."""
+
+    def __init__(self, failures: dict[int, Exception], results: list[LlmResult | None]):
+        first = next(iter(sorted(failures.items())))
+        super().__init__(f"{len(failures)} of {len(results)} calls failed; first (#{first[0]}): {first[1]}")
+        self.failures = failures
+        self.results = results
+
+
+@dataclass
+class GatewayStats:
+    calls_made: int = 0  # provider calls that succeeded (each one is an "ok" event)
+    replayed: int = 0
+    failed_attempts: int = 0
+    cost_usd: float = 0.0  # new spending only; replays cost nothing
+    unpriced_calls: int = 0  # ok calls whose cost is unknown (not counted in cost_usd)
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+    def snapshot(self) -> "GatewayStats":
+        return GatewayStats(**asdict(self))
+
+
+class Gateway:
+    def __init__(self, log: EventLog, max_concurrency: int = 4, max_attempts: int = 5,
+                 providers: dict[str, Provider] | None = None, *, backoff_base_s: float = 1.0,
+                 backoff_max_s: float = 60.0, price_table: PriceTable | None = None):
+        if max_concurrency < 1 or max_attempts < 1:
+            raise ValueError(f"max_concurrency ({max_concurrency}) and max_attempts ({max_attempts}) must be >= 1")
+        self.log = log
+        self.max_concurrency = max_concurrency
+        self.max_attempts = max_attempts
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.prices = price_table or load_price_table()
+        self.stats = GatewayStats()
+        self._providers: dict[str, Provider] = dict(providers or {})
+        self._ready: set[str] = set()
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._lock = threading.Lock()  # guards the index, stats, providers and the tail cursor
+        # A reader of our own, so other users of `log` calling tail() cannot consume our cursor.
+        self._reader = EventLog(log.lake)
+        self._answered: dict[str, LlmCall] = {}
+        self._attempts_seen: dict[str, int] = {}
+        self._refresh()
+
+    # ---- public ------------------------------------------------------------------------------
+    def call(self, req: LlmRequest) -> LlmResult:
+        """The recorded answer if there is one, else a provider call (with retries) that is recorded."""
+        key = req.request_key
+        if (hit := self._answer(key)) is not None:
+            return self._replay(req, hit)
+        provider = self._provider(req.provider)
+        with file_lock(self.log.lake.locks_dir / "llm_call" / f"{key}.lock"):
+            self._refresh()
+            if (hit := self._answer(key)) is not None:
+                return self._replay(req, hit)
+            return self._call_with_retries(req, provider)
+
+    def call_many(self, reqs: Sequence[LlmRequest], progress: bool | None = None, description: str = "",
+                  return_exceptions: bool = False) -> list:
+        """Results in input order, at most `max_concurrency` in flight.
+
+        A failed call does not stop the others. With return_exceptions its slot holds the exception;
+        otherwise LlmBatchFailed (carrying the partial results) is raised once all have finished.
+        """
+        results: list = [None] * len(reqs)
+        failures: dict[int, Exception] = {}
+        with call_progress(len(reqs), description, self.stats, enabled=progress) as bar, \
+                ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="llm") as pool:
+            futures = {pool.submit(self.call, req): i for i, req in enumerate(reqs)}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except Exception as exc:  # one bad request must not sink the batch
+                    failures[i] = exc
+                    if return_exceptions:
+                        results[i] = exc
+                bar.advance()
+        if failures and not return_exceptions:
+            raise LlmBatchFailed(failures, results)
+        return results
+
+    # ---- index -------------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        with self._lock:
+            for ev in self._reader.tail():
+                if isinstance(ev, LlmCall):
+                    self._note(ev)
+
+    def _note(self, ev: LlmCall) -> None:
+        self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)
+        if ev.status == "ok":
+            self._answered.setdefault(ev.request_key, ev)
+
+    def _answer(self, key: str) -> LlmCall | None:
+        with self._lock:
+            return self._answered.get(key)
+
+    def _provider(self, name: str) -> Provider:
+        with self._lock:
+            if name not in self._providers:
+                self._providers[name] = make_provider(name)
+            provider = self._providers[name]
+            if name not in self._ready:
+                provider.ensure_ready()
+                self._ready.add(name)
+            return provider
+
+    # ---- replay ------------------------------------------------------------------------------
+    def _replay(self, req: LlmRequest, ev: LlmCall) -> LlmResult:
+        logprobs = json.loads(self.log.blobs.get_text(ev.logprobs_sha256)) if ev.logprobs_sha256 else None
+        with self._lock:
+            self.stats.replayed += 1
+        usage = Usage(input_tokens=ev.input_tokens, cached_input_tokens=ev.cached_input_tokens,
+                      cache_write_tokens=ev.cache_write_tokens, output_tokens=ev.output_tokens,
+                      reasoning_tokens=ev.reasoning_tokens)
+        return self._result(req, ev.event_id, ev.response_text or "", usage, ev.cost_usd, True,
+                            ev.finish_reason, logprobs)
+
+    @staticmethod
+    def _result(req: LlmRequest, event_id: str, text: str, usage: Usage, cost: float | None,
+                replayed: bool, finish_reason: str | None, logprobs: list | None) -> LlmResult:
+        parsed = None
+        if req.response_schema is not None:
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None  # recorded as-is; judging malformed output is the caller's business
+        return LlmResult(request_key=req.request_key, event_id=event_id, text=text, parsed=parsed,
+                         usage=usage, cost_usd=cost, replayed=replayed, finish_reason=finish_reason,
+                         logprobs=logprobs)
+
+    # ---- calling -----------------------------------------------------------------------------
+    def _backoff_s(self, failures: int, retry_after_s: float | None) -> float:
+        """Full jitter: uniform in [0, base·2^n], capped; never sooner than a server's Retry-After."""
+        delay = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2 ** failures))
+        if retry_after_s is not None:
+            delay = max(delay, min(retry_after_s, self.backoff_max_s))
+        return delay
+
+    def _call_with_retries(self, req: LlmRequest, provider: Provider) -> LlmResult:
+        key = req.request_key
+        request_sha = self.log.blobs.put_text(redact(canonical_json(req.canonical())))
+        with self._lock:
+            first_attempt = self._attempts_seen.get(key, 0) + 1  # numbering continues across runs
+        for n in range(self.max_attempts):
+            attempt = first_attempt + n
+            started = time.perf_counter()
+            try:
+                with self._slots:
+                    response = provider.complete(req)
+            except Exception as exc:  # every failure is an event, whatever raised it
+                latency_ms = (time.perf_counter() - started) * 1000
+                err = exc if isinstance(exc, ProviderError) else None
+                error_type = err.error_type if err else type(exc).__name__
+                message = redact(str(exc)) or error_type
+                self._record_error(req, request_sha, attempt, latency_ms, error_type, message)
+                retryable = bool(err and err.retryable)
+                if not retryable or n == self.max_attempts - 1:
+                    why = "retries exhausted" if retryable else "not retryable"
+                    raise LlmCallFailed(
+                        f"{req.provider}/{req.model} call {key[:12]} (purpose={req.purpose}, "
+                        f"subject={req.subject_id}, sample={req.sample_index}) failed on attempt {attempt} "
+                        f"({why}, {n + 1} this run): {error_type}: {message}",
+                        request_key=key, attempts=n + 1, error_type=error_type) from None
+                delay = self._backoff_s(n, err.retry_after_s)
+                log.info("retrying %s in %.2fs after %s: %s", key[:12], delay, error_type, message[:200])
+                time.sleep(delay)
+                continue
+            latency_ms = (time.perf_counter() - started) * 1000
+            return self._record_ok(req, provider, request_sha, attempt, latency_ms, response)
+        raise AssertionError("unreachable")
+
+    def _base_fields(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float) -> dict:
+        return dict(request_key=req.request_key, prompt_template=req.prompt_template,
+                    prompt_hash=req.prompt_hash, reviewer_config=req.reviewer_config, purpose=req.purpose,
+                    subject_id=req.subject_id, sample_index=req.sample_index, provider=req.provider,
+                    model=req.model, params_json=canonical_json(req.params), request_sha256=request_sha,
+                    latency_ms=round(latency_ms, 3), attempt=attempt,
+                    price_table_version=self.prices.version)
+
+    def _record_error(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float,
+                      error_type: str, message: str) -> None:
+        ev = LlmCall(**self._base_fields(req, request_sha, attempt, latency_ms), response_sha256=None,
+                     response_text=None, finish_reason=None, input_tokens=None, cached_input_tokens=None,
+                     cache_write_tokens=None, output_tokens=None, reasoning_tokens=None, cost_usd=None,
+                     cost_status=NO_USAGE, status="error", error_type=error_type, error_message=message)
+        self.log.append(ev)
+        with self._lock:
+            self._note(ev)
+            self.stats.failed_attempts += 1
+
+    def _record_ok(self, req: LlmRequest, provider: Provider, request_sha: str, attempt: int,
+                   latency_ms: float, resp: ProviderResponse) -> LlmResult:
+        # Blobs first: an event must never name a blob that is not on disk.
+        response_sha = self.log.blobs.put_text(redact(canonical_json(resp.raw)))
+        logprobs_sha = None
+        if req.top_logprobs and resp.logprobs is not None:
+            logprobs_sha = self.log.blobs.put_text(canonical_json(resp.logprobs))
+        text = redact(resp.text) or ""
+        cost, cost_status = price_call(req.provider, req.model, resp.usage, free=provider.free,
+                                       table=self.prices)
+        u = resp.usage
+        ev = LlmCall(**self._base_fields(req, request_sha, attempt, latency_ms), response_sha256=response_sha,
+                     response_text=text, finish_reason=resp.finish_reason, input_tokens=u.input_tokens,
+                     cached_input_tokens=u.cached_input_tokens, cache_write_tokens=u.cache_write_tokens,
+                     output_tokens=u.output_tokens, reasoning_tokens=u.reasoning_tokens, cost_usd=cost,
+                     cost_status=cost_status, status="ok", logprobs_sha256=logprobs_sha)
+        self.log.append(ev)  # fsync'd: the answer survives a crash once we return
+        with self._lock:
+            self._note(ev)
+            s = self.stats
+            s.calls_made += 1
+            if cost is None:
+                s.unpriced_calls += 1
+            else:
+                s.cost_usd += cost
+            s.input_tokens += u.input_tokens or 0
+            s.cached_input_tokens += u.cached_input_tokens or 0
+            s.output_tokens += u.output_tokens or 0
+        return self._result(req, ev.event_id, text, u, cost, False, resp.finish_reason,
+                            resp.logprobs if req.top_logprobs else None)

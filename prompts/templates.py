@@ -1,0 +1,108 @@
+"""Prompt templates as files: a header naming the output schema, then `system` and `user` blocks.
+
+A template's hash is the SHA-256 of its file text, so any edit (even whitespace) is a new prompt
+version and everything produced with the old one stays attributable to it.
+"""
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+PROMPTS_DIR = Path(__file__).resolve().parent
+ROLES = ("system", "user")
+_HEADER = re.compile(r"^\{#-?(.*?)-?#\}", re.S)
+
+
+class TemplateError(ValueError):
+    """A template or schema file is missing or malformed, or rendering lacked a variable."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    path: Path
+    source: str
+    header: dict[str, str]
+    output_schema: dict[str, Any] = field(repr=False)
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
+
+    @property
+    def version(self) -> str:
+        return self.header["version"]
+
+    @property
+    def output_schema_name(self) -> str:
+        return self.header["output_schema"]
+
+    def render(self, **ctx: Any) -> tuple[dict[str, str], ...]:
+        """Chat messages ({"role", "content"}) for the system and user blocks."""
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                                 keep_trailing_newline=False)
+        try:
+            tmpl = env.from_string(self.source)
+            context = tmpl.new_context(dict(ctx))
+            messages = tuple({"role": role, "content": "".join(tmpl.blocks[role](context)).strip()}
+                             for role in ROLES)
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(f"template {self.name} ({self.path}): missing variable: {exc}") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"template {self.name} ({self.path}) line {exc.lineno}: {exc}") from None
+        return messages
+
+
+def _parse_header(text: str, path: Path) -> dict[str, str]:
+    m = _HEADER.match(text)
+    if not m:
+        raise TemplateError(f"{path}: must start with a {{# … #}} header naming name, version, output_schema")
+    header = {}
+    for line in m.group(1).strip().splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            header[key.strip()] = value.strip()
+    missing = [k for k in ("name", "version", "output_schema") if not header.get(k)]
+    if missing:
+        raise TemplateError(f"{path}: header lacks {', '.join(missing)}")
+    if header["name"] != path.stem:
+        raise TemplateError(f"{path}: header name {header['name']!r} differs from the file name")
+    return header
+
+
+def load_schema(name: str, root: Path | None = None) -> dict[str, Any]:
+    path = (root or PROMPTS_DIR) / "schemas" / f"{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TemplateError(f"output schema {name!r}: cannot read {path} ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise TemplateError(f"output schema {path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def load_template(name: str, root: Path | None = None) -> PromptTemplate:
+    """Template `<root>/templates/<name>.j2` with its schema `<root>/schemas/<output_schema>.json`."""
+    path = (root or PROMPTS_DIR) / "templates" / f"{name}.j2"
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TemplateError(f"prompt template {name!r}: cannot read {path} ({exc.strerror or exc})") from None
+    header = _parse_header(source, path)
+    try:
+        parsed = jinja2.Environment().parse(source)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"{path} line {exc.lineno}: {exc.message}") from None
+    blocks = {b.name for b in parsed.find_all(jinja2.nodes.Block)}
+    if missing := [r for r in ROLES if r not in blocks]:
+        raise TemplateError(f"{path}: missing {{% block {missing[0]} %}}")
+    return PromptTemplate(name=name, path=path, source=source, header=header,
+                          output_schema=load_schema(header["output_schema"], root))
+
+
+def list_templates(root: Path | None = None) -> list[str]:
+    return sorted(p.stem for p in ((root or PROMPTS_DIR) / "templates").glob("*.j2"))

@@ -1,0 +1,176 @@
+"""Gates against small hand-made mart tables in a real DuckDB file (no dbt needed)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from expectations import GATES, run_gate, validate_frame
+
+
+def scores(**changes) -> pd.DataFrame:
+    """A valid fct_ai_review_scores: three parsed reviews and one flagged one."""
+    frame = pd.DataFrame({
+        "review_score_id": ["s1", "s2", "s3", "s4"],
+        "paper_id": ["P1", "P1", "P2", "P2"],
+        "reviewer_config": ["cfg"] * 4,
+        "sample_index": [0, 1, 0, 1],
+        "overall_score": [5.0, 6.0, 10.0, None],
+        "confidence": [4.0, 1.0, 5.0, None],
+        "is_parsed": [True, True, True, False],
+        "parse_error": [None, None, None, "invalid_json"],
+        "llm_call_id": ["e1", "e2", "e3", "e4"],
+    })
+    for column, values in changes.items():
+        frame[column] = values
+    return frame
+
+
+def calls(**changes) -> pd.DataFrame:
+    """A valid fct_llm_calls: ok calls (one unpriced), a failed attempt, a non-review call."""
+    frame = pd.DataFrame({
+        "llm_call_id": ["e1", "e2", "e3", "e4"],
+        "purpose": ["review", "review", "review", "extract_claims"],
+        "status": ["ok", "error", "ok", "ok"],
+        "provider": ["openai", "openai", "local", "local"],
+        "model": ["gpt-4.1-mini", "gpt-4.1-mini", "qwen", "qwen"],
+        "prompt_hash": ["h1", "h1", "h2", None],
+        "input_tokens": pd.array([1000, None, 900, 50], dtype="Int64"),
+        "output_tokens": pd.array([200, None, 180, 10], dtype="Int64"),
+        "cost_usd": [0.002, None, None, 0.0],
+        "cost_status": ["priced", "no_usage", "unknown_model", "free"],
+        "latency_ms": [812.0, 30.5, 2400.0, 90.0],
+    })
+    for column, values in changes.items():
+        frame[column] = values
+    return frame
+
+
+def write_db(path, **tables: pd.DataFrame):
+    with duckdb.connect(str(path)) as con:
+        for name, frame in tables.items():
+            con.register("frame", frame)
+            con.execute(f"create table {name} as select * from frame")
+            con.unregister("frame")
+    return path
+
+
+@pytest.fixture
+def good_db(tmp_path):
+    return write_db(tmp_path / "good.duckdb", fct_ai_review_scores=scores(), fct_llm_calls=calls())
+
+
+def test_gates_map_suites_to_dbt_models():
+    assert GATES == {"ai_review_scores": "fct_ai_review_scores", "llm_calls": "fct_llm_calls"}
+
+
+def test_every_gate_passes_on_valid_marts(good_db):
+    for suite in GATES:
+        result = run_gate(suite, good_db)
+        assert result.success, result.describe()
+        assert result.failures == []
+        assert result.statistics["rows"] == 4
+        assert result.statistics["evaluated_expectations"] == result.statistics["successful_expectations"] > 5
+        assert result.describe().startswith(f"gate {suite} on {GATES[suite]}: PASS")
+
+
+def test_out_of_range_parsed_score_fails_naming_expectation_column_value_and_row(tmp_path):
+    db = write_db(tmp_path / "bad.duckdb", fct_ai_review_scores=scores(overall_score=[5.0, 42.0, 10.0, None]))
+    result = run_gate("ai_review_scores", db)
+    assert not result.success
+    [failure] = result.failures
+    assert failure.startswith("expect_column_values_to_be_between(overall_score")
+    assert "where is_parsed == True" in failure and "1 of 3 rows" in failure
+    assert "[42.0]" in failure and "'s2'" in failure
+    assert result.statistics["unsuccessful_expectations"] == 1
+    assert "FAIL" in result.describe() and failure in result.describe()
+
+
+def test_out_of_range_values_on_unparsed_rows_are_not_checked():
+    frame = scores(overall_score=[5.0, 6.0, 10.0, 42.0], confidence=[4.0, 1.0, 5.0, 9.0])
+    assert validate_frame("ai_review_scores", frame).success
+
+
+def test_confidence_range_duplicate_and_missing_keys_each_fail():
+    frame = scores(review_score_id=["s1", "s1", None, "s4"], confidence=[4.0, 0.0, 5.0, None],
+                   paper_id=["P1", None, "P2", "P2"])
+    result = validate_frame("ai_review_scores", frame)
+    failed = sorted(f.split(":")[0] for f in result.failures)
+    assert failed == [
+        "expect_column_values_to_be_between(confidence, min_value=1.0, max_value=5.0, "
+        "where is_parsed == True)",
+        "expect_column_values_to_be_unique(review_score_id)",
+        "expect_column_values_to_not_be_null(paper_id)",
+        "expect_column_values_to_not_be_null(review_score_id)",
+    ]
+
+
+def test_parsed_review_without_score_and_unparsed_without_reason_fail():
+    frame = scores(overall_score=[5.0, None, 10.0, None], parse_error=[None, None, None, None])
+    failed = {f.split(":")[0] for f in validate_frame("ai_review_scores", frame).failures}
+    assert failed == {"expect_column_values_to_not_be_null(overall_score, where is_parsed == True)",
+                      "expect_column_values_to_not_be_null(parse_error, where is_parsed == False)"}
+
+
+def test_llm_calls_gate_flags_missing_usage_negative_cost_and_unattributed_review(tmp_path):
+    db = write_db(tmp_path / "bad.duckdb", fct_llm_calls=calls(
+        output_tokens=pd.array([200, None, None, 10], dtype="Int64"),  # e3 is ok but has none
+        cost_usd=[0.002, None, -0.5, 0.0],
+        prompt_hash=[None, "h1", "h2", None]))  # e1 is a review without its prompt hash
+    result = run_gate("llm_calls", db)
+    assert not result.success
+    by_expectation = {f.split(":")[0]: f for f in result.failures}
+    assert set(by_expectation) == {
+        "expect_column_values_to_not_be_null(output_tokens, where status == 'ok')",
+        "expect_column_values_to_be_between(cost_usd, min_value=0.0)",
+        "expect_column_values_to_not_be_null(prompt_hash, where purpose == 'review')",
+    }
+    assert "['e3']" in by_expectation["expect_column_values_to_be_between(cost_usd, min_value=0.0)"]
+    assert "['e1']" in by_expectation[
+        "expect_column_values_to_not_be_null(prompt_hash, where purpose == 'review')"]
+
+
+def test_missing_table_or_columns_fail_the_gate_with_a_reason(tmp_path):
+    db = write_db(tmp_path / "partial.duckdb",
+                  fct_llm_calls=calls().drop(columns=["cost_usd", "latency_ms"]))
+    missing_table = run_gate("ai_review_scores", db)
+    assert not missing_table.success
+    [reason] = missing_table.failures
+    assert "fct_ai_review_scores" in reason and "table not found" in reason
+    missing_cols = run_gate("llm_calls", db)
+    assert not missing_cols.success
+    assert "columns missing: cost_usd, latency_ms" in missing_cols.failures[0]
+
+
+def test_unknown_suite_and_missing_file_raise_clear_errors(tmp_path, good_db):
+    with pytest.raises(ValueError, match="unknown gate suite 'nope'.*ai_review_scores"):
+        run_gate("nope", good_db)
+    with pytest.raises(FileNotFoundError, match="absent.duckdb does not exist"):
+        run_gate("llm_calls", tmp_path / "absent.duckdb")
+
+
+def test_importing_the_gates_does_not_import_great_expectations():
+    # great_expectations costs seconds to import; CLI start-up and Dagster loading must not pay it.
+    code = "import sys, expectations; print('great_expectations' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "False"
+
+
+def test_a_writer_holding_the_file_gives_a_clear_error_not_a_hang(good_db):
+    # DuckDB allows one writer process; while dbt (here: a stand-in) holds the file, a gate cannot
+    # open it and must say which file and why.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(60)", str(good_db)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(RuntimeError, match=r"gate llm_calls: cannot open .*good.duckdb read-only"):
+            run_gate("llm_calls", good_db)
+    finally:
+        holder.kill()
+        holder.wait()

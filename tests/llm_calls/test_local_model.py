@@ -1,0 +1,93 @@
+"""The embedded model: assembling it from part wheels, and one real call through the gateway."""
+
+import hashlib
+import importlib.util
+import zipfile
+
+import pytest
+
+from llm_calls import local_model
+from llm_calls.gateway import Gateway
+from llm_calls.providers.base import ProviderUnavailable
+from llm_calls.providers.local import LocalProvider, schema_warnings
+from llm_calls.types import LlmRequest
+from peerlake import settings
+from tests.llm_calls.support import llm_events
+
+PARTS = [b"first-part-bytes|", b"second|", b"third and last"]
+
+
+@pytest.fixture
+def fake_parts(tmp_path, monkeypatch):
+    """Three tiny part wheels shaped like the real ones, pinned by their assembled hash."""
+    monkeypatch.setenv("PEERLAKE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("PEERLAKE_LOCAL_MODEL_PATH", raising=False)
+    specs = [f"fake-model-part{i}==0.1.0" for i in range(1, len(PARTS) + 1)]
+    monkeypatch.setattr(settings, "LOCAL_MODEL_PARTS", specs)
+    monkeypatch.setattr(settings, "LOCAL_MODEL_SHA256", hashlib.sha256(b"".join(PARTS)).hexdigest())
+    monkeypatch.setattr(local_model, "MODEL_BYTES", len(b"".join(PARTS)))
+    folder = local_model.parts_dir()
+    folder.mkdir(parents=True)
+    for i, data in enumerate(PARTS, start=1):
+        with zipfile.ZipFile(folder / f"fake_model_part{i}-0.1.0-py3-none-any.whl", "w") as zf:
+            zf.writestr(f"fake_model_part{i}/__init__.py", "")
+            zf.writestr(f"fake_model_part{i}/data/part{i:02d}.bin", data)
+    return folder
+
+
+def test_install_assembles_parts_in_order_and_is_then_a_no_op(fake_parts):
+    path = local_model.install_local_model()
+    assert path == settings.local_model_path() and path.read_bytes() == b"".join(PARTS)
+    mtime = path.stat().st_mtime_ns
+    for wheel in fake_parts.glob("*.whl"):
+        wheel.unlink()  # a second install must not need the parts at all
+    assert local_model.install_local_model() == path and path.stat().st_mtime_ns == mtime
+
+
+def test_hash_mismatch_leaves_no_file(fake_parts, monkeypatch):
+    monkeypatch.setattr(settings, "LOCAL_MODEL_SHA256", "0" * 64)
+    with pytest.raises(local_model.ModelInstallError, match="SHA-256"):
+        local_model.install_local_model()
+    assert not settings.local_model_path().exists()
+    assert list(settings.local_model_path().parent.iterdir()) == []
+
+
+def test_missing_model_file_says_how_to_get_it(tmp_path):
+    with pytest.raises(ProviderUnavailable, match="make model"):
+        LocalProvider(model_path=tmp_path / "absent.gguf").ensure_ready()
+
+
+def test_schema_warnings_flag_what_llama_does_not_enforce():
+    schema = {"type": "object", "properties": {
+        "score": {"type": "integer", "minimum": 1, "maximum": 10},
+        "ok": {"type": "integer", "enum": [1, 2, 3]},
+        "why": {"type": "string"}, "short": {"type": "string", "maxLength": 20}}}
+    warnings = schema_warnings(schema)
+    assert len(warnings) == 2 and any("$.score" in w for w in warnings) and any("$.why" in w for w in warnings)
+
+
+@pytest.mark.model
+def test_real_local_model_answers_json_with_logprobs(lake_log, monkeypatch):
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed; run `make model`")
+    if not settings.local_model_path().is_file():
+        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+    monkeypatch.setenv("PEERLAKE_LOCAL_CTX", "512")  # the logits_all context costs ~0.6 MB per token
+    schema = {"type": "object", "required": ["score"],
+              "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}}
+    req = LlmRequest(provider="local", model=settings.LOCAL_MODEL_NAME,
+                     messages=({"role": "user", "content": "Rate the idea 'sorting socks by colour' from 1 "
+                                "to 5. Reply as JSON {\"score\": n}."},),
+                     params={"temperature": 0.0, "max_tokens": 16, "seed": 1},
+                     response_schema=schema, top_logprobs=3, purpose="test")
+    gw = Gateway(lake_log)
+    result = gw.call(req)
+    assert result.parsed["score"] in (1, 2, 3, 4, 5)
+    assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0
+    assert result.cost_usd == 0.0
+    (ev,) = llm_events(lake_log)
+    assert ev.cost_status == "free" and ev.logprobs_sha256
+    assert result.logprobs and all(isinstance(t["logprob"], float) for t in result.logprobs)
+    assert len(result.logprobs[0]["top"]) >= 3
+    replay = gw.call(req)
+    assert replay.replayed and replay.logprobs == result.logprobs
