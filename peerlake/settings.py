@@ -6,6 +6,7 @@ to the provider SDK; they are never stored on an object that is serialized or lo
 
 import hashlib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,5 +126,10 @@ def export_lake_env() -> dict[str, str]:
     """Put the lake's paths where dbt (a child process reading env_var()) will find them."""
     env = {"PEERLAKE_HOME": str(lake_root()), "PEERLAKE_DUCKDB_PATH": str(duckdb_path()),
            "DAGSTER_HOME": str(dagster_home())}
+    # dbt and dagster run as child processes; find them beside this interpreter even when the
+    # virtualenv is not activated (`.venv/bin/peerlake …`).
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     os.environ.update(env)
     return env
