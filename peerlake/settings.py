@@ -78,7 +78,7 @@ def reviewer_defaults() -> ReviewerDefaults:
     default_model = {
         "local": LOCAL_MODEL_NAME,
         "openai": "gpt-4.1-mini",
-        "anthropic": "claude-sonnet-4-5",
+        "anthropic": "claude-sonnet-4-6",
     }.get(provider, "")
     return ReviewerDefaults(
         provider=provider,
@@ -133,3 +133,15 @@ def export_lake_env() -> dict[str, str]:
         env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     os.environ.update(env)
     return env
+
+
+def demo_only() -> set[str] | None:
+    """Restrict the demo corpus to these paper ids ($PEERLAKE_DEMO_ONLY, comma-separated)."""
+    raw = os.environ.get("PEERLAKE_DEMO_ONLY", "")
+    return {p.strip() for p in raw.split(",") if p.strip()} or None
+
+
+def prompts_dir() -> Path | None:
+    """A folder of prompt templates to use instead of prompts/ ($PEERLAKE_PROMPTS_DIR)."""
+    raw = os.environ.get("PEERLAKE_PROMPTS_DIR")
+    return Path(raw) if raw else None

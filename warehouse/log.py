@@ -51,27 +51,41 @@ class SealReport:
     bad_lines: list[str] = field(default_factory=list)
 
 
+class _WalWriter:
+    """One write-ahead file per (process, lake): every EventLog of a process shares it, so a run
+    makes one WAL file, not one per asset."""
+
+    _by_key: dict[tuple[str, int], "_WalWriter"] = {}
+    _registry_lock = threading.Lock()
+
+    def __init__(self, lake: Lake):
+        self.lock = threading.Lock()
+        self.path = lake.wal_dir / f"{ULID()}-{socket.gethostname()}-{os.getpid()}.jsonl"
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fsync_dir(lake.wal_dir)
+
+    @classmethod
+    def for_lake(cls, lake: Lake) -> "_WalWriter":
+        # Keyed by pid too: a forked child must not append to its parent's file.
+        key = (str(lake.root), os.getpid())
+        with cls._registry_lock:
+            if key not in cls._by_key:
+                cls._by_key[key] = cls(lake)
+            return cls._by_key[key]
+
+
 class EventLog:
     def __init__(self, lake: Lake | None = None):
         self.lake = (lake or Lake.default()).ensure()
         self.blobs = BlobStore(self.lake)
-        self._lock = threading.Lock()
-        self._fd: int | None = None
-        self._fd_pid: int | None = None
-        self.wal_path: Path | None = None
         self._tail_offsets: dict[str, int] = {}
         self._ensure_schema_segments()
 
+    @property
+    def wal_path(self) -> Path:
+        return _WalWriter.for_lake(self.lake).path
+
     # ---- write -------------------------------------------------------------------------------
-    def _writer_fd(self) -> int:
-        # A forked child must not share its parent's WAL: offsets would interleave unpredictably.
-        if self._fd is None or self._fd_pid != os.getpid():
-            name = f"{ULID()}-{socket.gethostname()}-{os.getpid()}.jsonl"
-            self.wal_path = self.lake.wal_dir / name
-            self._fd = os.open(self.wal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            self._fd_pid = os.getpid()
-            fsync_dir(self.lake.wal_dir)
-        return self._fd
 
     def append(self, event: Event) -> Event:
         self.append_many([event])
@@ -82,19 +96,16 @@ class EventLog:
         if not events:
             return
         data = b"".join(to_json_line(e) for e in events)
-        with self._lock:
-            fd = self._writer_fd()
+        writer = _WalWriter.for_lake(self.lake)
+        with writer.lock:
             view = memoryview(data)
             while view:
-                n = os.write(fd, view)
+                n = os.write(writer.fd, view)
                 view = view[n:]
-            os.fsync(fd)
+            os.fsync(writer.fd)
 
     def close(self) -> None:
-        with self._lock:
-            if self._fd is not None and self._fd_pid == os.getpid():
-                os.close(self._fd)
-            self._fd = None
+        """Nothing to release per EventLog: the process's WAL writer stays open for its lifetime."""
 
     # ---- read --------------------------------------------------------------------------------
     def wal_files(self) -> list[Path]:

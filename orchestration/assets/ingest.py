@@ -13,7 +13,8 @@ from peerlake import settings
 def _corpus_pdfs() -> list[tuple[str, Path, bool]]:
     from ingest.demo_corpus import demo_papers
 
-    found = [(p.stem, p, True) for p in demo_papers()]
+    only = settings.demo_only()
+    found = [(p.stem, p, True) for p in demo_papers() if only is None or p.stem in only]
     for folder in settings.papers_dirs():
         found += [(p.stem, p, False) for p in sorted(folder.glob("*.pdf"))]
     return found
@@ -59,7 +60,9 @@ def human_reviews(context: AssetExecutionContext, lake: LakeResource) -> Materia
     from ingest.openreview import import_reviews
 
     log = lake.event_log()
-    outcomes = [o for path in demo_reviews() for o in import_reviews(log, path)]
+    only = settings.demo_only()
+    outcomes = [o for path in demo_reviews() if only is None or path.stem in only
+                for o in import_reviews(log, path)]
     for o in outcomes:
         if o.status == "rejected":
             context.log.warning(f"set aside review from {getattr(o, 'path', '?')}: {o.reason}")

@@ -19,12 +19,20 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     cfg = ReviewerConfig.from_resource(reviewer)
     requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
     gateway = reviewer.gateway(log)
-    results = gateway.call_many(requests, description="AI reviews")
+    outcomes = gateway.call_many(requests, description="AI reviews", return_exceptions=True)
     log.seal()
+    # A failed review is already an event (status=error); report it and keep the others.
+    failed = [(req, exc) for req, exc in zip(requests, outcomes) if isinstance(exc, BaseException)]
+    for req, exc in failed:
+        context.log.error(f"review of {req.subject_id} sample {req.sample_index} failed: {exc}")
+    results = [r for r in outcomes if not isinstance(r, BaseException)]
+    if requests and not results:
+        raise RuntimeError(f"all {len(requests)} reviews failed; first error: {failed[0][1]}")
     made = sum(not r.replayed for r in results)
-    context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed")
+    context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed, "
+                     f"{len(failed)} failed")
     return MaterializeResult(
-        metadata={"reviews": len(results), "model_calls_made": made,
+        metadata={"reviews": len(results), "model_calls_made": made, "failed": len(failed),
                   "replayed": len(results) - made, "reviewer_config": cfg.code_version(),
                   "cost_usd": float(sum(r.cost_usd or 0.0 for r in results if not r.replayed))},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),

@@ -4,8 +4,6 @@ import pytest
 
 from warehouse import EventLog, Lake
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
 
 @pytest.fixture
 def log(tmp_path):
@@ -15,11 +13,11 @@ def log(tmp_path):
 
 
 @pytest.fixture
-def shared():
-    """Path of a file under ../shared/data; skips the test when it is absent (a fresh clone)."""
+def shared(shared_data):
+    """Path of a file under ../shared/data; skips the test when that file is absent."""
 
     def find(*parts: str) -> Path:
-        path = SHARED_DATA.joinpath(*parts)
+        path = shared_data.joinpath(*parts)
         if not path.exists():
             pytest.skip(f"shared test data not present: {path}")
         return path
