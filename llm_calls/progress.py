@@ -38,6 +38,28 @@ class _Silent:
         pass
 
 
+class _Lines:
+    """Not a terminal (CI, a log file): one plain line every ~10% or 15 s, so long runs still report."""
+
+    def __init__(self, total: int, description: str, column: "_StatsColumn"):
+        import time
+
+        self.total, self.description, self.column = total, description or "llm calls", column
+        self.done, self.t0, self._time = 0, time.monotonic(), time.monotonic
+        self.last = self.t0
+
+    def advance(self) -> None:
+        self.done += 1
+        now = self._time()
+        step = max(1, self.total // 10)
+        if self.done == self.total or self.done % step == 0 or now - self.last > 15:
+            self.last = now
+            elapsed = now - self.t0
+            eta = elapsed / self.done * (self.total - self.done)
+            print(f"{self.description}: {self.done}/{self.total} · {elapsed:.0f}s elapsed · eta {eta:.0f}s · "
+                  f"{self.column.render(None).plain}", file=sys.stderr, flush=True)
+
+
 class _Bar:
     def __init__(self, progress: Progress, task_id: int):
         self.progress, self.task_id = progress, task_id
@@ -48,10 +70,13 @@ class _Bar:
 
 @contextlib.contextmanager
 def call_progress(total: int, description: str, stats: Any, enabled: bool | None = None) -> Iterator[Any]:
-    """Yields an object with advance(); draws nothing when disabled or when stderr is not a terminal."""
+    """Yields an object with advance(): a bar on a terminal, plain lines otherwise, nothing if disabled."""
     console = Console(file=sys.stderr)
-    if enabled is False or total == 0 or (enabled is None and not console.is_terminal):
+    if enabled is False or total == 0:
         yield _Silent()
+        return
+    if enabled is None and not console.is_terminal:
+        yield _Lines(total, description, _StatsColumn(stats))
         return
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),

@@ -41,7 +41,8 @@ class PipelineRun:
     asset_metadata: dict[str, dict] = field(default_factory=dict)
 
 
-def run_pipeline(selection: list[str] | None = None, tags: dict | None = None) -> PipelineRun:
+def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
+                 log_level: str = "WARNING") -> PipelineRun:
     """Materialize the assets (all, or the selected keys and their checks) in this process."""
     from dagster import AssetKey, DagsterEventType
 
@@ -51,7 +52,9 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None) -
 
     job = defs.resolve_implicit_global_asset_job_def()
     keys = [AssetKey.from_user_string(s) for s in selection] if selection else None
-    result = job.execute_in_process(instance=instance, raise_on_error=False,
+    # The full event stream is kept in the instance (see `make ui`); the console gets warnings only.
+    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
                                     asset_selection=keys, tags=tags or {})
     run = PipelineRun(success=result.success, run_id=result.run_id)
     for ev in result.all_events:

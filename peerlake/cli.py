@@ -14,6 +14,8 @@ from peerlake import settings
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="peerlake: an event-sourced lakehouse for evaluating AI peer reviewers.")
 console = Console()
+if not console.is_terminal:  # piped or in CI: don't squeeze tables into 80 columns
+    console = Console(width=160)
 
 
 def _count_llm_events() -> int:
@@ -44,6 +46,19 @@ def _report_run(run) -> None:
                       "`peerlake query`, or open `make ui` → Runs.[/]")
 
 
+def _run_quietly(fn, name: str, **kwargs):
+    """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
+    import contextlib
+    from datetime import datetime, timezone
+
+    logs = settings.lake_root() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / f"{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{name}.log"
+    console.print(f"Running the Dagster assets in-process (dbt and step output: {path})")
+    with open(path, "w") as fh, contextlib.redirect_stdout(fh):
+        return fn(**kwargs)
+
+
 @app.command()
 def demo() -> None:
     """Ingest the demo corpus, review each paper several times on the configured model, build the
@@ -55,7 +70,7 @@ def demo() -> None:
                   f"[cyan]{d.provider}/{d.model}[/] × {d.samples} samples per paper")
     t0 = time.monotonic()
     before = _count_llm_events()
-    run = run_pipeline(tags={"peerlake/command": "demo"})
+    run = _run_quietly(run_pipeline, "demo", tags={"peerlake/command": "demo"})
     made = _count_llm_events() - before
     wall = time.monotonic() - t0
     _report_run(run)
@@ -66,7 +81,7 @@ def demo() -> None:
     from orchestration.assets.report import read_summary
 
     rows = read_summary(settings.duckdb_path())
-    show = [{"template": f"{r['prompt_template']} {r['prompt_hash']}", "model": r["model"],
+    show = [{"template": r["prompt_template"], "prompt_hash": r["prompt_hash"], "model": r["model"],
              "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
@@ -90,7 +105,7 @@ def build() -> None:
     graph = defs.resolve_asset_graph()
     skip = {"papers", "manuscripts", "human_reviews", "ai_reviews"}
     keys = [k.to_user_string() for k in graph.materializable_asset_keys if k.to_user_string() not in skip]
-    run = run_pipeline(selection=keys, tags={"peerlake/command": "build"})
+    run = _run_quietly(run_pipeline, "build", selection=keys, tags={"peerlake/command": "build"})
     _report_run(run)
     if not run.success:
         raise typer.Exit(1)
