@@ -3,7 +3,7 @@
 MODEL = "fct_ai_review_scores"
 KEY = "review_score_id"
 COLUMNS = ["review_score_id", "paper_id", "reviewer_config", "sample_index", "overall_score",
-           "confidence", "is_parsed", "parse_error", "llm_call_id"]
+           "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id"]
 
 
 def expectations() -> list:
@@ -29,4 +29,9 @@ def expectations() -> list:
             column="confidence", min_value=1, max_value=5, row_condition=parsed),
         gx.expectations.ExpectColumnValuesToNotBeNull(
             column="parse_error", row_condition=Column("is_parsed") == False),  # noqa: E712
+        # The reviewer must follow the protocol's scale. Out-of-range answers are kept out of the
+        # metrics (overall_score is null for them), but when more than 5% of reviews break the
+        # scale the prompt or the model is broken, and nothing downstream should be reported.
+        gx.expectations.ExpectColumnValuesToBeBetween(
+            column="overall_score_raw", min_value=1, max_value=10, mostly=0.95),
     ]

@@ -26,9 +26,17 @@ def dagster_instance():
 
 def prepare_dbt_manifest() -> None:
     """Parse the dbt project so the asset graph matches the models on disk (not only under dagster dev)."""
-    from orchestration.project import peerlake_dbt
+    from orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
 
     settings.export_lake_env()
+    manifest = peerlake_dbt.manifest_path
+    # Parsing costs ~7 s; skip it when no project file changed since the last parse.
+    if manifest.exists():
+        built = manifest.stat().st_mtime
+        sources = [p for p in DBT_PROJECT_DIR.rglob("*")
+                   if p.is_file() and not {"target", "logs", "dbt_packages"} & set(p.relative_to(DBT_PROJECT_DIR).parts)]
+        if all(p.stat().st_mtime <= built for p in sources):
+            return
     peerlake_dbt.preparer.prepare(peerlake_dbt)
 
 

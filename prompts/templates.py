@@ -14,6 +14,12 @@ from typing import Any
 import jinja2
 
 PROMPTS_DIR = Path(__file__).resolve().parent
+
+
+def _root(root: Path | None) -> Path:
+    from peerlake import settings
+
+    return root or settings.prompts_dir() or PROMPTS_DIR
 ROLES = ("system", "user")
 _HEADER = re.compile(r"^\{#-?(.*?)-?#\}", re.S)
 
@@ -76,7 +82,7 @@ def _parse_header(text: str, path: Path) -> dict[str, str]:
 
 
 def load_schema(name: str, root: Path | None = None) -> dict[str, Any]:
-    path = (root or PROMPTS_DIR) / "schemas" / f"{name}.json"
+    path = _root(root) / "schemas" / f"{name}.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -87,7 +93,7 @@ def load_schema(name: str, root: Path | None = None) -> dict[str, Any]:
 
 def load_template(name: str, root: Path | None = None) -> PromptTemplate:
     """Template `<root>/templates/<name>.j2` with its schema `<root>/schemas/<output_schema>.json`."""
-    path = (root or PROMPTS_DIR) / "templates" / f"{name}.j2"
+    path = _root(root) / "templates" / f"{name}.j2"
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -105,4 +111,4 @@ def load_template(name: str, root: Path | None = None) -> PromptTemplate:
 
 
 def list_templates(root: Path | None = None) -> list[str]:
-    return sorted(p.stem for p in ((root or PROMPTS_DIR) / "templates").glob("*.j2"))
+    return sorted(p.stem for p in (_root(root) / "templates").glob("*.j2"))

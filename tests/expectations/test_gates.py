@@ -19,6 +19,7 @@ def scores(**changes) -> pd.DataFrame:
         "reviewer_config": ["cfg"] * 4,
         "sample_index": [0, 1, 0, 1],
         "overall_score": [5.0, 6.0, 10.0, None],
+        "overall_score_raw": [5.0, 6.0, 10.0, None],
         "confidence": [4.0, 1.0, 5.0, None],
         "is_parsed": [True, True, True, False],
         "parse_error": [None, None, None, "invalid_json"],
@@ -174,3 +175,15 @@ def test_a_writer_holding_the_file_gives_a_clear_error_not_a_hang(good_db):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_reviews_off_the_protocol_scale_fail_the_gate_beyond_five_percent():
+    # What the mart does with an answer of 42: out of the metrics (overall_score null, not parsed),
+    # but still visible in overall_score_raw, which the gate watches.
+    bad = scores(overall_score=[5.0, 6.0, None, None], overall_score_raw=[5.0, 6.0, 42.0, None],
+                 is_parsed=[True, True, False, False],
+                 parse_error=[None, None, "overall_score_out_of_range", "invalid_json"])
+    result = validate_frame("ai_review_scores", bad)
+    assert not result.success
+    assert any(f.startswith("expect_column_values_to_be_between(overall_score_raw") and "42" in f
+               for f in result.failures)

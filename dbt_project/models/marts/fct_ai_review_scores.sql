@@ -35,6 +35,8 @@ final as (
         model,
         sample_index,
         overall_score,
+        -- what the model answered even when outside the protocol's 1–10; the gate watches it
+        overall_score_raw,
         confidence,
         is_parsed,
         parse_error,
