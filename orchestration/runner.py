@@ -50,7 +50,7 @@ class PipelineRun:
 
 
 def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
-                 log_level: str = "WARNING") -> PipelineRun:
+                 log_level: str = "WARNING", resource_config: dict | None = None) -> PipelineRun:
     """Materialize the assets (all, or the selected keys and their checks) in this process."""
     from dagster import AssetKey, DagsterEventType
 
@@ -61,7 +61,9 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
     job = defs.resolve_implicit_global_asset_job_def()
     keys = [AssetKey.from_user_string(s) for s in selection] if selection else None
     # The full event stream is kept in the instance (see `make ui`); the console gets warnings only.
-    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    run_config: dict = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    if resource_config:  # e.g. {"reviewer": {"samples": 5}}
+        run_config["resources"] = {k: {"config": v} for k, v in resource_config.items()}
     result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
                                     asset_selection=keys, tags=tags or {})
     run = PipelineRun(success=result.success, run_id=result.run_id)

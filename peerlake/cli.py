@@ -198,5 +198,29 @@ def ui(port: int = 3000) -> None:
     os.execv(str(dagster), [str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1", "-p", str(port)])
 
 
+@app.command()
+def review(samples: int = typer.Option(None, "--samples", "-k", help="independent reviews per paper"),
+           template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)")) -> None:
+    """Ask the configured reviewer for K independent reviews of every ingested paper, then rebuild
+    the marts. Samples already in the log replay at no cost; only new ones call the model."""
+    from orchestration.runner import run_pipeline
+
+    cfg = {k: v for k, v in {"samples": samples, "template": template}.items() if v is not None}
+    d = settings.reviewer_defaults()
+    console.print(f"Reviewing with {d.provider}/{d.model}, {samples or d.samples} samples per paper")
+    run = _run_quietly(run_pipeline, "review", tags={"peerlake/command": "review"},
+                       resource_config={"reviewer": cfg} if cfg else None)
+    _report_run(run)
+    if not run.success:
+        raise typer.Exit(1)
+    meta = run.asset_metadata.get("ai_reviews", {})
+    console.print(f"{meta.get('reviews', 0)} reviews: {meta.get('model_calls_made', 0)} model calls made, "
+                  f"{meta.get('replayed', 0)} replayed, {meta.get('failed', 0)} failed.")
+
+
+from peerlake.commands import register_all  # noqa: E402  (after the core commands, for --help order)
+
+register_all(app)
+
 if __name__ == "__main__":
     app()

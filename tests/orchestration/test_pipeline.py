@@ -57,6 +57,12 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert review_server.requests == 4 and len(_calls(lake_root)) == 4
     assert _sql(lake_root, "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2") == scores_first
 
+    # Asking for a third sample per paper pays for exactly the new samples.
+    more = run_cli(["review", "--samples", "3"], env)
+    assert more.returncode == 0, more.stdout + more.stderr
+    assert "2 model calls made, 4 replayed" in more.stdout.replace("\n", " ")
+    assert review_server.requests == 6 and len(_calls(lake_root)) == 6
+
     # Editing the reviewer template: new calls for the reviews only, a new code version, both
     # template versions in cost_by_model.
     tpl = prompts_copy / "templates" / "reviewer_scoring.j2"
@@ -64,18 +70,17 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     third = run_cli(["demo"], env)
     assert third.returncode == 0, third.stdout + third.stderr
     calls = _calls(lake_root)
-    assert review_server.requests == 8 and len(calls) == 8
+    assert review_server.requests == 10 and len(calls) == 10
     assert {c.purpose for c in calls} == {"review"}
     assert _code_version(lake_root, "ai_reviews") != version_first
-    assert _code_version(lake_root, "papers") is None or True  # ingest assets carry no code version
     rows = _sql(lake_root, "select prompt_template, prompt_hash, n_calls from cost_by_model order by 2")
     assert len(rows) == 2 and rows[0][1] != rows[1][1] and all(r[0] == "reviewer_scoring" for r in rows)
     # An unpriced model: cost is null and counted as unknown, never summed as 0.
-    assert _sql(lake_root, "select count(*) from fct_llm_calls where cost_usd is null")[0][0] == 8
+    assert _sql(lake_root, "select count(*) from fct_llm_calls where cost_usd is null")[0][0] == 10
 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    assert len(inst.get_runs()) == 3
+    assert len(inst.get_runs()) == 4
 
     out = run_cli(["query", "select prompt_hash, n_calls from cost_by_model"], env)
     assert out.returncode == 0 and out.stdout.count("│") > 4

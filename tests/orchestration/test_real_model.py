@@ -1,0 +1,35 @@
+"""End to end on the real embedded model: one small paper, two samples, then a full replay."""
+
+import pytest
+
+from peerlake import settings
+from tests.orchestration.conftest import run_cli
+from tests.orchestration.test_pipeline import _calls, _sql
+
+
+@pytest.mark.model
+def test_demo_on_the_embedded_model_then_replay(tmp_path):
+    if not settings.local_model_path().exists():
+        pytest.fail(f"the embedded model is not installed at {settings.local_model_path()}: run `make model`")
+    lake_root = tmp_path / "lake"
+    env = {"PEERLAKE_HOME": str(lake_root), "PEERLAKE_DEMO_ONLY": "demo-003", "PEERLAKE_SAMPLES": "2"}
+    first = run_cli(["demo"], env, timeout=1200)
+    assert first.returncode == 0, first.stdout + first.stderr
+    calls = _calls(lake_root)
+    assert [c.status for c in calls] == ["ok", "ok"]
+    assert all(c.provider == "local" and c.cost_usd == 0.0 and c.input_tokens > 500 and c.output_tokens > 10
+               for c in calls)
+    rows = _sql(lake_root, "select sample_index, is_parsed, overall_score, parse_error "
+                           "from fct_ai_review_scores order by sample_index")
+    assert [r[0] for r in rows] == [0, 1]
+    # Grammar-constrained output: every answer parses and sits on the protocol's scale.
+    assert all(r[1] and 1 <= r[2] <= 10 for r in rows), rows
+    sd = _sql(lake_root, "select within_paper_sd, n_papers from reliability_repeatability")
+    assert len(sd) == 1 and sd[0][0] is not None and sd[0][0] >= 0
+
+    second = run_cli(["demo"], env, timeout=600)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "Model calls this run: 0 new" in second.stdout
+    assert len(_calls(lake_root)) == 2
+    assert _sql(lake_root, "select sample_index, is_parsed, overall_score, parse_error "
+                           "from fct_ai_review_scores order by sample_index") == rows
