@@ -13,11 +13,28 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from expectations import suite_ai_review_scores, suite_llm_calls
+from expectations import (
+    suite_ai_review_scores,
+    suite_budgets,
+    suite_close_pairs,
+    suite_distribution_estimation,
+    suite_granularity,
+    suite_human_reviews,
+    suite_llm_calls,
+    suite_papers,
+    suite_rank_reproducibility,
+)
 
 SUITES: dict[str, ModuleType] = {
     "ai_review_scores": suite_ai_review_scores,
     "llm_calls": suite_llm_calls,
+    "rank_reproducibility": suite_rank_reproducibility,
+    "close_pairs": suite_close_pairs,
+    "budgets": suite_budgets,
+    "papers": suite_papers,
+    "human_reviews": suite_human_reviews,
+    "granularity": suite_granularity,
+    "distribution_estimation": suite_distribution_estimation,
 }
 
 # suite name -> the dbt model it checks
@@ -118,6 +135,9 @@ def _validate(suite_name: str, expectations: list, frame: pd.DataFrame, key: str
 
 
 def _condition_text(condition: Any) -> str:
+    if isinstance(condition, dict) and isinstance(condition.get("conditions"), list):
+        joiner = f" {condition.get('type', 'and')} "
+        return joiner.join(_condition_text(c) for c in condition["conditions"])
     if isinstance(condition, dict) and "column" in condition:
         return f"{condition['column'].get('name')} {condition.get('operator')} {condition.get('parameter')!r}"
     return str(condition)

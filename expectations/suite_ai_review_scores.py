@@ -3,7 +3,7 @@
 MODEL = "fct_ai_review_scores"
 KEY = "review_score_id"
 COLUMNS = ["review_score_id", "paper_id", "reviewer_config", "sample_index", "overall_score",
-           "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id"]
+           "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id", "source"]
 
 
 def expectations() -> list:
@@ -12,19 +12,21 @@ def expectations() -> list:
     from great_expectations.expectations.row_conditions import Column
 
     parsed = Column("is_parsed") == True  # noqa: E712 - builds a GX condition, not a Python test
+    # Imported external reviews have no llm_call and may come without a confidence.
+    own = Column("source") == "peerlake"
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column="review_score_id"),
         gx.expectations.ExpectColumnValuesToBeUnique(column="review_score_id"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="paper_id"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="is_parsed"),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="llm_call_id"),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="llm_call_id", row_condition=own),
         # A parsed review must carry a usable score and confidence; an unparsed one is flagged by
         # parse_error instead, so a null there would hide why it was not parsed.
         gx.expectations.ExpectColumnValuesToNotBeNull(column="overall_score", row_condition=parsed),
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="overall_score", min_value=1, max_value=10, row_condition=parsed),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="confidence", row_condition=parsed),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="confidence", row_condition=parsed & own),
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="confidence", min_value=1, max_value=5, row_condition=parsed),
         gx.expectations.ExpectColumnValuesToNotBeNull(

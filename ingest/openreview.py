@@ -1,8 +1,12 @@
-"""OpenReview API v2 notes → `HumanReviewImported` events (full note JSON kept as a blob).
+"""OpenReview notes → `HumanReviewImported` events (full note JSON kept as a blob) and paper
+statuses (`PaperStatusRecorded`).
 
-Accepted file shapes: a list of notes, `{"notes": [...]}`, or an openreview-py submission dump
-whose replies sit under `details.replies`. Only official reviews become events; other notes
-(comments, decisions) come back as "ignored" outcomes.
+Accepted file shapes: a list of notes, `{"notes": [...]}`, one note, or an openreview-py submission
+dump whose replies sit under `details.replies` (also inside a list). API v1 notes (plain values,
+one `invitation`) and API v2 notes (`{"value": …}` wrappers, `invitations` lists; camelCase raw
+JSON or openreview-py's snake_case `vars(Note)`) are both read. Official reviews become review
+events; decisions, meta-reviews, withdrawals and desk rejections become one status per paper;
+comments come back as "ignored" outcomes. Anything set aside is an `ingest_rejected` event.
 """
 
 import json
@@ -11,17 +15,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.events import HumanReviewImported
+from warehouse.events import HumanReviewImported, IngestRejected, PaperStatusRecorded
 from warehouse.log import EventLog
 
 SOURCE = "openreview_api_v2"
+SOURCE_V1 = "openreview_api_v1"
 
+ICLR2017_SCALE = "ICLR2017:1,2,3,4,5,6,7,8,9,10"
+ICLR2020_SCALE = "ICLR2020:1,3,6,8"
 ICLR2025_SCALE = "ICLR2025:1,3,5,6,8,10"
 ICLR2026_SCALE = "ICLR2026:0,2,4,6,8,10"  # ICLR 2026 moved to even anchors
 
-# Venue id → rating scale. Only venues whose scale was checked; others record None unless the
-# caller names the scale, because a wrong scale would silently skew every calibration metric.
+# Venue id → rating scale. Only venues whose scale was checked against their review forms; any
+# other venue needs an explicit scale, because a wrong one would skew every calibration metric.
 RATING_SCALES = {
+    "ICLR.cc/2017/conference": ICLR2017_SCALE,
+    "ICLR.cc/2017/Conference": ICLR2017_SCALE,
+    "ICLR.cc/2018/Conference": "ICLR2018:1,2,3,4,5,6,7,8,9,10",
+    "ICLR.cc/2019/Conference": "ICLR2019:1,2,3,4,5,6,7,8,9,10",
+    "ICLR.cc/2020/Conference": ICLR2020_SCALE,
+    "ICLR.cc/2021/Conference": "ICLR2021:1,2,3,4,5,6,7,8,9,10",
+    "ICLR.cc/2022/Conference": "ICLR2022:1,3,5,6,8,10",
+    "ICLR.cc/2023/Conference": "ICLR2023:1,3,5,6,8,10",
     "ICLR.cc/2024/Conference": ICLR2025_SCALE,
     "ICLR.cc/2025/Conference": ICLR2025_SCALE,
     "ICLR.cc/2026/Conference": ICLR2026_SCALE,
@@ -29,17 +44,21 @@ RATING_SCALES = {
 }
 
 _LEADING_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
+_SCALE = re.compile(r"^[\w.-]+:-?\d+(\.\d+)?(,-?\d+(\.\d+)?)+$")
+# Status notes, strongest first: a decision settles a paper, a meta-review only recommends.
+_STATUS_KINDS = ("desk_rejection", "withdrawal", "decision", "meta_review")
 
 
 @dataclass(frozen=True)
 class ReviewOutcome:
-    """status: imported | skipped (already in the log) | ignored (not a review) | rejected."""
+    """status: imported | status_recorded | skipped (already in the log) | ignored (not a review)
+    | rejected."""
 
     status: str
     path: Path
     review_id: str | None = None
     paper_id: str | None = None
-    event: HumanReviewImported | None = None
+    event: HumanReviewImported | PaperStatusRecorded | None = None
     reason: str | None = None
 
 
@@ -47,9 +66,26 @@ class NoteError(ValueError):
     pass
 
 
+class ScaleError(NoteError):
+    """A rating scale that is unknown for the venue, malformed, or does not fit the ratings."""
+
+
 def scale_values(rating_scale: str) -> list[float]:
     """The allowed values of a scale label such as "ICLR2025:1,3,5,6,8,10"."""
+    if not isinstance(rating_scale, str) or not _SCALE.match(rating_scale):
+        raise ScaleError(f"rating scale {rating_scale!r} is not of the form NAME:v1,v2,…")
     return [float(v) for v in rating_scale.split(":", 1)[1].split(",")]
+
+
+def scale_for(venue: str | None, rating_scale: str | None = None) -> str:
+    """The scale to check ratings against: the one given, else the venue's known one."""
+    if rating_scale:
+        scale_values(rating_scale)
+        return rating_scale
+    if venue in RATING_SCALES:
+        return RATING_SCALES[venue]
+    raise ScaleError(f"no rating scale is known for venue {venue!r}; pass one explicitly "
+                     "(e.g. --rating-scale NAME:1,2,3,4,5) after checking the venue's review form")
 
 
 def parse_score(value: Any, field: str) -> float:
@@ -63,6 +99,22 @@ def parse_score(value: Any, field: str) -> float:
     raise NoteError(f"{field} {value!r} has no leading number")
 
 
+def status_of_decision(text: str) -> tuple[str, bool | None]:
+    """(status, acceptance label) of a venue's decision words; raises NoteError when unclear."""
+    t = text.lower()
+    if "withdr" in t:
+        return "withdrawn", False
+    if "desk" in t and "reject" in t:
+        return "desk_rejected", False
+    if "reject" in t:
+        return "rejected", False
+    if any(w in t for w in ("accept", "oral", "spotlight", "poster", "notable")):
+        return "accepted", True
+    if "workshop" in t:  # ICLR 2017 "Invite to Workshop Track": not accepted to the conference
+        return "rejected", False
+    raise NoteError(f"decision {text!r} is neither an acceptance nor a rejection")
+
+
 def _value(content: dict, key: str) -> Any:
     v = content.get(key)
     return v.get("value") if isinstance(v, dict) else v  # v2 wraps values; v1 notes do not
@@ -73,31 +125,69 @@ def _invitations(note: dict) -> list[str]:
     return [i for i in inv if isinstance(i, str)]
 
 
-def _is_official_review(note: dict) -> bool:
-    return any(i.endswith("/-/Official_Review") for i in _invitations(note))
+def note_kind(note: dict) -> str:
+    """review | decision | meta_review | withdrawal | desk_rejection | submission | other."""
+    if note.get("id") and note.get("id") == note.get("forum") and not note.get("replyto"):
+        return "submission"
+    for inv in _invitations(note):
+        tail = inv.rsplit("/-/", 1)[-1].lower().replace("/", "_")
+        if tail.endswith("official_review") or tail.endswith("official_review_"):
+            return "review"
+        if tail.endswith("decision") or tail.endswith("acceptance"):
+            return "decision"
+        if tail.endswith("meta_review") or tail.endswith("metareview"):
+            return "meta_review"
+        if tail.endswith("desk_rejection") or tail.endswith("desk_reject"):
+            return "desk_rejection"
+        if tail.endswith("withdrawal") or tail.endswith("withdraw"):
+            return "withdrawal"
+        if tail.endswith("submission") or tail.endswith("blind_submission"):
+            return "submission"
+    return "other"
 
 
 def _venue_of(note: dict) -> str | None:
     if isinstance(note.get("domain"), str):
         return note["domain"]
     for inv in _invitations(note):
-        m = re.match(r"^(.*?)/(Submission\d+/)?-/", inv)
+        m = re.match(r"^(.*?)/(-/|Submission\d+/-/|Paper\d+/-/)", inv)
         if m:
             return m.group(1)
     return None
 
 
+def _year_of(venue: str | None) -> int | None:
+    m = re.search(r"/(\d{4})/", venue or "")
+    return int(m.group(1)) if m else None
+
+
+def _flatten(notes: list) -> list:
+    """A submission dump carries its replies under details.replies: read both."""
+    out = []
+    for n in notes:
+        out.append(n)
+        if isinstance(n, dict):
+            replies = (n.get("details") or {}).get("replies")
+            if isinstance(replies, list):
+                out.extend(replies)
+    return out
+
+
 def _notes_in(doc: Any) -> list:
     if isinstance(doc, list):
-        return doc
+        return _flatten(doc)
     if isinstance(doc, dict):
         if isinstance(doc.get("notes"), list):
-            return doc["notes"]
-        replies = (doc.get("details") or {}).get("replies")
-        if isinstance(replies, list):
-            return replies
-    raise NoteError("top level is neither a list of notes, {\"notes\": [...]}, "
+            return _flatten(doc["notes"])
+        if isinstance((doc.get("details") or {}).get("replies"), list) or (
+                isinstance(doc.get("content"), dict) and doc.get("id")):
+            return _flatten([doc])
+    raise NoteError("top level is neither a list of notes, {\"notes\": [...]}, a note, "
                     "nor a submission with details.replies")
+
+
+def _api_source(note: dict) -> str:
+    return SOURCE if ("invitations" in note or note.get("version") == 2) else SOURCE_V1
 
 
 def _review_event(log: EventLog, note: dict, venue: str | None,
@@ -114,14 +204,14 @@ def _review_event(log: EventLog, note: dict, venue: str | None,
     conf_raw = _value(content, "confidence")
     confidence = None if conf_raw is None else parse_score(conf_raw, "content.confidence")
     venue = venue or _venue_of(note)
-    scale = rating_scale or RATING_SCALES.get(venue or "")
-    if scale and rating not in scale_values(scale):
-        raise NoteError(f"rating {rating:g} is not on the venue's scale {scale}")
+    scale = scale_for(venue, rating_scale)
+    if rating not in scale_values(scale):
+        raise ScaleError(f"rating {rating:g} is not on the venue's scale {scale}")
     body = json.dumps(note, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return HumanReviewImported(
         paper_id=note["forum"],
         review_id=note["id"],
-        source=SOURCE,
+        source=_api_source(note),
         venue=venue,
         rating=rating,
         rating_scale=scale,
@@ -130,26 +220,47 @@ def _review_event(log: EventLog, note: dict, venue: str | None,
     )
 
 
-def import_reviews(log: EventLog, path: Path, venue: str | None = None,
-                   rating_scale: str | None = None) -> list[ReviewOutcome]:
-    """Import the official reviews in one file; bad notes are rejected, the rest still import."""
-    path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        notes = _notes_in(doc)
-    except OSError as exc:
-        return [ReviewOutcome("rejected", path, reason=f"{path}: cannot be read ({exc.strerror or exc})")]
-    except UnicodeDecodeError as exc:
-        return [ReviewOutcome("rejected", path, reason=f"{path}: not UTF-8 text ({exc})")]
-    except json.JSONDecodeError as exc:
-        return [ReviewOutcome("rejected", path,
-                              reason=f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})")]
-    except NoteError as exc:
-        return [ReviewOutcome("rejected", path, reason=f"{path}: {exc}")]
+def _submission_status(note: dict) -> tuple[str, str | None, bool | None] | None:
+    """A status read off a submission's own venue fields (v2 sets venueid on decision)."""
+    content = note.get("content") or {}
+    venueid = str(_value(content, "venueid") or "")
+    venue_text = str(_value(content, "venue") or "")
+    if venueid.endswith("Withdrawn_Submission"):
+        return "withdrawn", venue_text or None, False
+    if venueid.endswith("Desk_Rejected_Submission"):
+        return "desk_rejected", venue_text or None, False
+    if venueid.endswith("Rejected_Submission"):
+        return "rejected", venue_text or None, False
+    if venueid and not venueid.endswith("Submission") and re.search(r"oral|spotlight|poster|accept", venue_text, re.I):
+        return "accepted", venue_text, True
+    # Still under review (or the dump predates the decision): a status that carries the paper's
+    # title and area, with no acceptance label; any decision note outranks it.
+    return "submitted", venue_text or None, None
 
+
+def _status_candidate(note: dict, kind: str) -> tuple[str, str | None, bool | None]:
+    content = note.get("content") or {}
+    if kind == "withdrawal":
+        return "withdrawn", _value(content, "title") or "Withdrawn", False
+    if kind == "desk_rejection":
+        return "desk_rejected", _value(content, "title") or "Desk rejected", False
+    words = _value(content, "decision") or _value(content, "recommendation")
+    if not isinstance(words, str) or not words.strip():
+        raise NoteError(f"{kind} note has no content.decision or content.recommendation")
+    status, accepted = status_of_decision(words)
+    return status, words.strip(), accepted
+
+
+def import_notes(log: EventLog, notes: list, path: Path, venue: str | None = None,
+                 rating_scale: str | None = None, record_rejections: bool = True) -> list[ReviewOutcome]:
+    """Import reviews and statuses from parsed notes; bad notes are rejected, the rest import."""
     known = {ev.review_id for ev in log.iter_events("human_review_imported")}
+    known_status = {(e.paper_id, e.status, e.decision, e.source_note_id)
+                    for e in log.iter_events("paper_status_recorded")}
     outcomes: list[ReviewOutcome] = []
-    events: list[HumanReviewImported] = []
+    events: list = []
+    submissions: dict[str, dict] = {}
+    statuses: dict[str, tuple[int, dict, tuple]] = {}  # forum → (strength, note, (status, words, label))
     for i, note in enumerate(notes):
         where = f"{path} note #{i}"
         if not isinstance(note, dict):
@@ -158,7 +269,30 @@ def import_reviews(log: EventLog, path: Path, venue: str | None = None,
         rid, pid = note.get("id"), note.get("forum")
         if rid:
             where += f" (id {rid})"
-        if not _is_official_review(note):
+        kind = note_kind(note)
+        if kind == "submission":
+            if pid:
+                submissions[pid] = note
+                found = _submission_status(note)
+                # Lower is stronger: status notes, then a decided venueid, then "submitted".
+                strength = len(_STATUS_KINDS) + (found[0] == "submitted")
+                if pid not in statuses or strength < statuses[pid][0]:
+                    statuses[pid] = (strength, note, found)
+            outcomes.append(ReviewOutcome("ignored", path, rid, pid, reason=f"{where}: submission"))
+            continue
+        if kind in _STATUS_KINDS:
+            try:
+                if not pid:
+                    raise NoteError("note is missing 'forum'")
+                found = _status_candidate(note, kind)
+            except NoteError as exc:
+                outcomes.append(ReviewOutcome("rejected", path, rid, pid, reason=f"{where}: {exc}"))
+                continue
+            strength = _STATUS_KINDS.index(kind)
+            if pid not in statuses or strength < statuses[pid][0]:
+                statuses[pid] = (strength, note, found)
+            continue
+        if kind != "review":
             outcomes.append(ReviewOutcome("ignored", path, rid, pid,
                                           reason=f"{where}: not an official review ({_invitations(note)})"))
             continue
@@ -173,5 +307,62 @@ def import_reviews(log: EventLog, path: Path, venue: str | None = None,
         known.add(rid)
         events.append(event)
         outcomes.append(ReviewOutcome("imported", path, rid, pid, event))
+
+    for pid, (_, note, (status, words, label)) in statuses.items():
+        sub = submissions.get(pid, {})
+        content = sub.get("content") or {}
+        v = venue or _venue_of(note) or _venue_of(sub)
+        key = (pid, status, words, note.get("id"))
+        if key in known_status:
+            outcomes.append(ReviewOutcome("skipped", path, note.get("id"), pid, reason=f"{path}: status of {pid} already recorded"))
+            continue
+        event = PaperStatusRecorded(
+            paper_id=pid, venue=v, status=status, decision=words, is_accepted=label,
+            source=_api_source(note), source_note_id=note.get("id"),
+            title=_value(content, "title"), year=_year_of(v),
+            area=_value(content, "primary_area") or None)
+        events.append(event)
+        outcomes.append(ReviewOutcome("status_recorded", path, note.get("id"), pid, event))
+
+    if record_rejections:
+        events += [IngestRejected(source="openreview", path=str(path), reason=o.reason,
+                                  item=o.review_id, paper_id=o.paper_id)
+                   for o in outcomes if o.status == "rejected"]
     log.append_many(events)  # one fsync for the whole file
     return outcomes
+
+
+def read_notes(path: Path) -> list:
+    """The notes in one exported file; raises NoteError naming the file and the reason."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise NoteError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise NoteError(f"{path}: not UTF-8 text ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise NoteError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    try:
+        return _notes_in(doc)
+    except NoteError as exc:
+        raise NoteError(f"{path}: {exc}") from None
+
+
+def import_reviews(log: EventLog, path: Path, venue: str | None = None,
+                   rating_scale: str | None = None) -> list[ReviewOutcome]:
+    """Import the official reviews and paper statuses in one file."""
+    path = Path(path)
+    try:
+        notes = read_notes(path)
+    except NoteError as exc:
+        log.append(IngestRejected(source="openreview", path=str(path), reason=str(exc)))
+        return [ReviewOutcome("rejected", path, reason=str(exc))]
+    return import_notes(log, notes, path, venue, rating_scale)
+
+
+def iter_note_files(paths: list[Path]) -> list[Path]:
+    """Files as given, folders expanded to their *.json files (sorted, not recursive)."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(q for q in p.iterdir() if q.suffix.lower() == ".json") if p.is_dir() else [p])
+    return out

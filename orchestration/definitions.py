@@ -3,6 +3,7 @@
 from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
+from orchestration.assets import probes, report_page
 from orchestration.assets.dbt import peerlake_dbt_models
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
 from orchestration.assets.report import review_summary
@@ -11,7 +12,8 @@ from orchestration.checks import gate_checks
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, peerlake_dbt_models, review_summary]
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, peerlake_dbt_models,
+          review_summary, *report_page.ASSETS]
 CHECKS = gate_checks()
 RESOURCES = {
     "lake": LakeResource(),

@@ -46,6 +46,22 @@ def _report_run(run) -> None:
                       "`peerlake query`, or open `make ui` → Runs.[/]")
 
 
+# Assets that call a model but are not part of the default demo (each would add minutes on a CPU):
+# forced-decimal reviews and logprob probes. Materialize them from `make ui` or with a hosted model.
+OPTIONAL_MODEL_ASSETS = {"ai_reviews_decimal", "score_probes"}
+MODEL_ASSETS = {"papers", "manuscripts", "human_reviews", "ai_reviews", *OPTIONAL_MODEL_ASSETS}
+
+
+def _asset_keys(exclude: set[str]) -> list[str]:
+    from orchestration.runner import prepare_dbt_manifest
+
+    prepare_dbt_manifest()
+    from orchestration.definitions import defs
+
+    keys = [k.to_user_string() for k in defs.resolve_asset_graph().materializable_asset_keys]
+    return sorted(k for k in keys if k not in exclude)
+
+
 def _run_quietly(fn, name: str, **kwargs):
     """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
     import contextlib
@@ -70,7 +86,8 @@ def demo() -> None:
                   f"[cyan]{d.provider}/{d.model}[/] × {d.samples} samples per paper")
     t0 = time.monotonic()
     before = _count_llm_events()
-    run = _run_quietly(run_pipeline, "demo", tags={"peerlake/command": "demo"})
+    run = _run_quietly(run_pipeline, "demo", selection=_asset_keys(exclude=OPTIONAL_MODEL_ASSETS),
+                       tags={"peerlake/command": "demo"})
     made = _count_llm_events() - before
     wall = time.monotonic() - t0
     _report_run(run)
@@ -89,6 +106,9 @@ def demo() -> None:
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")
+    report = settings.lake_root() / "reports" / "report.html"
+    if report.exists():
+        console.print(f"Reliability report: [bold]{report}[/]")
     console.print("Next: [bold]make ui[/] (Dagster UI: lineage, runs, checks) · "
                   "[bold].venv/bin/peerlake query \"select * from cost_by_model\"[/] · "
                   "[bold].venv/bin/peerlake verify[/]")
@@ -97,14 +117,9 @@ def demo() -> None:
 @app.command()
 def build() -> None:
     """Materialize everything that needs no model call: dbt models, their gates, the summary."""
-    from orchestration.runner import prepare_dbt_manifest, run_pipeline
+    from orchestration.runner import run_pipeline
 
-    prepare_dbt_manifest()
-    from orchestration.definitions import defs
-
-    graph = defs.resolve_asset_graph()
-    skip = {"papers", "manuscripts", "human_reviews", "ai_reviews"}
-    keys = [k.to_user_string() for k in graph.materializable_asset_keys if k.to_user_string() not in skip]
+    keys = _asset_keys(exclude=MODEL_ASSETS)
     run = _run_quietly(run_pipeline, "build", selection=keys, tags={"peerlake/command": "build"})
     _report_run(run)
     if not run.success:
@@ -208,7 +223,8 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     cfg = {k: v for k, v in {"samples": samples, "template": template}.items() if v is not None}
     d = settings.reviewer_defaults()
     console.print(f"Reviewing with {d.provider}/{d.model}, {samples or d.samples} samples per paper")
-    run = _run_quietly(run_pipeline, "review", tags={"peerlake/command": "review"},
+    run = _run_quietly(run_pipeline, "review", selection=_asset_keys(exclude=OPTIONAL_MODEL_ASSETS),
+                       tags={"peerlake/command": "review"},
                        resource_config={"reviewer": cfg} if cfg else None)
     _report_run(run)
     if not run.success:

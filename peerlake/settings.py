@@ -145,3 +145,36 @@ def prompts_dir() -> Path | None:
     """A folder of prompt templates to use instead of prompts/ ($PEERLAKE_PROMPTS_DIR)."""
     raw = os.environ.get("PEERLAKE_PROMPTS_DIR")
     return Path(raw) if raw else None
+
+
+def ingest_max_pages() -> int:
+    """PDFs with more pages than this are set aside ($PEERLAKE_INGEST_MAX_PAGES, default 150)."""
+    return int(os.environ.get("PEERLAKE_INGEST_MAX_PAGES", "150"))
+
+
+def ingest_max_images() -> int:
+    """PDFs with more distinct images than this are set aside ($PEERLAKE_INGEST_MAX_IMAGES, default 300)."""
+    return int(os.environ.get("PEERLAKE_INGEST_MAX_IMAGES", "300"))
+
+
+def ingest_inbox() -> Path | None:
+    """Folder the Dagster inbox sensor watches for dropped PDFs ($PEERLAKE_INBOX; unset = off)."""
+    raw = os.environ.get("PEERLAKE_INBOX")
+    return Path(raw) if raw else None
+
+
+def decimal_review_samples() -> int:
+    """Forced-decimal reviews per paper ($PEERLAKE_DECIMAL_SAMPLES; default: as many as integer reviews)."""
+    raw = os.environ.get("PEERLAKE_DECIMAL_SAMPLES")
+    return int(raw) if raw else reviewer_defaults().samples
+
+
+def score_probe_samples() -> int:
+    """Logprob probes per paper ($PEERLAKE_PROBE_SAMPLES, default 1; 0 turns the probe off)."""
+    return int(os.environ.get("PEERLAKE_PROBE_SAMPLES", "1"))
+
+
+def openreview_baseurl() -> str:
+    """OpenReview API v2 base URL for `ingest openreview --live` ($PEERLAKE_OPENREVIEW_BASEURL).
+    Credentials, when a venue needs them, are openreview-py's own OPENREVIEW_USERNAME/PASSWORD."""
+    return os.environ.get("PEERLAKE_OPENREVIEW_BASEURL", "https://api2.openreview.net")

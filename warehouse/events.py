@@ -58,6 +58,9 @@ class PaperIngested(Event):
     """A manuscript's bytes were read and turned into a manuscript package (a blob)."""
 
     event_type: ClassVar[str] = "paper_ingested"
+    # v2 added the layout counts below (optional): a new schema segment then carries the columns
+    # even in a lake whose v1 segments do not.
+    schema_version: ClassVar[int] = 2
 
     paper_id: str
     title: str
@@ -69,6 +72,15 @@ class PaperIngested(Event):
     n_chars: int
     venue: str | None = None
     is_synthetic: bool = False
+    # Added with the real-PDF ingest (optional so older events still load): layout counts.
+    n_images: int | None = None
+    body_chars: int | None = None
+    appendix_chars: int | None = None
+    references_chars: int | None = None
+    n_references: int | None = None
+    n_sections: int | None = None
+    year: int | None = None
+    area: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,12 +135,91 @@ class LlmCall(Event):
     logprobs_sha256: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class IngestRejected(Event):
+    """An input was set aside (quarantined) with the reason; the rest of its batch went on."""
+
+    event_type: ClassVar[str] = "ingest_rejected"
+
+    source: str  # pdf | openreview | asap | reviews
+    path: str
+    reason: str
+    severity: str = "error"  # error | warning (e.g. a scan with no text layer)
+    item: str | None = None  # note id, JSONL line number … within the file
+    paper_id: str | None = None
+    content_sha256: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PaperStatusRecorded(Event):
+    """A venue's decision on a paper (or a withdrawal / desk rejection)."""
+
+    event_type: ClassVar[str] = "paper_status_recorded"
+
+    paper_id: str
+    venue: str | None
+    status: str  # accepted | rejected | withdrawn | desk_rejected
+    decision: str | None  # the venue's own words, e.g. "Accept (Oral)"
+    is_accepted: bool | None  # None for a status with no acceptance label
+    source: str
+    source_note_id: str | None = None
+    title: str | None = None
+    year: int | None = None
+    area: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExternalReviewImported(Event):
+    """A review made by another system (or a panel) was imported; its text is a blob."""
+
+    event_type: ClassVar[str] = "external_review_imported"
+
+    paper_id: str
+    review_id: str
+    system: str
+    sample_index: int
+    score: float | None
+    confidence: float | None
+    body_sha256: str
+    source_path: str
+    line_no: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SampleDrawn(Event):
+    """A stratified sample of papers was chosen, before any of them was reviewed."""
+
+    event_type: ClassVar[str] = "sample_drawn"
+
+    sample_id: str
+    drawn_by: str
+    seed: int
+    strata: str  # comma-separated stratum keys
+    size: int
+    venue: str | None
+    parent_sample_id: str | None
+    quotas_json: str  # {stratum label: quota}
+    paper_ids_json: str  # chosen paper ids in draw order
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall)
+    cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
+                                    PaperStatusRecorded, ExternalReviewImported, SampleDrawn)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
 UPCASTERS: dict[tuple[str, int], list[typing.Callable[[dict], dict]]] = {}
+
+
+def _paper_ingested_v1_to_v2(record: dict) -> dict:
+    """v1 events predate the layout counts: they are unknown (None), not zero."""
+    for name in ("n_images", "body_chars", "appendix_chars", "references_chars", "n_references",
+                 "n_sections", "year", "area"):
+        record.setdefault(name, None)
+    return record
+
+
+UPCASTERS[("paper_ingested", 1)] = [_paper_ingested_v1_to_v2]
 
 _ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
           datetime: pa.timestamp("us", tz="UTC")}

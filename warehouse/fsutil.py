@@ -1,6 +1,7 @@
 """Durable file writes: write to a temp name, fsync, rename, fsync the directory."""
 
 import os
+import threading
 from pathlib import Path
 
 
@@ -15,7 +16,8 @@ def fsync_dir(path: Path) -> None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Create `path` with `data`, all or nothing, surviving power loss once this returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Unique per process AND thread: two threads may write the same content-addressed blob at once.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()

@@ -18,6 +18,12 @@ SOURCE_ASSETS = {
     "paper_ingested": AssetKey("manuscripts"),
     "human_review_imported": AssetKey("human_reviews"),
     "llm_call": AssetKey("ai_reviews"),
+    # Written by `peerlake ingest …` / `peerlake sample` (and, for statuses and rejections, also by
+    # the ingest assets); dagster-dbt needs one key per source, so these are external nodes.
+    "paper_status_recorded": AssetKey("paper_statuses"),
+    "ingest_rejected": AssetKey("ingest_rejections"),
+    "external_review_imported": AssetKey("external_reviews"),
+    "sample_drawn": AssetKey("paper_samples"),
 }
 
 

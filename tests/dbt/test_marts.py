@@ -176,7 +176,7 @@ def test_dim_papers_shows_latest_version_and_latest_human_ratings(built):
     _, db, _ = built
     rows = {r[0]: r[1:] for r in query(db, """
         select paper_id, title, n_pages, n_versions, n_human_reviews, human_rating_mean
-        from dim_papers""")}
+        from dim_papers where is_latest_version""")}
     assert rows["P1"] == ("Paper P1 (revised)", 12, 2, 2, 7.0)
     assert rows["P2"][3:] == (1, 5.0)  # R3 was re-imported with 5.0; the first import (3.0) is gone
     assert rows["P3"][3:] == (0, None)

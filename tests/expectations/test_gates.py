@@ -24,6 +24,7 @@ def scores(**changes) -> pd.DataFrame:
         "is_parsed": [True, True, True, False],
         "parse_error": [None, None, None, "invalid_json"],
         "llm_call_id": ["e1", "e2", "e3", "e4"],
+        "source": ["peerlake"] * 4,
     })
     for column, values in changes.items():
         frame[column] = values
@@ -64,12 +65,20 @@ def good_db(tmp_path):
     return write_db(tmp_path / "good.duckdb", fct_ai_review_scores=scores(), fct_llm_calls=calls())
 
 
+# The suites this module's hand-made tables exercise; reliability suites are tested beside their
+# marts in tests/dbt/test_reliability_marts.py.
+FACT_GATES = {"ai_review_scores": "fct_ai_review_scores", "llm_calls": "fct_llm_calls"}
+
+
 def test_gates_map_suites_to_dbt_models():
-    assert GATES == {"ai_review_scores": "fct_ai_review_scores", "llm_calls": "fct_llm_calls"}
+    assert FACT_GATES.items() <= GATES.items()
+    assert {"rank_reproducibility": "reliability_rank_reproducibility",
+            "close_pairs": "reliability_close_pairs",
+            "budgets": "reliability_budgets"}.items() <= GATES.items()
 
 
 def test_every_gate_passes_on_valid_marts(good_db):
-    for suite in GATES:
+    for suite in FACT_GATES:
         result = run_gate(suite, good_db)
         assert result.success, result.describe()
         assert result.failures == []
@@ -187,3 +196,14 @@ def test_reviews_off_the_protocol_scale_fail_the_gate_beyond_five_percent():
     assert not result.success
     assert any(f.startswith("expect_column_values_to_be_between(overall_score_raw") and "42" in f
                for f in result.failures)
+
+
+def test_external_reviews_need_no_llm_call_or_confidence_but_peerlake_rows_do():
+    frame = scores(source=["peerlake", "external", "external", "peerlake"],
+                   llm_call_id=["e1", None, None, "e4"], confidence=[4.0, None, 5.0, None])
+    assert validate_frame("ai_review_scores", frame).success
+    frame = scores(llm_call_id=["e1", None, "e3", "e4"], confidence=[4.0, None, 5.0, None])
+    failed = {f.split(":")[0] for f in validate_frame("ai_review_scores", frame).failures}
+    assert failed == {"expect_column_values_to_not_be_null(llm_call_id, where source == 'peerlake')",
+                      "expect_column_values_to_not_be_null(confidence, where is_parsed == True and "
+                      "source == 'peerlake')"}

@@ -198,4 +198,6 @@ def test_real_two_column_pdf_smoke(log, shared):
     assert pkg.n_chars > 30_000
     text = pkg.review_text(200_000)
     assert "@allenai.org" not in text and "Arman Cohan" not in text.split("Abstract")[0]
-    assert "[page 13]" in text and "Abstract" in text
+    # Page 13 is appendix only: the review text names the appendix instead of carrying it.
+    assert "[page 11]" in text and "Abstract" in text and "[page 13]" not in text
+    assert "[page 13]" in pkg.review_text(200_000, include_appendix=True)

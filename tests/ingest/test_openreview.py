@@ -38,7 +38,12 @@ def test_demo_reviews_import_with_parsed_ratings(log):
         notes = {n["id"]: n for n in _notes(path)}
         imported = [o for o in outcomes if o.status == "imported"]
         assert 2 <= len(imported) <= 3
-        assert {o.status for o in outcomes} == {"imported", "ignored"}  # the decision note
+        assert {o.status for o in outcomes} == {"imported", "status_recorded"}  # the decision note
+        decision = next(n for n in notes.values() if n["invitations"][0].endswith("/-/Decision"))
+        status = next(o.event for o in outcomes if o.status == "status_recorded")
+        assert status.decision == decision["content"]["decision"]["value"] and status.paper_id == path.stem
+        assert (status.status, status.is_accepted) == (("accepted", True) if "Accept" in status.decision
+                                                       else ("rejected", False))
         for o in imported:
             note = notes[o.review_id]
             ev = o.event
@@ -56,7 +61,8 @@ def test_reimport_is_idempotent(log):
     first = import_reviews(log, path)
     again = import_reviews(log, path)
     n_reviews = sum(o.status == "imported" for o in first)
-    assert sum(o.status == "skipped" for o in again) == n_reviews
+    assert sum(o.status == "skipped" for o in again) == n_reviews + 1  # + the decision
+    assert len(list(log.iter_events("paper_status_recorded"))) == 1
     assert not any(o.status == "imported" for o in again)
     assert len(list(log.iter_events("human_review_imported"))) == n_reviews
 
@@ -123,7 +129,14 @@ def test_real_iclr2026_submission_dump(log, shared):
     outcomes = import_reviews(log, path)
     imported = [o for o in outcomes if o.status == "imported"]
     assert len(imported) == len(reviews) == 4
-    assert sum(o.status == "ignored" for o in outcomes) == len(replies) - len(reviews)
+    # The comments and the submission itself; the paper is still under review: "submitted",
+    # with no acceptance label, carrying the title and area for dim_papers.
+    assert sum(o.status == "ignored" for o in outcomes) == len(replies) - len(reviews) + 1
+    sub = _notes(path)
+    [status] = list(log.iter_events("paper_status_recorded"))
+    assert (status.paper_id, status.status, status.is_accepted) == ("zzo3Sy3NSX", "submitted", None)
+    assert status.title == sub["content"]["title"]["value"] and status.year == 2026
+    assert status.area == sub["content"]["primary_area"]["value"]
     by_id = {r["id"]: r for r in reviews}
     for o in imported:
         assert o.event.rating == by_id[o.review_id]["content"]["rating"]["value"]

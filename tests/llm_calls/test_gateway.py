@@ -183,6 +183,10 @@ def test_progress_bar_shows_made_replayed_and_cost(make_gateway, capsys, monkeyp
     assert "reviews" in err and "made 2 · replayed 1 · $" in err
 
 
-def test_progress_is_off_when_not_a_terminal(make_gateway, capsys):
-    make_gateway().call_many([request()], description="quiet")
-    assert "quiet" not in capsys.readouterr().err
+def test_progress_is_plain_lines_when_not_a_terminal(make_gateway, capsys):
+    # CI logs and `make demo | tee` still see progress, as lines instead of a redrawn bar.
+    make_gateway().call_many([request(sample_index=i) for i in range(3)], description="plain")
+    err = capsys.readouterr().err
+    assert "plain: 3/3" in err and "made 3 · replayed 0" in err and "\x1b[" not in err
+    make_gateway().call_many([request()], description="off", progress=False)
+    assert "off" not in capsys.readouterr().err

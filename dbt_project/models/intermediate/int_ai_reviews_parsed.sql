@@ -88,6 +88,10 @@ checked as (
             when overall_score_text is null then 'missing_overall_score'
             when overall_score_value is null then 'overall_score_not_numeric'
             when overall_score_value not between 1 and 10 then 'overall_score_out_of_range'
+            -- The forced-decimal protocol (reliability §5) requires a non-zero fractional part.
+            when prompt_template = 'reviewer_scoring_decimal'
+                and overall_score_value = floor(overall_score_value)
+                then 'decimal_score_not_fractional'
             when confidence_text is null then 'missing_confidence'
             when confidence_value is null then 'confidence_not_numeric'
             when confidence_value not between 1 and 5 then 'confidence_out_of_range'

@@ -8,6 +8,12 @@ review_scores as (
 
 ),
 
+drift as (
+
+    select * from {{ ref('int_repeatability_drift') }}
+
+),
+
 configs as (
 
     select
@@ -17,7 +23,12 @@ configs as (
         any_value(prompt_template) as prompt_template,
         any_value(prompt_hash) as prompt_hash,
         count(*) as n_reviews,
-        count(*) filter (where is_parsed) as n_parsed_reviews
+        count(*) filter (where is_parsed) as n_parsed_reviews,
+        -- Where the mass of the scale sits: a reviewer that answers 5–7 for everything cannot rank.
+        avg(cast(overall_score between 5 and 7 as double)) filter (where is_parsed)
+            as share_scores_5_to_7,
+        avg(cast(overall_score between 5 and 6 as double)) filter (where is_parsed)
+            as share_scores_5_to_6
 
     from review_scores
     group by reviewer_config
@@ -92,7 +103,16 @@ per_config as (
         min(n_scores) as reviews_per_paper_min,
         count(*) filter (where is_repeated) as n_papers_repeated,
         -- Pooled within-paper SD: the root of the mean per-paper unbiased variance.
+        avg(score_variance) filter (where is_repeated) as variance_hat,
         sqrt(avg(score_variance) filter (where is_repeated)) as within_paper_sd,
+        -- M for the certified budget: disjoint score pairs, ⌊n_i/2⌋ per paper.
+        cast(coalesce(sum(n_scores // 2) filter (where is_repeated), 0) as bigint)
+            as n_disjoint_pairs,
+        quantile_cont(score_variance, 0.1) filter (where is_repeated) as paper_variance_p10,
+        quantile_cont(score_variance, 0.25) filter (where is_repeated) as paper_variance_p25,
+        quantile_cont(score_variance, 0.5) filter (where is_repeated) as paper_variance_p50,
+        quantile_cont(score_variance, 0.75) filter (where is_repeated) as paper_variance_p75,
+        quantile_cont(score_variance, 0.9) filter (where is_repeated) as paper_variance_p90,
         avg(cast(score_range = 0 as double)) filter (where is_repeated)
             as share_papers_identical,
         avg(cast(score_range <= 1 as double)) filter (where is_repeated)
@@ -119,13 +139,29 @@ final as (
         per_config.reviews_per_paper_mean,
         per_config.reviews_per_paper_min,
         coalesce(per_config.n_papers_repeated, 0) as n_papers_repeated,
+        per_config.variance_hat,
         per_config.within_paper_sd,
+        coalesce(per_config.n_disjoint_pairs, 0) as n_disjoint_pairs,
         per_config.share_papers_identical,
         per_config.share_papers_range_le_1,
-        per_config.pairwise_agreement_mean
+        per_config.pairwise_agreement_mean,
+        configs.share_scores_5_to_7,
+        configs.share_scores_5_to_6,
+        per_config.paper_variance_p10,
+        per_config.paper_variance_p25,
+        per_config.paper_variance_p50,
+        per_config.paper_variance_p75,
+        per_config.paper_variance_p90,
+        drift.n_papers_drift,
+        drift.drift_mean_early,
+        drift.drift_mean_late,
+        drift.drift_shift,
+        drift.drift_ci_low,
+        drift.drift_ci_high
 
     from configs
     left join per_config using (reviewer_config)
+    left join drift using (reviewer_config)
 
 )
 

@@ -22,7 +22,16 @@ renamed as (
         cast(n_pages as integer) as n_pages,
         cast(n_text_records as integer) as n_text_records,
         cast(n_chars as bigint) as n_chars,
-        cast(is_synthetic as boolean) as is_synthetic
+        cast(is_synthetic as boolean) as is_synthetic,
+        -- schema v2 (layout counts); null on v1 events
+        cast(n_images as integer) as n_images,
+        cast(body_chars as bigint) as body_chars,
+        cast(appendix_chars as bigint) as appendix_chars,
+        cast(references_chars as bigint) as references_chars,
+        cast(n_references as integer) as n_references,
+        cast(n_sections as integer) as n_sections,
+        cast(year as integer) as year,
+        cast(area as varchar) as area
 
     from source
 

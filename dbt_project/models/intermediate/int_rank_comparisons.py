@@ -1,0 +1,11 @@
+"""Per (reviewer configuration, k): same / tie / reverse counts over every paper pair within a
+venue-year and every partition of the n rounds into two k-blocks (exact enumeration)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from peerlake.stats.tables import rank_table
+
+    scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
+    context = dbt.ref("int_paper_context").df()
+    return rank_table(scores, context)

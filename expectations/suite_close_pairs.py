@@ -1,0 +1,17 @@
+"""Suite `close_pairs`: per (k, gap bin), same / tie / reverse shares are a partition of 100%."""
+
+MODEL = "reliability_close_pairs"
+KEY = "close_pair_id"
+COLUMNS = ["close_pair_id", "reviewer_config", "k", "gap_bin", "n_comparisons", "pct_same",
+           "pct_tie", "pct_reverse", "pct_total"]
+
+
+def expectations() -> list:
+    """The suite's expectations (great_expectations is imported here, not at module import)."""
+    import great_expectations as gx
+
+    from expectations.suite_shares import share_expectations
+
+    return [*share_expectations(KEY),
+            gx.expectations.ExpectColumnValuesToBeInSet(
+                column="gap_bin", value_set=["0", "(0, 0.4]", "(0.4, 1]", "(1, 2]", "> 2"])]

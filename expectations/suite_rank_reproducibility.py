@@ -1,0 +1,13 @@
+"""Suite `rank_reproducibility`: same / tie / reverse shares per k are a partition of 100%."""
+
+MODEL = "reliability_rank_reproducibility"
+KEY = "rank_reproducibility_id"
+COLUMNS = ["rank_reproducibility_id", "reviewer_config", "k", "n_comparisons", "pct_same",
+           "pct_tie", "pct_reverse", "pct_total"]
+
+
+def expectations() -> list:
+    """The suite's expectations (great_expectations is imported here, not at module import)."""
+    from expectations.suite_shares import share_expectations
+
+    return share_expectations(KEY)

@@ -1,0 +1,196 @@
+"""ASAP-Review folders (e.g. ICLR 2017): parsed full text → manuscript packages, reviews with
+rating strings → `human_review_imported`, decisions → `paper_status_recorded`.
+
+A paper is three files, `<id>_paper.json` (title, decision), `<id>_review.json` (reviews with
+"8: Top 50% …" strings) and `<id>_content.json` (science-parse output: sections, references),
+either side by side (the sample) or in `*_paper/`, `*_review/`, `*_content/` folders (the full
+tarball). There is no PDF: the package is built from the parsed sections, `pdf_sha256` is the
+SHA-256 of the content file and `n_pages` is 0.
+"""
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.manuscripts import ManuscriptPackage, TextRecord
+from ingest.openreview import ICLR2017_SCALE, NoteError, parse_score, scale_values, status_of_decision
+from warehouse.blobs import sha256_hex
+from warehouse.events import HumanReviewImported, IngestRejected, PaperIngested, PaperStatusRecorded
+from warehouse.log import EventLog
+
+SOURCE = "asap_review"
+VENUES = {"ICLR_2017": ("ICLR.cc/2017/conference", ICLR2017_SCALE, 2017)}
+EXTRACTOR = "asap-science-parse/records-v1"
+# An appendix section in science-parse output is lettered: "A PROOFS", "B.1 DETAILS".
+_APPENDIX = re.compile(r"^(appendix\b|[A-H](\.\d+)*\.?\s+\S)", re.I)
+
+
+@dataclass
+class AsapResult:
+    papers: int = 0
+    unchanged: int = 0
+    reviews: int = 0
+    statuses: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _kind_files(folder: Path) -> dict[str, dict[str, Path]]:
+    """paper id → {"paper"|"review"|"content": path}."""
+    found: dict[str, dict[str, Path]] = defaultdict(dict)
+    for p in sorted(folder.rglob("*.json")):
+        m = re.match(r"^(.+)_(paper|review|content)\.json$", p.name)
+        if m:
+            found[m.group(1)][m.group(2)] = p
+    return found
+
+
+def build_package(content: dict, source_bytes: bytes, title: str | None = None) -> ManuscriptPackage:
+    """A manuscript package from science-parse JSON: title, abstract, sections, references."""
+    meta = content.get("metadata") or {}
+    records: list[TextRecord] = []
+    part = "front"
+
+    def add(kind: str, text: str, section: str | None) -> None:
+        if text and text.strip():
+            records.append(TextRecord(f"s-r{len(records)}", 0, kind, text.strip(), None, part, section))
+
+    # The venue's title (paper.json) over science-parse's, which is often in capitals.
+    title = (title or meta.get("title") or content.get("title") or "").strip()
+    add("title", title, None)
+    if meta.get("abstractText"):
+        add("heading", "Abstract", "Abstract")
+        add("paragraph", meta["abstractText"], "Abstract")
+    sections = meta.get("sections") or []
+    for sec in sections:
+        heading = (sec.get("heading") or "").strip()
+        if heading and part in ("front", "body") and _APPENDIX.match(heading) and records:
+            part = "appendix"
+        elif part == "front":
+            part = "body"
+        if heading:
+            add("heading", heading, heading)
+        for para in re.split(r"\n\s*\n|\n(?=[A-Z])", sec.get("text") or ""):
+            add("paragraph", re.sub(r"\s+", " ", para), heading or None)
+    refs = meta.get("references") or []
+    if refs:
+        saved, part = part, "references"
+        add("heading", "References", "References")
+        for ref in refs:
+            authors = ", ".join(ref.get("author") or [])
+            add("reference", f"{authors}. {ref.get('year') or ''}. {ref.get('title') or ''}. "
+                             f"{ref.get('venue') or ''}".strip(" ."), "References")
+        part = saved
+    # Appendix sections sit before the reference list in science-parse output; keep document
+    # order for reading, but references last is what the parts mean.
+    removed = [{"record_id": "", "reason": "author metadata not included",
+                "text": "; ".join(meta.get("authors") or []) + " | " + "; ".join(meta.get("emails") or [])}]
+    text_records = [r for r in records if r.kind != "page_marker"]
+    return ManuscriptPackage(pdf_sha256=sha256_hex(source_bytes), title=title, n_pages=0,
+                             n_chars=sum(len(r.text) for r in text_records), records=records,
+                             removed=removed, extractor=EXTRACTOR)
+
+
+def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> AsapResult:
+    """Ingest every paper in an ASAP folder; a bad file is quarantined, the rest still land."""
+    folder = Path(folder)
+    result = AsapResult()
+    latest: dict[str, PaperIngested] = {}
+    for ev in log.iter_events("paper_ingested"):
+        if ev.paper_id not in latest or ev.event_id > latest[ev.paper_id].event_id:
+            latest[ev.paper_id] = ev
+    known_reviews = {e.review_id for e in log.iter_events("human_review_imported")}
+    known_status = {(e.paper_id, e.decision) for e in log.iter_events("paper_status_recorded")}
+    events: list = []
+
+    def reject(path: Path, why: str, pid: str | None, item: str | None = None) -> None:
+        result.rejected += 1
+        result.reasons.append(f"{path}: {why}")
+        events.append(IngestRejected(source="asap", path=str(path), reason=f"{path}: {why}",
+                                     item=item, paper_id=pid))
+
+    for pid, files in _kind_files(folder).items():
+        prefix = next((p for p in prefix_venues if pid.startswith(p)), None)
+        if prefix is None:
+            reject(next(iter(files.values())), f"paper id {pid!r} matches no known ASAP venue "
+                   f"({', '.join(prefix_venues)})", pid)
+            continue
+        venue, scale, year = prefix_venues[prefix]
+        docs = {}
+        for kind, path in files.items():
+            try:
+                raw = path.read_bytes()
+                docs[kind] = (raw, json.loads(raw.decode("utf-8")))
+            except UnicodeDecodeError as exc:
+                reject(path, f"not UTF-8 text ({exc})", pid)
+            except json.JSONDecodeError as exc:
+                reject(path, f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", pid)
+            except OSError as exc:
+                reject(path, f"cannot be read ({exc.strerror or exc})", pid)
+        paper = docs.get("paper", (b"", {}))[1]
+        title = paper.get("title") if isinstance(paper, dict) else None
+
+        if "content" in docs:
+            raw, content = docs["content"]
+            sha = sha256_hex(raw)
+            if pid in latest and latest[pid].pdf_sha256 == sha:
+                result.unchanged += 1
+            elif not isinstance(content, dict) or not (content.get("metadata") or {}).get("sections"):
+                reject(files["content"], "has no metadata.sections (no parsed full text)", pid)
+            else:
+                pkg = build_package(content, raw, title)
+                pkg_sha = log.blobs.put_text(pkg.to_json())
+                ev = PaperIngested(
+                    paper_id=pid, title=title or pkg.title, source_uri=files["content"].resolve().as_uri(),
+                    pdf_sha256=sha, package_sha256=pkg_sha, n_pages=0,
+                    n_text_records=pkg.n_text_records, n_chars=pkg.n_chars, venue=venue,
+                    n_images=0, body_chars=pkg.part_chars("front", "body"),
+                    appendix_chars=pkg.part_chars("appendix"), references_chars=pkg.part_chars("references"),
+                    n_references=len(pkg.references), n_sections=len(pkg.sections), year=year)
+                events.append(ev)
+                latest[pid] = ev
+                result.papers += 1
+
+        if "paper" in docs and isinstance(paper, dict) and paper.get("decision"):
+            try:
+                status, accepted = status_of_decision(paper["decision"])
+            except NoteError as exc:
+                reject(files["paper"], str(exc), pid)
+            else:
+                if (pid, paper["decision"]) not in known_status:
+                    events.append(PaperStatusRecorded(
+                        paper_id=pid, venue=venue, status=status, decision=paper["decision"],
+                        is_accepted=accepted, source=SOURCE, source_note_id=None, title=title, year=year))
+                    known_status.add((pid, paper["decision"]))
+                    result.statuses += 1
+
+        if "review" in docs:
+            reviews = docs["review"][1].get("reviews") if isinstance(docs["review"][1], dict) else None
+            if not isinstance(reviews, list):
+                reject(files["review"], "has no 'reviews' list", pid)
+                reviews = []
+            allowed = scale_values(scale)
+            for i, rev in enumerate(reviews):
+                rid = f"{pid}-review-{i}"
+                if rid in known_reviews:
+                    continue
+                try:
+                    if not isinstance(rev, dict) or rev.get("rating") is None:
+                        raise NoteError("review has no rating")
+                    rating = parse_score(rev["rating"], "rating")
+                    if rating not in allowed:
+                        raise NoteError(f"rating {rating:g} is not on the venue's scale {scale}")
+                    conf = None if rev.get("confidence") is None else parse_score(rev["confidence"], "confidence")
+                except NoteError as exc:
+                    reject(files["review"], f"review #{i}: {exc}", pid, rid)
+                    continue
+                body = json.dumps({"paper_id": pid, **rev}, sort_keys=True, ensure_ascii=False)
+                events.append(HumanReviewImported(
+                    paper_id=pid, review_id=rid, source=SOURCE, venue=venue, rating=rating,
+                    rating_scale=scale, confidence=conf, body_sha256=log.blobs.put_text(body)))
+                known_reviews.add(rid)
+                result.reviews += 1
+    log.append_many(events)
+    return result

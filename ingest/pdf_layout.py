@@ -1,0 +1,165 @@
+"""Page layout: text blocks and image placements of one PDF page, in reading order.
+
+`page.get_text("blocks", sort=True)` sorts by y and so interleaves two columns (L1, R1, L2 …).
+Here the column gutter is found from the blocks' x-extents, blocks that cross it (titles, author
+rows, full-width figures) cut the page into bands, and each band is read left column then right
+column. One pass over the block list; no extra package.
+"""
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pymupdf
+
+# Ligatures expanded (no TEXT_PRESERVE_LIGATURES) so "ﬁxed" reads as "fixed"; images are not
+# decoded here (no TEXT_PRESERVE_IMAGES) because the text pass must stay cheap.
+TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
+
+# Blocks this small (figure labels, equation fragments) do not decide where the gutter is.
+_MIN_GUTTER_CHARS = 20
+# A gutter may be crossed by a few stray labels, not by body text.
+_GUTTER_MAX_SHARE = 0.04
+# Each side needs this share of the narrow text for the page to count as two columns.
+_MIN_SIDE_SHARE = 0.15
+
+
+@dataclass
+class Block:
+    """A text block or an image placement. kind is "text" or "image"."""
+
+    kind: str
+    bbox: tuple[float, float, float, float]
+    text: str = ""
+    size: float = 0.0
+    bold: bool = False
+    mono: bool = False
+    n_lines: int = 0
+    chars: Counter = field(default_factory=Counter)
+    column: str = "full"  # left | right | full
+    xref: int = 0
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join a block's lines, undoing end-of-line hyphenation ("ingre-" + "dient")."""
+    out = ""
+    for line in lines:
+        line = re.sub(r"\s+", " ", line).strip()
+        if not line:
+            continue
+        if re.search(r"[a-z]-$", out) and line[:1].islower():
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+def text_blocks(page: pymupdf.Page) -> list[Block]:
+    """Non-empty text blocks of a page with font statistics."""
+    blocks = []
+    for b in page.get_text("dict", flags=TEXT_FLAGS)["blocks"]:
+        if b.get("type") != 0:
+            continue
+        spans = [s for line in b["lines"] for s in line["spans"] if s["text"].strip()]
+        if not spans:
+            continue
+        mono = all(s["flags"] & pymupdf.TEXT_FONT_MONOSPACED for s in spans)
+        lines = ["".join(s["text"] for s in line["spans"]) for line in b["lines"]]
+        lines = [ln.rstrip() for ln in lines if ln.strip()]
+        chars: Counter = Counter()
+        for s in spans:
+            chars[round(s["size"], 1)] += len(s["text"])
+        blocks.append(Block(
+            kind="text",
+            bbox=tuple(round(v, 1) for v in b["bbox"]),
+            text="\n".join(lines) if mono else join_lines(lines),
+            size=max(s["size"] for s in spans),
+            bold=all(s["flags"] & pymupdf.TEXT_FONT_BOLD for s in spans),
+            mono=mono,
+            n_lines=len(lines),
+            chars=chars,
+        ))
+    return blocks
+
+
+def image_blocks(page: pymupdf.Page, min_side_pt: float = 24.0) -> list[Block]:
+    """Image placements big enough to be a figure, not a bullet or a logo speck.
+
+    `get_image_info(xrefs=True)` hashes every pixmap to find xrefs (about 0.3 s for a 21-page
+    journal paper); matching placements to `get_images()` by pixel size costs nothing."""
+    by_size: dict[tuple[int, int], list[int]] = {}
+    for img in page.get_images(full=True):
+        by_size.setdefault((img[2], img[3]), []).append(img[0])
+    out = []
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        candidates = by_size.get((info["width"], info["height"]))
+        if not candidates or min(x1 - x0, y1 - y0) < min_side_pt:
+            continue
+        # Same-size images appear in the order get_images lists them; the last one repeats.
+        xref = candidates.pop(0) if len(candidates) > 1 else candidates[0]
+        out.append(Block(kind="image", bbox=(round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1)),
+                         xref=xref))
+    return out
+
+
+def find_gutter(blocks: list[Block], page_width: float) -> float | None:
+    """x of the gap between two text columns, or None for a one-column page."""
+    narrow = [b for b in blocks if b.kind == "text" and b.width < 0.55 * page_width
+              and len(b.text) >= _MIN_GUTTER_CHARS]
+    total = sum(len(b.text) for b in narrow)
+    if not total:
+        return None
+    best: tuple[float, float] | None = None  # (covered chars, distance from centre)
+    gutter = None
+    centre = page_width / 2
+    x = 0.3 * page_width
+    while x <= 0.7 * page_width:
+        covered = sum(len(b.text) for b in narrow if b.bbox[0] < x < b.bbox[2])
+        key = (covered, abs(x - centre))
+        if best is None or key < best:
+            best, gutter = key, x
+        x += 2.0
+    if best is None or best[0] > _GUTTER_MAX_SHARE * total:
+        return None
+    left = sum(len(b.text) for b in narrow if b.bbox[2] <= gutter)
+    right = sum(len(b.text) for b in narrow if b.bbox[0] >= gutter)
+    if left < _MIN_SIDE_SHARE * total or right < _MIN_SIDE_SHARE * total:
+        return None
+    return gutter
+
+
+def reading_order(blocks: list[Block], page_width: float) -> list[Block]:
+    """Blocks in the order a person reads them: per band, left column then right column."""
+    gutter = find_gutter(blocks, page_width)
+    if gutter is None:
+        for b in blocks:
+            b.column = "full"
+        return sorted(blocks, key=lambda b: (round(b.bbox[1]), b.bbox[0]))
+    for b in blocks:
+        if b.bbox[0] < gutter - 3 and b.bbox[2] > gutter + 3:
+            b.column = "full"
+        else:
+            b.column = "left" if (b.bbox[0] + b.bbox[2]) / 2 < gutter else "right"
+    ordered: list[Block] = []
+    left: list[Block] = []
+    right: list[Block] = []
+
+    def flush() -> None:
+        ordered.extend(sorted(left, key=lambda b: (b.bbox[1], b.bbox[0])))
+        ordered.extend(sorted(right, key=lambda b: (b.bbox[1], b.bbox[0])))
+        left.clear()
+        right.clear()
+
+    for b in sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0])):
+        if b.column == "full":
+            flush()
+            ordered.append(b)
+        else:
+            (left if b.column == "left" else right).append(b)
+    flush()
+    return ordered

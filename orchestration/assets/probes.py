@@ -1,0 +1,87 @@
+"""Forced-decimal reviews and logprob score probes, through the LLM gateway (reliability §5, §6)."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
+from orchestration.assets.hashing import content_version
+from orchestration.assets.ingest import manuscripts
+from orchestration.resources import LakeResource, ReviewerResource
+from orchestration.reviewing import (ReviewerConfig, decimal_config, latest_manuscripts, probe_code_version,
+                                     probe_continuation, probe_requests, review_requests)
+
+# Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
+DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
+PROBE_CODE_VERSION = probe_code_version(ReviewerConfig.default())
+
+
+def _report(context, what: str, requests, outcomes) -> list:
+    failed = [(req, exc) for req, exc in zip(requests, outcomes) if isinstance(exc, BaseException)]
+    for req, exc in failed:
+        context.log.error(f"{what} of {req.subject_id} sample {req.sample_index} failed: {exc}")
+    results = [r for r in outcomes if not isinstance(r, BaseException)]
+    if requests and not results:
+        raise RuntimeError(f"all {len(requests)} {what}s failed; first error: {failed[0][1]}")
+    return results
+
+
+@asset(group_name="reviews", deps=[manuscripts], code_version=DECIMAL_CODE_VERSION, kinds={"llm"},
+       description="K forced-decimal AI reviews per manuscript (same model, decimal template) → llm_call events.")
+def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
+                       reviewer: ReviewerResource) -> MaterializeResult:
+    log = lake.event_log()
+    cfg = decimal_config(ReviewerConfig.from_resource(reviewer))
+    requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
+    outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
+    log.seal()
+    results = _report(context, "decimal review", requests, outcomes)
+    made = sum(not r.replayed for r in results)
+    return MaterializeResult(
+        metadata={"reviews": len(results), "model_calls_made": made, "failed": len(requests) - len(results),
+                  "reviewer_config": cfg.code_version()},
+        data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
+    )
+
+
+def _probe_paper(gateway, req):
+    """The probe, then (only when its logprobs cannot split "1" from "10") the forced-10 continuation."""
+    from peerlake.distribution.probe import ProbeParseError, probe_distribution
+
+    first = gateway.call(req)
+    try:
+        needs = probe_distribution(first.logprobs or []).ten_method == "no_continuation"
+    except ProbeParseError:
+        return [first]  # kept as an event; the mart flags it
+    return [first, gateway.call(probe_continuation(req))] if needs else [first]
+
+
+@asset(group_name="reviews", deps=[manuscripts], code_version=PROBE_CODE_VERSION, kinds={"llm"},
+       description="One score-only logprob probe per manuscript (+ a forced-10 continuation) → llm_call events.")
+def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+    log = lake.event_log()
+    cfg = ReviewerConfig.from_resource(reviewer)
+    requests = [req for paper in latest_manuscripts(log) for req in probe_requests(log, paper, cfg)]
+    gateway = reviewer.gateway(log)
+    # A local model keeps the last prompt's KV cache: running each probe's continuation right after
+    # it re-reads only a few tokens (~1 s) instead of the whole paper (~35 s), so one paper at a time.
+    workers = 1 if cfg.provider == "local" else reviewer.max_concurrency
+
+    def run(req):
+        try:
+            return _probe_paper(gateway, req)
+        except Exception as exc:  # one failed paper must not sink the batch; its attempts are events
+            return exc
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
+        outcomes = list(pool.map(run, requests))
+    log.seal()
+    results = [r for group in _report(context, "score probe", requests, outcomes) for r in group]
+    made = sum(not r.replayed for r in results)
+    return MaterializeResult(
+        metadata={"probes": len(requests), "calls": len(results), "model_calls_made": made,
+                  "continuations": sum(1 for g in outcomes if isinstance(g, list) and len(g) == 2)},
+        data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
+    )
+
+
+ASSETS = [ai_reviews_decimal, score_probes]

@@ -1,0 +1,169 @@
+"""`peerlake ingest pdf|openreview|asap|reviews` and `peerlake sample`: bring papers and reviews
+into the lake. Every set-aside input is printed with its reason and kept as `ingest_rejected`."""
+
+from pathlib import Path
+
+import typer
+
+ingest_app = typer.Typer(no_args_is_help=True, add_completion=False,
+                         help="Bring papers, human reviews and other systems' reviews into the lake.")
+
+
+def _log():
+    from warehouse import EventLog
+
+    return EventLog()
+
+
+def _say_rejected(reason: str, severity: str = "error") -> None:
+    typer.secho(f"{'WARNING' if severity == 'warning' else 'REJECTED'} {reason}", err=True,
+                fg=typer.colors.YELLOW if severity == "warning" else typer.colors.RED)
+
+
+def _finish(log, rejected: int, strict: bool) -> None:
+    log.seal()
+    log.close()
+    if rejected and strict:
+        raise typer.Exit(1)
+
+
+@ingest_app.command("pdf")
+def ingest_pdf_cmd(
+    paths: list[Path] = typer.Argument(..., help="PDF files or folders of PDFs"),
+    venue: str = typer.Option(None, help="venue id to record on the papers"),
+    paper_id: str = typer.Option(None, "--paper-id", help="paper id (one file only; default: file stem)"),
+    strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
+) -> None:
+    """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
+    from ingest.manuscripts import ingest_pdf, iter_pdfs
+
+    files = iter_pdfs(paths)
+    if paper_id and len(files) != 1:
+        raise typer.BadParameter("--paper-id needs exactly one PDF")
+    log = _log()
+    counts = {"ingested": 0, "new_version": 0, "unchanged": 0, "rejected": 0}
+    for path in files:
+        o = ingest_pdf(log, path, paper_id=paper_id, venue=venue)
+        counts[o.status] += 1
+        if o.status == "rejected":
+            _say_rejected(o.reason, o.severity)
+        else:
+            ev = o.event
+            typer.echo(f"{o.status:11} {o.paper_id}: {ev.n_pages} pages, {ev.n_chars} chars "
+                       f"(body {ev.body_chars}, appendix {ev.appendix_chars}), {ev.n_images} images, "
+                       f"{ev.n_references} references")
+    typer.echo(" · ".join(f"{k} {v}" for k, v in counts.items()))
+    _finish(log, counts["rejected"], strict)
+
+
+@ingest_app.command("openreview")
+def ingest_openreview_cmd(
+    paths: list[Path] = typer.Argument(None, help="exported note JSON files or folders"),
+    venue: str = typer.Option(None, help="venue id, e.g. ICLR.cc/2025/Conference"),
+    rating_scale: str = typer.Option(None, "--rating-scale", help="NAME:v1,v2,… for a venue peerlake does not know"),
+    live: bool = typer.Option(False, help="fetch --venue with openreview-py instead of reading files"),
+    strict: bool = typer.Option(False, help="exit 1 when any note was rejected"),
+) -> None:
+    """OpenReview notes (API v1/v2, openreview-py dumps) → human reviews and paper statuses."""
+    from ingest.openreview import import_reviews, iter_note_files
+
+    log = _log()
+    outcomes = []
+    if live:
+        from ingest.openreview_live import LiveUnavailable, import_live
+
+        if not venue:
+            raise typer.BadParameter("--live needs --venue")
+        try:
+            dump, outcomes = import_live(log, venue, rating_scale=rating_scale)
+        except LiveUnavailable as exc:
+            typer.secho(str(exc), err=True, fg=typer.colors.RED)
+            raise typer.Exit(2) from None
+        typer.echo(f"fetched {venue} → {dump}")
+    elif not paths:
+        raise typer.BadParameter("give files/folders, or --venue V --live")
+    for path in iter_note_files(paths or []):
+        outcomes += import_reviews(log, path, venue=venue, rating_scale=rating_scale)
+    for o in outcomes:
+        if o.status == "rejected":
+            _say_rejected(o.reason)
+    by = {s: sum(o.status == s for o in outcomes) for s in ("imported", "status_recorded", "skipped", "ignored", "rejected")}
+    typer.echo(" · ".join(f"{k} {v}" for k, v in by.items()))
+    _finish(log, by["rejected"], strict)
+
+
+@ingest_app.command("asap")
+def ingest_asap_cmd(folder: Path = typer.Argument(..., help="ASAP-Review folder (sample or extracted tarball)"),
+                    strict: bool = typer.Option(False)) -> None:
+    """ASAP-Review papers: parsed full text, reviews with rating strings, decisions."""
+    from ingest.asap import import_asap
+
+    log = _log()
+    r = import_asap(log, folder)
+    for reason in r.reasons:
+        _say_rejected(reason)
+    typer.echo(f"papers {r.papers} · unchanged {r.unchanged} · reviews {r.reviews} · "
+               f"statuses {r.statuses} · rejected {r.rejected}")
+    _finish(log, r.rejected, strict)
+
+
+@ingest_app.command("reviews")
+def ingest_reviews_cmd(
+    path: Path = typer.Argument(..., help="JSONL file, one review per line (see ingest/README.md)"),
+    system: str = typer.Option(..., help="name of the system that wrote the reviews (its reviewer_config)"),
+    strict: bool = typer.Option(False),
+) -> None:
+    """Reviews made by another system → external_review_imported (compared in the same marts)."""
+    from ingest.external_reviews import import_external_reviews
+
+    log = _log()
+    try:
+        outcomes = import_external_reviews(log, path, system)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for o in outcomes:
+        if o.status == "rejected":
+            _say_rejected(o.reason)
+    by = {s: sum(o.status == s for o in outcomes) for s in ("imported", "skipped", "rejected")}
+    typer.echo(" · ".join(f"{k} {v}" for k, v in by.items()))
+    _finish(log, by["rejected"], strict)
+
+
+def sample_cmd(
+    per_venue: str = typer.Option(..., "--per-venue", help="sample size per venue; nested sizes as 1000,300,100"),
+    strata: str = typer.Option("area,score_bin", help="comma-separated: area, score_bin, status"),
+    seed: int = typer.Option(..., help="random seed (recorded with the sample)"),
+    venue: list[str] = typer.Option(None, help="only these venues (default: every venue with reviews)"),
+    bin_width: float = typer.Option(1.0, "--bin-width", help="width of a mean-human-score bin"),
+) -> None:
+    """Draw stratified paper samples (milp quotas, systematic within strata); records sample_drawn."""
+    from ingest.sampling import SamplingError, draw_nested, population_from_log
+
+    try:
+        sizes = [int(s) for s in per_venue.split(",") if s.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"--per-venue {per_venue!r}: give integers, e.g. 300 or 1000,300,100") from None
+    keys = tuple(s.strip() for s in strata.split(",") if s.strip())
+    log = _log()
+    papers = population_from_log(log)
+    venues = sorted({p.venue or "unknown" for p in papers}) if not venue else venue
+    failed = False
+    for v in venues:
+        pool = [p for p in papers if (p.venue or "unknown") == v]
+        try:
+            events = draw_nested(log, pool, sizes, keys, seed, venue=v, bin_width=bin_width)
+        except SamplingError as exc:
+            typer.secho(f"{v}: {exc}", err=True, fg=typer.colors.RED)
+            failed = True
+            continue
+        for e in events:
+            typer.echo(f"{v}: sample {e.sample_id} · {e.size} of {len(pool)} papers · strata {e.strata} · seed {seed}")
+    log.seal()
+    log.close()
+    if failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(ingest_app, name="ingest")
+    app.command("sample")(sample_cmd)

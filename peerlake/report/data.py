@@ -1,0 +1,61 @@
+"""Read what the report needs from the marts; a missing table or column becomes a note, not a crash."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+# table → columns the report uses from it
+NEEDS = {
+    "fct_ai_review_scores": ["reviewer_config", "prompt_template", "model", "paper_id", "overall_score",
+                             "is_parsed"],
+    "reliability_repeatability": ["reviewer_config", "n_papers", "within_paper_sd"],
+    "reliability_rank_reproducibility": ["reviewer_config", "k", "pct_same", "pct_tie", "pct_reverse"],
+    "reliability_budgets": ["reviewer_config", "tolerance", "variance_hat", "variance_upper"],
+    "reliability_validity": ["reviewer_config", "scope"],
+    "reliability_granularity": ["granularity_pair_id", "integer_config", "decimal_config", "mean_shift"],
+    "reliability_distribution_estimation": ["probe_config", "review_config", "method", "risk", "risk_ci_low",
+                                            "risk_ci_high", "acceptance_auc"],
+}
+
+
+@dataclass
+class ReportData:
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)  # table → why it is absent
+
+    def get(self, name: str) -> pd.DataFrame | None:
+        return self.tables.get(name)
+
+
+def load(duckdb_path: Path) -> ReportData:
+    """Every table in NEEDS that exists with its columns; the rest named in `missing` with the reason."""
+    out = ReportData()
+    if not Path(duckdb_path).is_file():
+        raise FileNotFoundError(f"no warehouse at {duckdb_path}; run `peerlake build` first")
+    con = duckdb.connect(str(duckdb_path), read_only=True)
+    try:
+        present = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+        for name, cols in NEEDS.items():
+            if name not in present:
+                out.missing[name] = "table not built"
+                continue
+            df = con.execute(f'select * from "{name}"').df()
+            lacking = [c for c in cols if c not in df.columns]
+            if lacking:
+                out.missing[name] = f"lacks column(s) {', '.join(lacking)}"
+                continue
+            out.tables[name] = df
+    finally:
+        con.close()
+    return out
+
+
+def config_labels(scores: pd.DataFrame | None) -> dict[str, str]:
+    """reviewer_config → "template · model · abcd1234" for plot legends."""
+    if scores is None or scores.empty:
+        return {}
+    first = scores.drop_duplicates("reviewer_config")
+    return {r.reviewer_config: f"{r.prompt_template} · {r.model} · {r.reviewer_config[:8]}"
+            for r in first.itertuples(index=False)}

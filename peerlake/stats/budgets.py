@@ -1,0 +1,119 @@
+"""How many reviews are enough? Budgets for the mean of k new scores to land within ε of μ_i.
+
+Target: A(k, ε) = mean over papers of P(|mean of k new scores − μ_i| < ε) ≥ 1 − β. Chebyshev gives
+A(k, ε) ≥ 1 − V/(k ε²), so k = ⌈V / (β ε²)⌉ for a variance V: V̂ for planning, the upper
+confidence bound U for a certified budget. Budgets count new reviews beyond the pilot.
+"""
+
+import math
+from dataclasses import asdict, dataclass
+
+from scipy.optimize import brentq
+from scipy.special import xlogy
+
+# A ratio like 0.5 / (0.05 · 0.5²) is 40 on paper but 40.000000000000007 in floats; rounding before
+# the ceiling keeps such exact ratios from costing one extra review.
+_CEIL_DECIMALS = 9
+
+
+def _ceil(x: float) -> int:
+    return math.ceil(round(x, _CEIL_DECIMALS))
+
+
+def kl_bernoulli(p: float, q: float) -> float:
+    """kl(p, q) = p log(p/q) + (1 − p) log((1 − p)/(1 − q)), with 0 log 0 = 0."""
+    return float(xlogy(p, p) - xlogy(p, q) + xlogy(1 - p, 1 - p) - xlogy(1 - p, 1 - q))
+
+
+def _check(name: str, ok: bool, value) -> None:
+    if not ok:
+        raise ValueError(f"{name}={value!r} is out of range")
+
+
+def variance_upper_bound(variance_hat: float, n_pairs: int, alpha: float, *,
+                         scale_min: float = 1, scale_max: float = 10) -> float:
+    """U: the root above V̂ of M·kl(V̂/B, U/B) = log(1/α), B = (b − a)²/2, capped at (b − a)²/4.
+
+    M = n_pairs independent disjoint score pairs; each (Y1 − Y2)²/2 lies in [0, B] and has mean V,
+    so the Chernoff–KL bound gives P(V > U) ≤ α. No pilot (M = 0) leaves only the cap."""
+    _check("alpha", 0 < alpha < 1, alpha)
+    _check("n_pairs", n_pairs >= 0, n_pairs)
+    _check("scale_max", scale_max > scale_min, scale_max)
+    width2 = (scale_max - scale_min) ** 2
+    big_b, cap = width2 / 2, width2 / 4
+    _check("variance_hat", 0 <= variance_hat <= big_b, variance_hat)
+    p = variance_hat / big_b
+    if n_pairs == 0 or p >= 1:
+        return cap
+    target = math.log(1 / alpha)
+    # f(p) = −log(1/α) < 0 and f → +∞ as q → 1, so exactly one root lies in (p, 1).
+    hi = math.nextafter(1.0, 0.0)
+    q = brentq(lambda q: n_pairs * kl_bernoulli(p, q) - target, p, hi, xtol=1e-15, rtol=1e-14)
+    return min(q * big_b, cap)
+
+
+def planning_budget(variance: float, tolerance: float, beta: float) -> int:
+    """⌈V / (β ε²)⌉, at least 1 (a mean of k new scores needs k ≥ 1)."""
+    _check("tolerance", tolerance > 0, tolerance)
+    _check("beta", 0 < beta < 1, beta)
+    _check("variance", variance >= 0, variance)
+    return max(1, _ceil(variance / (beta * tolerance ** 2)))
+
+
+def certified_budget(variance_upper: float, tolerance: float, beta: float) -> int:
+    """⌈U / (β ε²)⌉: the planning formula with the upper confidence bound U for V."""
+    return planning_budget(variance_upper, tolerance, beta)
+
+
+def range_only_budget(tolerance: float, beta: float, *, scale_min: float = 1,
+                      scale_max: float = 10) -> int:
+    """Hoeffding, no pilot: ⌈(b − a)² · log(2/β) / (2 ε²)⌉."""
+    _check("tolerance", tolerance > 0, tolerance)
+    _check("beta", 0 < beta < 1, beta)
+    _check("scale_max", scale_max > scale_min, scale_max)
+    return _ceil((scale_max - scale_min) ** 2 * math.log(2 / beta) / (2 * tolerance ** 2))
+
+
+@dataclass(frozen=True)
+class Budgets:
+    variance_hat: float
+    variance_upper: float
+    planning_budget: int
+    certified_budget: int
+    range_only_budget: int
+    n_papers: int
+    pilot_reviews: int
+    n_pairs: int
+    tolerance: float
+    alpha: float
+    alpha_per_config: float
+    beta: float
+    n_configs: int
+    scale_min: float
+    scale_max: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def compute_budgets(variance_hat: float, n_papers: int, pilot_reviews: int, tolerance: float, *,
+                    alpha: float = 0.05, beta: float = 0.05, scale_min: float = 1,
+                    scale_max: float = 10, n_configs: int = 1, n_pairs: int | None = None) -> Budgets:
+    """All three budgets for one configuration. M = N·⌊n/2⌋ unless n_pairs is given (papers with
+    unequal numbers of scores: Σ ⌊n_i/2⌋). Simultaneous control over m configs uses α/m each."""
+    _check("n_papers", n_papers >= 0, n_papers)
+    _check("pilot_reviews", pilot_reviews >= 0, pilot_reviews)
+    _check("n_configs", n_configs >= 1, n_configs)
+    pairs = n_papers * (pilot_reviews // 2) if n_pairs is None else n_pairs
+    alpha_each = alpha / n_configs
+    upper = variance_upper_bound(variance_hat, pairs, alpha_each,
+                                 scale_min=scale_min, scale_max=scale_max)
+    return Budgets(
+        variance_hat=variance_hat, variance_upper=upper,
+        planning_budget=planning_budget(variance_hat, tolerance, beta),
+        certified_budget=certified_budget(upper, tolerance, beta),
+        range_only_budget=range_only_budget(tolerance, beta, scale_min=scale_min,
+                                            scale_max=scale_max),
+        n_papers=n_papers, pilot_reviews=pilot_reviews, n_pairs=pairs, tolerance=tolerance,
+        alpha=alpha, alpha_per_config=alpha_each, beta=beta, n_configs=n_configs,
+        scale_min=scale_min, scale_max=scale_max)

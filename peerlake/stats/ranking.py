@@ -1,0 +1,153 @@
+"""Do independent reviews reproduce the same ranking? Exact enumeration of block partitions.
+
+A partition is an unordered pair {A, B} of disjoint k-sets of review rounds, applied to every paper
+alike; there are ½·C(n,k)·C(n−k,k). For a pair of papers, the block-A means order them one way or
+the other (or tie), and so do the block-B means: same, tie (in at least one block) or reverse.
+Comparing block sums instead of means gives the same order (both blocks have k rounds) and stays
+exact for integer scores.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+# (label, lower, upper): |difference of first-half means| in (lower, upper]; the first bin is exactly 0.
+CLOSE_PAIR_BINS: tuple[tuple[str, float, float], ...] = (
+    ("0", 0.0, 0.0), ("(0, 0.4]", 0.0, 0.4), ("(0.4, 1]", 0.4, 1.0), ("(1, 2]", 1.0, 2.0),
+    ("> 2", 2.0, float("inf")),
+)
+# Block sums of decimal scores (e.g. 5.1 + 6.2) carry float noise; compare them at this precision.
+_DECIMALS = 9
+# Elements per chunk of the (pairs × partitions) sign arrays: bounds memory at a few tens of MB.
+_CHUNK_ELEMENTS = 2_000_000
+
+
+def n_partitions(n: int, k: int) -> int:
+    """½·C(n,k)·C(n−k,k): unordered pairs of disjoint k-sets of n rounds."""
+    if k < 1 or 2 * k > n:
+        raise ValueError(f"block size k={k} needs 1 <= k <= n/2 for n={n} rounds")
+    return comb(n, k) * comb(n - k, k) // 2
+
+
+def partitions(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every unordered partition {A, B} once, as two (P, k) index arrays.
+
+    Each unordered pair shows up twice among ordered pairs (A, B); keeping the one whose A holds
+    the smaller lowest round picks exactly one of the two."""
+    n_partitions(n, k)  # validates k
+    a_sets, b_sets = [], []
+    for a in combinations(range(n), k):
+        rest = [r for r in range(n) if r not in a]
+        for b in combinations(rest, k):
+            if a[0] < b[0]:
+                a_sets.append(a)
+                b_sets.append(b)
+    return np.array(a_sets, dtype=np.intp), np.array(b_sets, dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Counts over (paper pair × partition) comparisons; percentages are their shares."""
+
+    n_same: int
+    n_tie: int
+    n_reverse: int
+    n_pairs: int
+    n_partitions: int
+
+    @property
+    def n_comparisons(self) -> int:
+        return self.n_same + self.n_tie + self.n_reverse
+
+    def pct(self, count: int) -> float:
+        return 100.0 * count / self.n_comparisons if self.n_comparisons else float("nan")
+
+    @property
+    def pct_same(self) -> float:
+        return self.pct(self.n_same)
+
+    @property
+    def pct_tie(self) -> float:
+        return self.pct(self.n_tie)
+
+    @property
+    def pct_reverse(self) -> float:
+        return self.pct(self.n_reverse)
+
+
+def _pairs_within(groups: Sequence | None, n_papers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays (i, j), i < j, of papers in the same group (all papers when groups is None)."""
+    if groups is None:
+        return np.triu_indices(n_papers, k=1)
+    labels = np.asarray(["" if g is None else str(g) for g in groups])
+    if labels.size != n_papers:
+        raise ValueError(f"{labels.size} group labels for {n_papers} papers")
+    firsts, seconds = [], []
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        i, j = np.triu_indices(members.size, k=1)
+        firsts.append(members[i])
+        seconds.append(members[j])
+    if not firsts:
+        return np.empty(0, np.intp), np.empty(0, np.intp)
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def compare_blocks(scores: np.ndarray, a_sets: np.ndarray, b_sets: np.ndarray,
+                   first: np.ndarray, second: np.ndarray) -> Comparison:
+    """Same / tie / reverse counts for the paper pairs (first[p], second[p]) under every partition."""
+    scores = np.asarray(scores, dtype=float)
+    sums_a = np.round(scores[:, a_sets].sum(axis=2), _DECIMALS)  # (papers, partitions)
+    sums_b = np.round(scores[:, b_sets].sum(axis=2), _DECIMALS)
+    n_pairs, n_parts = first.size, a_sets.shape[0]
+    same = reverse = 0
+    step = max(1, _CHUNK_ELEMENTS // max(n_parts, 1))
+    for start in range(0, n_pairs, step):
+        i, j = first[start:start + step], second[start:start + step]
+        order = np.sign(sums_a[i] - sums_a[j]) * np.sign(sums_b[i] - sums_b[j])
+        same += int(np.count_nonzero(order > 0))
+        reverse += int(np.count_nonzero(order < 0))
+    total = n_pairs * n_parts
+    return Comparison(same, total - same - reverse, reverse, int(n_pairs), int(n_parts))
+
+
+def rank_reproducibility(scores: np.ndarray, k: int, groups: Sequence | None = None) -> Comparison:
+    """Same / tie / reverse over every partition of the n rounds into two k-blocks and every pair
+    of papers within the same group (venue-year). `scores` is (papers, rounds), rounds in order."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a (papers, rounds) matrix, got shape {scores.shape}")
+    a_sets, b_sets = partitions(scores.shape[1], k)
+    first, second = _pairs_within(groups, scores.shape[0])
+    return compare_blocks(scores, a_sets, b_sets, first, second)
+
+
+def close_pairs(scores: np.ndarray, groups: Sequence | None = None,
+                ks: Sequence[int] = (1, 2)) -> list[tuple[int, str, Comparison]]:
+    """Pairs binned by |difference of their means over rounds 1..⌊n/2⌋|, compared with blocks
+    drawn only from rounds ⌊n/2⌋+1..n, so grouping and comparison use different scores.
+
+    Returns (k, bin label, Comparison) for each k that fits in the second half and each bin."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a (papers, rounds) matrix, got shape {scores.shape}")
+    n = scores.shape[1]
+    half = n // 2
+    if half < 1:
+        return []
+    first, second = _pairs_within(groups, scores.shape[0])
+    early_sum = np.round(scores[:, :half].sum(axis=1), _DECIMALS)
+    gap = np.round(np.abs(early_sum[first] - early_sum[second]) / half, _DECIMALS)
+    late = scores[:, half:]
+    out = []
+    for k in ks:
+        if 2 * k > late.shape[1]:
+            continue
+        a_sets, b_sets = partitions(late.shape[1], k)
+        for label, lower, upper in CLOSE_PAIR_BINS:
+            in_bin = gap == 0 if upper == 0 else (gap > lower) & (gap <= upper)
+            out.append((k, label, compare_blocks(late, a_sets, b_sets, first[in_bin], second[in_bin])))
+    return out

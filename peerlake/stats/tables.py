@@ -1,0 +1,169 @@
+"""The dbt Python models' bodies: long pandas frames in, mart rows out (pytest covers them here,
+since dbt unit tests cannot run Python models).
+
+Score frames have columns reviewer_config, paper_id, sample_index, overall_score (parsed only).
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from peerlake.stats.budgets import compute_budgets
+from peerlake.stats.ranking import CLOSE_PAIR_BINS, close_pairs, rank_reproducibility
+from peerlake.stats.repeatability import drift_bootstrap
+from peerlake.stats.validity import acceptance_auc, agreement_with_humans
+
+BIN_ORDER = {label: i for i, (label, _, _) in enumerate(CLOSE_PAIR_BINS)}
+DRIFT_COLUMNS = {"reviewer_config": "string", "n_papers_drift": "int64", "drift_mean_early": "float64",
+                 "drift_mean_late": "float64", "drift_shift": "float64", "drift_ci_low": "float64",
+                 "drift_ci_high": "float64"}
+COMPARISON_COLUMNS = {"n_rounds": "int64", "n_papers": "int64", "n_papers_excluded": "int64",
+                      "n_pairs": "int64", "n_partitions": "int64", "n_same": "int64",
+                      "n_tie": "int64", "n_reverse": "int64"}
+RANK_COLUMNS = {"reviewer_config": "string", "k": "int64", **COMPARISON_COLUMNS}
+CLOSE_COLUMNS = {"reviewer_config": "string", "k": "int64", "gap_bin": "string",
+                 "gap_bin_order": "int64", **COMPARISON_COLUMNS}
+VALIDITY_COLUMNS = {"validity_id": "string", "reviewer_config": "string", "scope": "string", "venue": "string",
+                    "year": "Int64", "n_papers": "int64", "pearson": "float64",
+                    "spearman": "float64", "mae": "float64", "rmse": "float64",
+                    "n_papers_labeled": "int64", "n_accepted": "int64", "acceptance_auc": "float64",
+                    "n_papers_labeled_not_withdrawn": "int64",
+                    "acceptance_auc_excluding_withdrawn": "float64"}
+BUDGET_COLUMNS = {"budget_id": "string", "reviewer_config": "string", "tolerance": "float64", "alpha": "float64",
+                  "alpha_per_config": "float64", "beta": "float64", "n_configs": "int64",
+                  "scale_min": "float64", "scale_max": "float64", "n_papers": "int64",
+                  "n_pairs": "int64", "variance_hat": "float64", "variance_upper": "float64",
+                  "planning_budget": "int64", "certified_budget": "int64",
+                  "range_only_budget": "int64"}
+
+
+def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
+    """Rows in a frame with fixed column types, so an empty lake still gives typed, empty tables."""
+    frame = pd.DataFrame(rows, columns=list(columns))
+    return frame.astype(columns)
+
+
+def _rounds(scores: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
+    """config -> paper -> its parsed scores in round (sample_index) order."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    ordered = scores.dropna(subset=["overall_score"]).sort_values(
+        ["reviewer_config", "paper_id", "sample_index"])
+    for (config, paper), group in ordered.groupby(["reviewer_config", "paper_id"], sort=True):
+        out.setdefault(config, {})[paper] = group["overall_score"].to_numpy(dtype=float)
+    return out
+
+
+def drift_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: late − early rounds with a paired paper-bootstrap interval."""
+    rows = []
+    for config, papers in _rounds(scores).items():
+        d = drift_bootstrap(list(papers.values()))
+        rows.append({"reviewer_config": config, "n_papers_drift": d.n_papers,
+                     "drift_mean_early": d.mean_early, "drift_mean_late": d.mean_late,
+                     "drift_shift": d.shift, "drift_ci_low": d.ci_low, "drift_ci_high": d.ci_high})
+    return _frame(rows, DRIFT_COLUMNS)
+
+
+def score_matrix(papers: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, int]:
+    """(paper ids, papers × n matrix, papers left out). Partitions need the same n rounds for every
+    paper: n is the most common number of scores (the larger on a tie); papers with more keep
+    their first n rounds, papers with fewer (failed or unparsed answers) are left out."""
+    counts = pd.Series({p: len(s) for p, s in papers.items()}, dtype="int64")
+    counts = counts[counts >= 2]
+    if counts.empty:
+        return [], np.empty((0, 0)), len(papers)
+    freq = counts.value_counts()
+    n = int(max(freq[freq == freq.max()].index))
+    kept = sorted(p for p, c in counts.items() if c >= n)
+    return kept, np.array([papers[p][:n] for p in kept]), len(papers) - len(kept)
+
+
+def _groups(paper_ids: Sequence[str], context: pd.DataFrame | None) -> list[str | None] | None:
+    if context is None or context.empty:
+        return None
+    venue_year = dict(zip(context["paper_id"], context["venue_year"]))
+    return [venue_year.get(p) for p in paper_ids]
+
+
+def _comparison_row(matrix: np.ndarray, excluded: int, comparison) -> dict:
+    return {"n_rounds": matrix.shape[1], "n_papers": matrix.shape[0],
+            "n_papers_excluded": excluded, "n_pairs": comparison.n_pairs,
+            "n_partitions": comparison.n_partitions, "n_same": comparison.n_same,
+            "n_tie": comparison.n_tie, "n_reverse": comparison.n_reverse}
+
+
+def rank_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Counts per (configuration, k = 1..⌊n/2⌋); pairs within a venue-year (context.venue_year)."""
+    rows = []
+    for config, papers in _rounds(scores).items():
+        ids, matrix, excluded = score_matrix(papers)
+        if not ids:
+            continue
+        groups = _groups(ids, context)
+        for k in range(1, matrix.shape[1] // 2 + 1):
+            c = rank_reproducibility(matrix, k, groups)
+            rows.append({"reviewer_config": config, "k": k, **_comparison_row(matrix, excluded, c)})
+    return _frame(rows, RANK_COLUMNS)
+
+
+def close_pair_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Counts per (configuration, k ∈ {1, 2}, first-half gap bin)."""
+    rows = []
+    for config, papers in _rounds(scores).items():
+        ids, matrix, excluded = score_matrix(papers)
+        if not ids:
+            continue
+        for k, label, c in close_pairs(matrix, _groups(ids, context)):
+            rows.append({"reviewer_config": config, "k": k, "gap_bin": label,
+                         "gap_bin_order": BIN_ORDER[label], **_comparison_row(matrix, excluded, c)})
+    return _frame(rows, CLOSE_COLUMNS)
+
+
+def _validity_row(config: str, scope: str, venue, year, part: pd.DataFrame) -> dict:
+    rated = part.dropna(subset=["ai_score_mean", "human_score_mean"])
+    a = agreement_with_humans(rated["ai_score_mean"], rated["human_score_mean"])
+    labeled = part.dropna(subset=["ai_score_mean", "is_accepted"])
+    kept = labeled[~labeled["is_withdrawn"].fillna(False).astype(bool)]
+    return {"validity_id": f"{config}|{scope}", "reviewer_config": config, "scope": scope,
+            "venue": venue, "year": year,
+            "n_papers": a.n_papers, "pearson": a.pearson, "spearman": a.spearman, "mae": a.mae,
+            "rmse": a.rmse, "n_papers_labeled": len(labeled),
+            "n_accepted": int(labeled["is_accepted"].astype(bool).sum()),
+            "acceptance_auc": acceptance_auc(labeled["ai_score_mean"], labeled["is_accepted"].astype(bool)),
+            "n_papers_labeled_not_withdrawn": len(kept),
+            "acceptance_auc_excluding_withdrawn": acceptance_auc(
+                kept["ai_score_mean"], kept["is_accepted"].astype(bool))}
+
+
+def validity_table(papers: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, overall and per venue-year (scope = 'all' or the venue_year label).
+
+    `papers`: one row per (reviewer_config, paper_id) with ai_score_mean, human_score_mean,
+    venue, year, venue_year, is_accepted, is_withdrawn (any may be null)."""
+    rows = []
+    for config, part in papers.groupby("reviewer_config", sort=True):
+        rows.append(_validity_row(config, "all", None, None, part))
+        for label, sub in part.dropna(subset=["venue_year"]).groupby("venue_year", sort=True):
+            year = sub["year"].dropna()
+            rows.append(_validity_row(config, f"venue_year:{label}", sub["venue"].iloc[0],
+                                      int(year.iloc[0]) if len(year) else None, sub))
+    return _frame(rows, VALIDITY_COLUMNS)
+
+
+def budget_table(repeatability: pd.DataFrame, tolerances: Sequence[float], *, alpha: float,
+                 beta: float, scale_min: float, scale_max: float,
+                 n_configs: int = 1) -> pd.DataFrame:
+    """One row per (configuration with a variance estimate, tolerance ε)."""
+    rows = []
+    for r in repeatability.sort_values("reviewer_config").itertuples(index=False):
+        if pd.isna(r.variance_hat) or not r.n_disjoint_pairs:
+            continue
+        for eps in tolerances:
+            b = compute_budgets(float(r.variance_hat), int(r.n_papers_repeated), 0, float(eps),
+                                alpha=alpha, beta=beta, scale_min=scale_min, scale_max=scale_max,
+                                n_configs=n_configs, n_pairs=int(r.n_disjoint_pairs))
+            rows.append({"budget_id": f"{r.reviewer_config}|eps={eps:g}",
+                         "reviewer_config": r.reviewer_config,
+                         **{k: v for k, v in b.as_dict().items() if k in BUDGET_COLUMNS}})
+    return _frame(rows, BUDGET_COLUMNS)
