@@ -3,7 +3,7 @@
 from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
-from orchestration.assets import probes, report_page
+from orchestration.assets import inbox, probes, report_page
 from orchestration.assets.dbt import peerlake_dbt_models
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
 from orchestration.assets.report import review_summary
@@ -13,7 +13,7 @@ from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
 ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, peerlake_dbt_models,
-          review_summary, *report_page.ASSETS]
+          review_summary, *report_page.ASSETS, *inbox.ASSETS]
 CHECKS = gate_checks()
 RESOURCES = {
     "lake": LakeResource(),
@@ -25,6 +25,7 @@ defs = Definitions(
     assets=ASSETS,
     asset_checks=CHECKS,
     resources=RESOURCES,
+    sensors=inbox.SENSORS,  # off by default: start it in the UI to ingest PDFs dropped into $PEERLAKE_INBOX
     # DuckDB takes one process per file: steps tagged peerlake/duckdb run one at a time.
     executor=multiprocess_executor.configured(
         {"tag_concurrency_limits": [{"key": "peerlake/duckdb", "limit": 1}]}),

@@ -48,7 +48,8 @@ def _report_run(run) -> None:
 
 # Assets that call a model but are not part of the default demo (each would add minutes on a CPU):
 # forced-decimal reviews and logprob probes. Materialize them from `make ui` or with a hosted model.
-OPTIONAL_MODEL_ASSETS = {"ai_reviews_decimal", "score_probes"}
+OPTIONAL_MODEL_ASSETS = {"ai_reviews_decimal", "score_probes",
+                         "inbox_manuscripts"}  # partitioned per inbox PDF; its sensor runs it
 MODEL_ASSETS = {"papers", "manuscripts", "human_reviews", "ai_reviews", *OPTIONAL_MODEL_ASSETS}
 
 

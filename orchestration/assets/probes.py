@@ -6,6 +6,7 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
+from orchestration.assets.reviews import keep_results
 from orchestration.resources import LakeResource, ReviewerResource
 from orchestration.reviewing import (ReviewerConfig, decimal_config, latest_manuscripts, probe_code_version,
                                      probe_continuation, probe_requests, review_requests)
@@ -13,16 +14,6 @@ from orchestration.reviewing import (ReviewerConfig, decimal_config, latest_manu
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
 DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
 PROBE_CODE_VERSION = probe_code_version(ReviewerConfig.default())
-
-
-def _report(context, what: str, requests, outcomes) -> list:
-    failed = [(req, exc) for req, exc in zip(requests, outcomes) if isinstance(exc, BaseException)]
-    for req, exc in failed:
-        context.log.error(f"{what} of {req.subject_id} sample {req.sample_index} failed: {exc}")
-    results = [r for r in outcomes if not isinstance(r, BaseException)]
-    if requests and not results:
-        raise RuntimeError(f"all {len(requests)} {what}s failed; first error: {failed[0][1]}")
-    return results
 
 
 @asset(group_name="reviews", deps=[manuscripts], code_version=DECIMAL_CODE_VERSION, kinds={"llm"},
@@ -34,7 +25,7 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
     requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
     outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
     log.seal()
-    results = _report(context, "decimal review", requests, outcomes)
+    results = keep_results(context, "decimal review", requests, outcomes)
     made = sum(not r.replayed for r in results)
     return MaterializeResult(
         metadata={"reviews": len(results), "model_calls_made": made, "failed": len(requests) - len(results),
@@ -75,7 +66,7 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
         outcomes = list(pool.map(run, requests))
     log.seal()
-    results = [r for group in _report(context, "score probe", requests, outcomes) for r in group]
+    results = [r for group in keep_results(context, "score probe", requests, outcomes) for r in group]
     made = sum(not r.replayed for r in results)
     return MaterializeResult(
         metadata={"probes": len(requests), "calls": len(results), "model_calls_made": made,
