@@ -1,0 +1,367 @@
+"""`peerlake build` at scale: the full build over N synthetic `llm_call` review events against a
+single DuckDB scan of the same Parquet, as a ratio.
+
+A temporary lake (never inside the repo) gets papers × configs × rounds successful review calls
+(default 10,000 × 10 × 10 = 1,000,000), the matching `paper_ingested` events, three human reviews
+and a decision per paper. Events go through the log's own write and seal code: they are serialized
+with `to_json_line` into write-ahead files of --chunk events each (one file per chunk, named like
+the log's own), then `EventLog.seal()` turns every file into Parquet segments and a manifest, as it
+does in production. The build is the real CLI in a subprocess: `.venv/bin/peerlake build` (every
+dbt model and test, every Great Expectations gate, the summary and the report page; no model call).
+Run: .venv/bin/python benchmarks/build_at_scale.py [--papers 10000] [--configs 10] [--rounds 10]
+"""
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import platform
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import duckdb  # noqa: E402
+import numpy as np  # noqa: E402
+from ulid import ULID  # noqa: E402
+
+from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
+from llm_calls.types import LlmRequest, Usage  # noqa: E402
+from prompts import load_template  # noqa: E402
+from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested  # noqa: E402
+from warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
+
+RESULT_PATH = REPO / "benchmarks" / "results" / "build_at_scale.json"
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)
+# (provider, model, temperature): ten configurations a user might compare, all in the price table.
+CONFIGS = [("openai", "gpt-5-mini", 1.0), ("openai", "gpt-4.1-mini", 0.7), ("openai", "gpt-4.1", 0.7),
+           ("openai", "gpt-5.1", 1.0), ("openai", "o4-mini", 1.0), ("anthropic", "claude-sonnet-4-5", 0.7),
+           ("anthropic", "claude-haiku-4-5", 0.7), ("anthropic", "claude-opus-4-5", 0.7),
+           ("openai", "gpt-4.1-mini", 1.0), ("anthropic", "claude-sonnet-4-5", 1.0)]
+VENUES = ["ICLR", "NeurIPS", "ICML", "ACL", "EMNLP", "CVPR", "AAAI", "COLT", "UAI", "AISTATS",
+          "KDD", "WWW", "SIGIR", "NAACL", "ECCV", "ICCV", "IJCAI", "CoRL", "TMLR", "COLM"]
+SUMMARY = ["The paper proposes {m} for {t} and evaluates it on {n} benchmarks.",
+           "This work studies {t} through the lens of {m}, with experiments on {n} datasets.",
+           "The authors introduce {m}, a method for {t}, and report gains on {n} tasks."]
+METHODS = ["a sparse mixture of adapters", "a contrastive pretraining objective", "a learned optimizer",
+           "a graph rewiring scheme", "a calibrated ensemble", "a token-pruning heuristic"]
+TOPICS = ["long-context retrieval", "few-shot classification", "robust control", "protein design",
+          "code generation", "speech recognition", "causal discovery", "federated learning"]
+STRENGTHS = ["Clear motivation and well-organized presentation.", "Strong results on the main benchmark.",
+             "Ablations isolate the contribution of each component.", "Code and data are released.",
+             "The theoretical analysis is sound and easy to follow.", "Broad evaluation across domains.",
+             "The method is simple and cheap to implement."]
+CONCERNS = ["Baselines are not tuned with the same budget.", "Error bars are missing for most tables.",
+            "The improvement over prior work is within noise.", "Related work omits several close methods.",
+            "The main theorem relies on a strong assumption.", "Compute cost is not reported.",
+            "Evaluation is limited to English datasets.", "Hyperparameter sensitivity is not studied."]
+RATIONALE = ["Solid contribution with limited novelty; the empirical case is {q}.",
+             "The idea is interesting, but the evidence is {q} and some claims are overstated.",
+             "Overall {q} execution; the concerns above would need to be addressed for a strong accept."]
+QUALITY = ["weak", "mixed", "reasonable", "convincing", "strong"]
+
+
+def _configs() -> list[dict]:
+    template = load_template("reviewer_scoring")
+    out = []
+    for provider, model, temp in CONFIGS:
+        req = LlmRequest(provider=provider, model=model, messages=({"role": "user", "content": "x"},),
+                         params={"temperature": temp, "max_tokens": 700},
+                         response_schema=template.output_schema, prompt_template=template.name,
+                         prompt_hash=template.hash, purpose="review")
+        out.append({"provider": provider, "model": model, "temperature": temp,
+                    "template": template.name, "hash": template.hash, "config": req.reviewer_config})
+    return out
+
+
+def _response(rng: np.random.Generator, score: int, confidence: int, kind: float) -> str:
+    body = {"summary": SUMMARY[rng.integers(3)].format(m=METHODS[rng.integers(6)], t=TOPICS[rng.integers(8)],
+                                                       n=int(rng.integers(2, 9))),
+            "strengths": [STRENGTHS[i] for i in rng.choice(7, size=int(rng.integers(2, 5)), replace=False)],
+            "concerns": [CONCERNS[i] for i in rng.choice(8, size=int(rng.integers(2, 5)), replace=False)],
+            "rationale": RATIONALE[rng.integers(3)].format(q=QUALITY[min(max(score // 2 - 1, 0), 4)]),
+            "overall_score": score, "confidence": confidence}
+    text = json.dumps(body, ensure_ascii=False)
+    if kind < 0.01:  # what small models do: prose instead of JSON (flagged, never a score)
+        return f"I would rate this paper around {score} out of 10. {body['rationale']}"
+    if kind < 0.02:  # JSON in a code fence (extracted by int_ai_reviews_parsed)
+        return f"```json\n{text}\n```"
+    return text
+
+
+def _llm_calls(rng, cfg: dict, ci: int, paper: dict, rounds: int, bias: float, noise: float,
+               prices) -> list[LlmCall]:
+    price = prices.lookup(cfg["provider"], cfg["model"])
+    out = []
+    for k in range(rounds):
+        score = int(np.clip(np.rint(paper["quality"] + bias + rng.normal(0, noise)), 1, 10))
+        text = _response(rng, score, int(rng.integers(2, 6)), rng.random())
+        n_in = paper["tokens"] + 650
+        # Prompt caching: the paper prefix is written once (Anthropic) and read on later rounds.
+        cached = (n_in - 40) if k and cfg["provider"] == "anthropic" else ((n_in // 1024) * 1024 if k else 0)
+        write = (n_in - 40) if (not k and cfg["provider"] == "anthropic") else 0
+        reasoning = int(rng.integers(200, 1500)) if cfg["model"] in ("gpt-5-mini", "gpt-5.1", "o4-mini") else 0
+        n_out = len(text) // 4 + reasoning
+        usage = Usage(n_in, cached, write, n_out, reasoning)
+        key = f"{cfg['config']}|{paper['paper_id']}|{k}"
+        out.append(LlmCall(
+            occurred_at=paper["at"] + timedelta(minutes=ci, seconds=k),
+            request_key=_sha(key),
+            prompt_template=cfg["template"], prompt_hash=cfg["hash"], reviewer_config=cfg["config"],
+            purpose="review", subject_id=paper["paper_id"], sample_index=k, provider=cfg["provider"],
+            model=cfg["model"],
+            params_json=json.dumps({"max_tokens": 700, "seed": k, "temperature": cfg["temperature"]}),
+            request_sha256=_sha("req|" + key), response_sha256=_sha(text), response_text=text,
+            finish_reason="stop", input_tokens=n_in, cached_input_tokens=cached, cache_write_tokens=write,
+            output_tokens=n_out, reasoning_tokens=reasoning, cost_usd=compute_cost(usage, price),
+            cost_status="priced", price_table_version=prices.version,
+            latency_ms=round(400 + 12.0 * n_out + rng.exponential(300), 1), attempt=1, status="ok"))
+    return out
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _paper_events(rng, paper: dict) -> list:
+    p = paper
+    events = [PaperIngested(occurred_at=p["at"], paper_id=p["paper_id"], title=p["title"],
+                            source_uri=f"file:///synthetic/{p['paper_id']}.pdf", pdf_sha256=_sha("pdf|" + p["paper_id"]),
+                            package_sha256=_sha("pkg|" + p["paper_id"]), n_pages=int(rng.integers(8, 30)),
+                            n_text_records=int(rng.integers(200, 900)), n_chars=p["tokens"] * 4,
+                            venue=p["venue"], is_synthetic=True, year=p["year"], area=TOPICS[rng.integers(8)])]
+    ratings = np.clip(np.rint(p["quality"] + rng.normal(0, 1.3, size=3)), 1, 10)
+    for j, r in enumerate(ratings):
+        events.append(HumanReviewImported(
+            occurred_at=p["at"] + timedelta(days=30), paper_id=p["paper_id"], review_id=f"{p['paper_id']}-R{j}",
+            source="openreview", venue=p["venue"], rating=float(r), rating_scale="1-10",
+            confidence=float(rng.integers(2, 6)), body_sha256=_sha(f"hr|{p['paper_id']}|{j}")))
+    withdrawn = rng.random() < 0.03
+    accepted = (not withdrawn) and ratings.mean() >= 6.0
+    status = "withdrawn" if withdrawn else ("accepted" if accepted else "rejected")
+    events.append(PaperStatusRecorded(
+        occurred_at=p["at"] + timedelta(days=60), paper_id=p["paper_id"], venue=p["venue"], status=status,
+        decision={"accepted": "Accept (Poster)", "rejected": "Reject", "withdrawn": "Withdrawn"}[status],
+        is_accepted=None if withdrawn else bool(accepted), source="openreview", title=p["title"],
+        year=p["year"]))
+    return events
+
+
+def write_lake(root: Path, papers: int, n_configs: int, rounds: int, venue_year_size: int,
+               chunk: int, seed: int) -> dict:
+    """Write every event into write-ahead files (one per chunk) and seal them with the log's code."""
+    rng = np.random.default_rng(seed)
+    log = EventLog(Lake(root))
+    configs = _configs()[:n_configs]
+    bias = rng.uniform(-0.8, 0.8, size=n_configs)
+    noise = rng.uniform(0.5, 1.3, size=n_configs)
+    prices = load_price_table()
+    host = socket.gethostname()
+    buf: list[bytes] = []
+    n_buf = 0
+    counts = {"llm_call": 0, "paper_ingested": 0, "human_review_imported": 0, "paper_status_recorded": 0}
+    wal_files = 0
+    t0 = time.perf_counter()
+
+    def flush():
+        nonlocal buf, n_buf, wal_files
+        if buf:
+            path = log.lake.wal_dir / f"{ULID()}-{host}-{os.getpid()}.jsonl"
+            path.write_bytes(b"".join(buf))
+            wal_files += 1
+        buf, n_buf = [], 0
+
+    for i in range(papers):
+        vy = i // venue_year_size
+        venue, year = VENUES[vy % len(VENUES)], 2018 + (vy // len(VENUES))
+        paper = {"paper_id": f"SYN-{i:06d}", "title": f"Synthetic paper {i}", "venue": f"{venue} {year}",
+                 "year": year, "quality": float(np.clip(rng.normal(5.3, 1.4), 1.5, 9.5)),
+                 "tokens": int(np.clip(rng.normal(9000, 2500), 2500, 30000)),
+                 "at": T0 + timedelta(minutes=10 * i)}
+        events = _paper_events(rng, paper)
+        for ci, cfg in enumerate(configs):
+            events += _llm_calls(rng, cfg, ci, paper, rounds, bias[ci], noise[ci], prices)
+        for ev in events:
+            counts[ev.event_type] += 1
+        buf.extend(to_json_line(ev) for ev in events)
+        n_buf += len(events)
+        if n_buf >= chunk:
+            flush()
+    flush()
+    write_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    report = log.seal()
+    seal_s = time.perf_counter() - t0
+    if report.bad_lines:
+        raise SystemExit(f"seal rejected lines: {report.bad_lines[:3]}")
+    return {"events": counts, "wal_files": wal_files, "segments_written": report.segments_written,
+            "events_sealed": report.events_sealed, "write_wal_seconds": round(write_s, 1),
+            "seal_seconds": round(seal_s, 1),
+            "wal_bytes": sum(p.stat().st_size for p in log.lake.wal_dir.glob("*.jsonl")),
+            "llm_call_parquet_bytes": sum(p.stat().st_size for p in
+                                          (log.lake.segments_dir / "event_type=llm_call").glob("*.parquet"))}
+
+
+SCAN_SQL = ("select count(*), sum(cost_usd), avg(output_tokens) from read_parquet('{glob}', "
+            "union_by_name=true, hive_partitioning=true)")
+
+
+def duckdb_scan(root: Path, repeats: int) -> dict:
+    """One DuckDB scan of the llm_call partition (in memory, fresh connection each time)."""
+    pattern = str(root / "events" / "segments" / "event_type=llm_call" / "*.parquet")
+    times, row = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        con = duckdb.connect()
+        row = con.execute(SCAN_SQL.format(glob=pattern)).fetchone()
+        con.close()
+        times.append(time.perf_counter() - t0)
+    return {"sql": SCAN_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),
+            "seconds_each": [round(t, 3) for t in times], "seconds_best": round(min(times), 3),
+            "rows": row[0], "sum_cost_usd": round(row[1], 2), "avg_output_tokens": round(row[2], 1)}
+
+
+def _run_results(after: float, run_id: str | None) -> Path | None:
+    """dagster-dbt writes each run's dbt target to dbt_project/target/<asset>-<run id[:7]>-<…>/."""
+    found = [Path(p) for p in glob.glob(str(REPO / "dbt_project" / "target" / "*" / "run_results.json"))]
+    found = [p for p in found if p.stat().st_mtime >= after]
+    if run_id:  # other people's dbt runs share the folder; prefer ours
+        found = [p for p in found if f"-{run_id[:7]}-" in p.parent.name] or found
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+
+def step_seconds(root: Path) -> tuple[str | None, dict[str, float]]:
+    """Wall seconds per Dagster step of the latest run in the lake's instance (dbt, each gate, report)."""
+    from dagster import DagsterEventType, DagsterInstance
+
+    instance = DagsterInstance.from_config(str(root / "dagster"))
+    try:
+        runs = instance.get_runs(limit=1)
+        if not runs:
+            return None, {}
+        start: dict[str, float] = {}
+        out: dict[str, float] = {}
+        for rec in instance.all_logs(runs[0].run_id):
+            ev = rec.dagster_event
+            if ev is None or not ev.step_key:
+                continue
+            if ev.event_type == DagsterEventType.STEP_START:
+                start[ev.step_key] = rec.timestamp
+            elif ev.event_type in (DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE):
+                out[ev.step_key] = round(rec.timestamp - start.get(ev.step_key, rec.timestamp), 1)
+        return runs[0].run_id, dict(sorted(out.items(), key=lambda kv: -kv[1]))
+    finally:
+        instance.dispose()
+
+
+def run_build(root: Path) -> dict:
+    """`peerlake build` as a user runs it, against the temporary lake; dbt timings from its run."""
+    env = {k: v for k, v in os.environ.items() if k != "PEERLAKE_DUCKDB_PATH"}
+    env["PEERLAKE_HOME"] = str(root)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.time()
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(REPO / ".venv" / "bin" / "peerlake"), "build"], cwd=REPO, env=env,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = {"seconds": round(wall, 1), "returncode": proc.returncode,
+           # ru_maxrss of children: the largest single process (peerlake or its dbt child), not a sum
+           "peak_rss_mb_largest_process": round(peak_kb / 1024, 0) if peak_kb > before else None,
+           "stdout_tail": proc.stdout.strip().splitlines()[-6:], "stderr_tail": proc.stderr.strip().splitlines()[-6:]}
+    try:
+        run_id, out["dagster_step_seconds"] = step_seconds(root)
+    except Exception as exc:  # timings are a bonus; never lose the main figures over them
+        run_id, out["dagster_step_seconds_error"] = None, f"{type(exc).__name__}: {exc}"
+    out["dagster_run_id"] = run_id
+    rr = _run_results(started, run_id)
+    if rr:
+        results = json.loads(rr.read_text())
+        nodes = [{"node": r["unique_id"], "status": r["status"], "seconds": round(r["execution_time"], 2)}
+                 for r in results["results"]]
+        nodes.sort(key=lambda r: -r["seconds"])
+        out["dbt_elapsed_seconds"] = round(results.get("elapsed_time", 0.0), 1)
+        out["dbt_nodes"] = len(nodes)
+        out["dbt_slowest"] = nodes[:12]
+        out["dbt_not_success"] = [n for n in nodes if n["status"] not in ("success", "pass")]
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--papers", type=int, default=10_000)
+    ap.add_argument("--configs", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--venue-year-size", type=int, default=100, help="papers per venue-year")
+    ap.add_argument("--chunk", type=int, default=100_000, help="events per write-ahead file")
+    ap.add_argument("--scan-repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary lake (prints its path)")
+    ap.add_argument("--result", type=Path, default=RESULT_PATH)
+    args = ap.parse_args()
+    if not 1 <= args.configs <= len(CONFIGS):
+        raise SystemExit(f"--configs must be 1..{len(CONFIGS)}")
+    tmp = Path(tempfile.mkdtemp(prefix="peerlake-build-at-scale-"))
+    root = tmp / "lake"
+    try:
+        n_calls = args.papers * args.configs * args.rounds
+        print(f"writing {n_calls:,} llm_call events ({args.papers:,} papers × {args.configs} configs × "
+              f"{args.rounds} rounds) into {root}", flush=True)
+        lake = write_lake(root, args.papers, args.configs, args.rounds, args.venue_year_size,
+                          args.chunk, args.seed)
+        print(f"  wrote WAL in {lake['write_wal_seconds']} s, sealed in {lake['seal_seconds']} s", flush=True)
+        scan_before = duckdb_scan(root, args.scan_repeats)
+        print(f"scan: {scan_before['seconds_best']} s; running peerlake build …", flush=True)
+        build = run_build(root)
+        print(f"build: {build['seconds']} s (exit {build['returncode']})", flush=True)
+        scan_after = duckdb_scan(root, args.scan_repeats)  # same run, after the build (warm cache)
+        scan_best = min(scan_before["seconds_best"], scan_after["seconds_best"])
+        result = {
+            "benchmark": "build_at_scale",
+            "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "shape": {"papers": args.papers, "configs": args.configs, "rounds": args.rounds,
+                      "venue_year_size": args.venue_year_size,
+                      "venue_years": -(-args.papers // args.venue_year_size),
+                      "pairs_within_venue_year_per_config":
+                          sum(m * (m - 1) // 2 for m in _group_sizes(args.papers, args.venue_year_size)),
+                      "llm_call_events": n_calls},
+            "lake": lake,
+            "route": "to_json_line into write-ahead files of --chunk events, then EventLog.seal()",
+            "duckdb_scan_before_build": scan_before,
+            "duckdb_scan_after_build": scan_after,
+            "build": build,
+            "build_over_scan": round(build["seconds"] / scan_best, 1),
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                        "platform": platform.platform(), "duckdb": duckdb.__version__},
+        }
+        args.result.parent.mkdir(parents=True, exist_ok=True)
+        tmp_path = args.result.with_suffix(".json.tmp")
+        tmp_path.write_text(json.dumps(result, indent=1) + "\n")
+        os.replace(tmp_path, args.result)
+        print(f"build {build['seconds']} s / scan {scan_best} s = {result['build_over_scan']:.0f}× "
+              f"(exit {build['returncode']}); wrote {args.result}")
+        for n in build.get("dbt_slowest", [])[:8]:
+            print(f"  {n['seconds']:8.2f} s  {n['node']}")
+        return 0 if build["returncode"] == 0 else 1
+    finally:
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _group_sizes(papers: int, size: int) -> list[int]:
+    return [min(size, papers - s) for s in range(0, papers, size)]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
