@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import platform
-import resource
 import shutil
 import socket
 import subprocess
@@ -34,6 +33,7 @@ import duckdb  # noqa: E402
 import numpy as np  # noqa: E402
 from ulid import ULID  # noqa: E402
 
+from ingest.openreview import ICLR2017_SCALE  # noqa: E402
 from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
 from llm_calls.types import LlmRequest, Usage  # noqa: E402
 from prompts import load_template  # noqa: E402
@@ -143,7 +143,7 @@ def _paper_events(rng, paper: dict) -> list:
     for j, r in enumerate(ratings):
         events.append(HumanReviewImported(
             occurred_at=p["at"] + timedelta(days=30), paper_id=p["paper_id"], review_id=f"{p['paper_id']}-R{j}",
-            source="openreview", venue=p["venue"], rating=float(r), rating_scale="1-10",
+            source="openreview", venue=p["venue"], rating=float(r), rating_scale=ICLR2017_SCALE,
             confidence=float(rng.integers(2, 6)), body_sha256=_sha(f"hr|{p['paper_id']}|{j}")))
     withdrawn = rng.random() < 0.03
     accepted = (not withdrawn) and ratings.mean() >= 6.0
@@ -215,19 +215,32 @@ SCAN_SQL = ("select count(*), sum(cost_usd), avg(output_tokens) from read_parque
             "union_by_name=true, hive_partitioning=true)")
 
 
-def duckdb_scan(root: Path, repeats: int) -> dict:
-    """One DuckDB scan of the llm_call partition (in memory, fresh connection each time)."""
-    pattern = str(root / "events" / "segments" / "event_type=llm_call" / "*.parquet")
-    times, row = [], None
+# A second reference that touches what the build must read: every review's text, parsed as JSON.
+PARSE_SQL = ("select count(*), avg(case when json_valid(response_text) then try_cast("
+             "json_extract_string(response_text, '$.overall_score') as double) end) "
+             "from read_parquet('{glob}', union_by_name=true, hive_partitioning=true)")
+
+
+def _timed(sql: str, repeats: int) -> tuple[list[float], tuple]:
+    times, row = [], ()
     for _ in range(repeats):
         t0 = time.perf_counter()
-        con = duckdb.connect()
-        row = con.execute(SCAN_SQL.format(glob=pattern)).fetchone()
+        con = duckdb.connect()  # in memory, fresh each time
+        row = con.execute(sql).fetchone()
         con.close()
         times.append(time.perf_counter() - t0)
-    return {"sql": SCAN_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),
-            "seconds_each": [round(t, 3) for t in times], "seconds_best": round(min(times), 3),
-            "rows": row[0], "sum_cost_usd": round(row[1], 2), "avg_output_tokens": round(row[2], 1)}
+    return times, row
+
+
+def duckdb_scan(root: Path, repeats: int) -> dict:
+    """The single DuckDB scan of the llm_call partition, and the JSON-parsing scan beside it."""
+    pattern = str(root / "events" / "segments" / "event_type=llm_call" / "*.parquet")
+    times, row = _timed(SCAN_SQL.format(glob=pattern), repeats)
+    parse_times, parse_row = _timed(PARSE_SQL.format(glob=pattern), repeats)
+    return {"seconds_each": [round(t, 3) for t in times], "seconds_best": round(min(times), 3),
+            "rows": row[0], "sum_cost_usd": round(row[1], 2), "avg_output_tokens": round(row[2], 1),
+            "parse_scan_seconds_best": round(min(parse_times), 3),
+            "parse_scan_avg_score": round(parse_row[1], 3)}
 
 
 def _run_results(after: float, run_id: str | None) -> Path | None:
@@ -267,16 +280,18 @@ def run_build(root: Path) -> dict:
     """`peerlake build` as a user runs it, against the temporary lake; dbt timings from its run."""
     env = {k: v for k, v in os.environ.items() if k != "PEERLAKE_DUCKDB_PATH"}
     env["PEERLAKE_HOME"] = str(root)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    cmd = [str(REPO / ".venv" / "bin" / "peerlake"), "build"]
+    rss_file = root.parent / "build.maxrss"
+    if Path("/usr/bin/time").exists():  # GNU time: max RSS of the child and its waited descendants
+        cmd = ["/usr/bin/time", "-f", "%M", "-o", str(rss_file), *cmd]
     started = time.time()
     t0 = time.perf_counter()
-    proc = subprocess.run([str(REPO / ".venv" / "bin" / "peerlake"), "build"], cwd=REPO, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kb = int(rss_file.read_text().split()[-1]) if rss_file.exists() else None
     out = {"seconds": round(wall, 1), "returncode": proc.returncode,
-           # ru_maxrss of children: the largest single process (peerlake or its dbt child), not a sum
-           "peak_rss_mb_largest_process": round(peak_kb / 1024, 0) if peak_kb > before else None,
+           # the largest single process (peerlake, or the dbt process it starts), not a sum
+           "peak_rss_mb_largest_process": round(peak_kb / 1024) if peak_kb else None,
            "stdout_tail": proc.stdout.strip().splitlines()[-6:], "stderr_tail": proc.stderr.strip().splitlines()[-6:]}
     try:
         run_id, out["dagster_step_seconds"] = step_seconds(root)
@@ -296,67 +311,82 @@ def run_build(root: Path) -> dict:
     return out
 
 
+def measure(args, papers: int) -> dict:
+    """Write one lake of `papers` papers, scan it, build it, scan it again; the lake is then deleted."""
+    tmp = Path(tempfile.mkdtemp(prefix="peerlake-build-at-scale-"))
+    root = tmp / "lake"
+    try:
+        n_calls = papers * args.configs * args.rounds
+        print(f"writing {n_calls:,} llm_call events ({papers:,} papers × {args.configs} configs × "
+              f"{args.rounds} rounds) into {root}", flush=True)
+        lake = write_lake(root, papers, args.configs, args.rounds, args.venue_year_size, args.chunk, args.seed)
+        print(f"  wrote WAL in {lake['write_wal_seconds']} s, sealed in {lake['seal_seconds']} s", flush=True)
+        scan_before = duckdb_scan(root, args.scan_repeats)
+        print(f"  scan: {scan_before['seconds_best']} s; running peerlake build …", flush=True)
+        build = run_build(root)
+        scan_after = duckdb_scan(root, args.scan_repeats)  # same run, after the build
+        scan_best = min(scan_before["seconds_best"], scan_after["seconds_best"])
+        ratio = round(build["seconds"] / scan_best, 1)
+        parse_best = min(scan_before["parse_scan_seconds_best"], scan_after["parse_scan_seconds_best"])
+        print(f"  build {build['seconds']} s (exit {build['returncode']}, peak RSS "
+              f"{build['peak_rss_mb_largest_process']} MB) / scan {scan_best} s = {ratio:.0f}×", flush=True)
+        for n in build.get("dbt_slowest", [])[:6]:
+            print(f"    {n['seconds']:8.2f} s  {n['node']}")
+        return {"shape": {"papers": papers, "configs": args.configs, "rounds": args.rounds,
+                          "venue_year_size": args.venue_year_size,
+                          "venue_years": -(-papers // args.venue_year_size),
+                          "pairs_within_venue_year_per_config":
+                              sum(m * (m - 1) // 2 for m in _group_sizes(papers, args.venue_year_size)),
+                          "llm_call_events": n_calls},
+                "lake": lake, "duckdb_scan_before_build": scan_before, "duckdb_scan_after_build": scan_after,
+                "build": build, "build_seconds": build["seconds"], "scan_seconds_best": scan_best,
+                "build_over_scan": ratio, "parse_scan_seconds_best": parse_best,
+                "build_over_parse_scan": round(build["seconds"] / parse_best, 1)}
+    finally:
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--papers", type=int, default=10_000)
+    ap.add_argument("--papers", default="1000,10000",
+                    help="comma-separated paper counts, one lake and build each (1,000 → 100 k events)")
     ap.add_argument("--configs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--venue-year-size", type=int, default=100, help="papers per venue-year")
     ap.add_argument("--chunk", type=int, default=100_000, help="events per write-ahead file")
     ap.add_argument("--scan-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--keep", action="store_true", help="keep the temporary lake (prints its path)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary lakes (prints their paths)")
     ap.add_argument("--result", type=Path, default=RESULT_PATH)
     args = ap.parse_args()
     if not 1 <= args.configs <= len(CONFIGS):
         raise SystemExit(f"--configs must be 1..{len(CONFIGS)}")
-    tmp = Path(tempfile.mkdtemp(prefix="peerlake-build-at-scale-"))
-    root = tmp / "lake"
-    try:
-        n_calls = args.papers * args.configs * args.rounds
-        print(f"writing {n_calls:,} llm_call events ({args.papers:,} papers × {args.configs} configs × "
-              f"{args.rounds} rounds) into {root}", flush=True)
-        lake = write_lake(root, args.papers, args.configs, args.rounds, args.venue_year_size,
-                          args.chunk, args.seed)
-        print(f"  wrote WAL in {lake['write_wal_seconds']} s, sealed in {lake['seal_seconds']} s", flush=True)
-        scan_before = duckdb_scan(root, args.scan_repeats)
-        print(f"scan: {scan_before['seconds_best']} s; running peerlake build …", flush=True)
-        build = run_build(root)
-        print(f"build: {build['seconds']} s (exit {build['returncode']})", flush=True)
-        scan_after = duckdb_scan(root, args.scan_repeats)  # same run, after the build (warm cache)
-        scan_best = min(scan_before["seconds_best"], scan_after["seconds_best"])
-        result = {
-            "benchmark": "build_at_scale",
-            "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "shape": {"papers": args.papers, "configs": args.configs, "rounds": args.rounds,
-                      "venue_year_size": args.venue_year_size,
-                      "venue_years": -(-args.papers // args.venue_year_size),
-                      "pairs_within_venue_year_per_config":
-                          sum(m * (m - 1) // 2 for m in _group_sizes(args.papers, args.venue_year_size)),
-                      "llm_call_events": n_calls},
-            "lake": lake,
-            "route": "to_json_line into write-ahead files of --chunk events, then EventLog.seal()",
-            "duckdb_scan_before_build": scan_before,
-            "duckdb_scan_after_build": scan_after,
-            "build": build,
-            "build_over_scan": round(build["seconds"] / scan_best, 1),
-            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                        "platform": platform.platform(), "duckdb": duckdb.__version__},
-        }
-        args.result.parent.mkdir(parents=True, exist_ok=True)
-        tmp_path = args.result.with_suffix(".json.tmp")
-        tmp_path.write_text(json.dumps(result, indent=1) + "\n")
-        os.replace(tmp_path, args.result)
-        print(f"build {build['seconds']} s / scan {scan_best} s = {result['build_over_scan']:.0f}× "
-              f"(exit {build['returncode']}); wrote {args.result}")
-        for n in build.get("dbt_slowest", [])[:8]:
-            print(f"  {n['seconds']:8.2f} s  {n['node']}")
-        return 0 if build["returncode"] == 0 else 1
-    finally:
-        if args.keep:
-            print(f"kept {root}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+    runs = [measure(args, int(p)) for p in args.papers.split(",")]
+    result = {
+        "benchmark": "build_at_scale",
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": "peerlake build (subprocess, PEERLAKE_HOME = a fresh temporary lake)",
+        "scan_sql": SCAN_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),
+        "parse_scan_sql": PARSE_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),
+        "route": "events serialized with to_json_line into write-ahead files of --chunk events, "
+                 "then EventLog.seal() writes the Parquet segments and manifests",
+        "runs": runs,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform(), "duckdb": duckdb.__version__},
+    }
+    args.result.parent.mkdir(parents=True, exist_ok=True)
+    tmp_path = args.result.with_suffix(".json.tmp")
+    tmp_path.write_text(json.dumps(result, indent=1) + "\n")
+    os.replace(tmp_path, args.result)
+    for r in runs:
+        print(f"{r['shape']['llm_call_events']:>10,} events: build {r['build_seconds']} s / scan "
+              f"{r['scan_seconds_best']} s = {r['build_over_scan']:.0f}× (JSON-parsing scan "
+              f"{r['parse_scan_seconds_best']} s: {r['build_over_parse_scan']:.0f}×; exit {r['build']['returncode']})")
+    print(f"wrote {args.result}")
+    return 0 if all(r["build"]["returncode"] == 0 for r in runs) else 1
 
 
 def _group_sizes(papers: int, size: int) -> list[int]:

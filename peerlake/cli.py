@@ -216,7 +216,9 @@ def ui(port: int = 3000) -> None:
 
 @app.command()
 def review(samples: int = typer.Option(None, "--samples", "-k", help="independent reviews per paper"),
-           template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)")) -> None:
+           template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)"),
+           probes: bool = typer.Option(False, "--probes", help="also forced-decimal reviews and logprob "
+                                       "score probes (reliability §5–6; more model calls)")) -> None:
     """Ask the configured reviewer for K independent reviews of every ingested paper, then rebuild
     the marts. Samples already in the log replay at no cost; only new ones call the model."""
     from orchestration.runner import run_pipeline
@@ -224,7 +226,8 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     cfg = {k: v for k, v in {"samples": samples, "template": template}.items() if v is not None}
     d = settings.reviewer_defaults()
     console.print(f"Reviewing with {d.provider}/{d.model}, {samples or d.samples} samples per paper")
-    run = _run_quietly(run_pipeline, "review", selection=_asset_keys(exclude=OPTIONAL_MODEL_ASSETS),
+    exclude = {"inbox_manuscripts"} if probes else OPTIONAL_MODEL_ASSETS
+    run = _run_quietly(run_pipeline, "review", selection=_asset_keys(exclude=exclude),
                        tags={"peerlake/command": "review"},
                        resource_config={"reviewer": cfg} if cfg else None)
     _report_run(run)
