@@ -1,14 +1,15 @@
 """`peerlake build` at scale: the full build over N synthetic `llm_call` review events against a
 single DuckDB scan of the same Parquet, as a ratio.
 
-A temporary lake (never inside the repo) gets papers × configs × rounds successful review calls
-(default 10,000 × 10 × 10 = 1,000,000), the matching `paper_ingested` events, three human reviews
-and a decision per paper. Events go through the log's own write and seal code: they are serialized
-with `to_json_line` into write-ahead files of --chunk events each (one file per chunk, named like
-the log's own), then `EventLog.seal()` turns every file into Parquet segments and a manifest, as it
-does in production. The build is the real CLI in a subprocess: `.venv/bin/peerlake build` (every
-dbt model and test, every Great Expectations gate, the summary and the report page; no model call).
-Run: .venv/bin/python benchmarks/build_at_scale.py [--papers 10000] [--configs 10] [--rounds 10]
+For each --papers size, a temporary lake (never inside the repo) gets papers × configs × rounds
+successful review calls (defaults: 1,000 and 10,000 papers × 10 × 10 = 100 k and 1 M), the
+matching `paper_ingested` events, three human reviews and a decision per paper. Events go
+through the log's own write and seal code: they are serialized with `to_json_line` into
+write-ahead files of --chunk events each (one file per chunk, named like the log's own), then
+`EventLog.seal()` turns every file into Parquet segments and a manifest, as it does in production.
+The build is the real CLI in a subprocess: `.venv/bin/peerlake build` (every dbt model and test,
+every Great Expectations gate, the summary and the report page; no model call).
+Run: .venv/bin/python benchmarks/build_at_scale.py [--papers 1000,10000] [--configs 10] [--rounds 10]
 """
 
 import argparse
@@ -135,7 +136,8 @@ def _sha(text: str) -> str:
 def _paper_events(rng, paper: dict) -> list:
     p = paper
     events = [PaperIngested(occurred_at=p["at"], paper_id=p["paper_id"], title=p["title"],
-                            source_uri=f"file:///synthetic/{p['paper_id']}.pdf", pdf_sha256=_sha("pdf|" + p["paper_id"]),
+                            source_uri=f"file:///synthetic/{p['paper_id']}.pdf",
+                            pdf_sha256=_sha("pdf|" + p["paper_id"]),
                             package_sha256=_sha("pkg|" + p["paper_id"]), n_pages=int(rng.integers(8, 30)),
                             n_text_records=int(rng.integers(200, 900)), n_chars=p["tokens"] * 4,
                             venue=p["venue"], is_synthetic=True, year=p["year"], area=TOPICS[rng.integers(8)])]
