@@ -24,15 +24,28 @@ def _count_llm_events() -> int:
     return sum(1 for _ in EventLog().iter_events("llm_call"))
 
 
+def _fmt(v) -> str:
+    return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+
 def _print_rows(rows: list[dict], title: str | None = None) -> None:
-    table = Table(title=title, show_lines=False)
     if not rows:
         console.print("(no rows)")
         return
-    for col in rows[0]:
+    cols = list(rows[0])
+    width = sum(max(len(str(c)), *(len(_fmt(r[c])) for r in rows)) + 3 for c in cols)
+    if width > console.width:  # too wide to read as a grid: one "column: value" block per row
+        for i, r in enumerate(rows, 1):
+            console.rule(f"row {i}" if not title else f"{title} · row {i}")
+            pad = max(len(str(c)) for c in cols)
+            for c in cols:
+                console.print(f"{str(c).ljust(pad)}  {_fmt(r[c])}", highlight=False, markup=False)
+        return
+    table = Table(title=title, show_lines=False)
+    for col in cols:
         table.add_column(str(col), overflow="fold")
     for r in rows:
-        table.add_row(*["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in r.values()])
+        table.add_row(*[_fmt(v) for v in r.values()])
     console.print(table)
 
 
