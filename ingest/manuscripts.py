@@ -542,20 +542,23 @@ class IngestOutcome:
     severity: str = "error"
 
 
-def _latest_version(log: EventLog, paper_id: str) -> PaperIngested | None:
-    latest = None
+def latest_versions(log: EventLog) -> dict[str, PaperIngested]:
+    """The newest `paper_ingested` event of every paper, by paper id."""
+    latest: dict[str, PaperIngested] = {}
     for ev in log.iter_events("paper_ingested"):
         # ULIDs sort by creation time, so the largest id is the newest version.
-        if ev.paper_id == paper_id and (latest is None or ev.event_id > latest.event_id):
-            latest = ev
+        if ev.paper_id not in latest or ev.event_id > latest[ev.paper_id].event_id:
+            latest[ev.paper_id] = ev
     return latest
 
 
 def ingest_pdf(log: EventLog, path: Path, paper_id: str | None = None, venue: str | None = None,
                is_synthetic: bool = False, max_pages: int | None = None,
-               max_images: int | None = None, record_rejection: bool = True) -> IngestOutcome:
+               max_images: int | None = None, record_rejection: bool = True,
+               versions: dict[str, PaperIngested] | None = None) -> IngestOutcome:
     """Ingest one PDF as a new paper version; never raises for bad input (status "rejected",
-    recorded as an `ingest_rejected` event)."""
+    recorded as an `ingest_rejected` event). A batch passes one `latest_versions(log)` dict as
+    `versions` (kept up to date here) instead of re-reading the log for every file."""
     path = Path(path)
     pid = paper_id or path.stem
     content_sha = None
@@ -572,7 +575,9 @@ def ingest_pdf(log: EventLog, path: Path, paper_id: str | None = None, venue: st
     except OSError as exc:
         return reject(f"cannot be read ({exc.strerror or exc})")
     content_sha = pdf_sha = sha256_hex(data)
-    latest = _latest_version(log, pid)
+    if versions is None:
+        versions = latest_versions(log)
+    latest = versions.get(pid)
     if latest is not None and latest.pdf_sha256 == pdf_sha:
         return IngestOutcome("unchanged", pid, path, latest, None)
     try:
@@ -603,6 +608,7 @@ def ingest_pdf(log: EventLog, path: Path, paper_id: str | None = None, venue: st
         n_sections=len(package.sections),
     )
     log.append(event)
+    versions[pid] = event
     return IngestOutcome("new_version" if latest else "ingested", pid, path, event, None)
 
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,15 +43,13 @@ class _Lines:
     """Not a terminal (CI, a log file): one plain line every ~10% or 15 s, so long runs still report."""
 
     def __init__(self, total: int, description: str, column: "_StatsColumn"):
-        import time
-
         self.total, self.description, self.column = total, description or "llm calls", column
-        self.done, self.t0, self._time = 0, time.monotonic(), time.monotonic
+        self.done, self.t0 = 0, time.monotonic()
         self.last = self.t0
 
     def advance(self) -> None:
         self.done += 1
-        now = self._time()
+        now = time.monotonic()
         step = max(1, self.total // 10)
         if self.done == self.total or self.done % step == 0 or now - self.last > 15:
             self.last = now

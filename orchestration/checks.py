@@ -11,9 +11,8 @@ def _gate_check(suite: str, model: str):
                  description=f"Great Expectations suite '{suite}' on {model} (blocking).")
     def _check(lake: LakeResource) -> AssetCheckResult:
         from expectations.gates import run_gate
-        from warehouse import Lake
 
-        result = run_gate(suite, Lake(lake.event_log().lake.root).duckdb_path)
+        result = run_gate(suite, lake.lake().duckdb_path)
         return AssetCheckResult(
             passed=result.success,
             description=result.describe(),

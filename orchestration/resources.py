@@ -13,10 +13,15 @@ class LakeResource(ConfigurableResource):
 
     root: str = ""
 
-    def event_log(self):
-        from warehouse import EventLog, Lake
+    def lake(self):
+        from warehouse import Lake
 
-        return EventLog(Lake(Path(self.root) if self.root else settings.lake_root()))
+        return Lake(Path(self.root) if self.root else settings.lake_root())
+
+    def event_log(self):
+        from warehouse import EventLog
+
+        return EventLog(self.lake())
 
 
 class ReviewerResource(ConfigurableResource):

@@ -45,11 +45,10 @@ class ReviewerConfig:
 
 
 def latest_manuscripts(log: EventLog) -> list[PaperIngested]:
-    """The newest version of every ingested paper."""
-    latest: dict[str, PaperIngested] = {}
-    for ev in log.iter_events("paper_ingested"):
-        if ev.paper_id not in latest or ev.occurred_at >= latest[ev.paper_id].occurred_at:
-            latest[ev.paper_id] = ev
+    """The newest version of every ingested paper, in paper-id order."""
+    from ingest.manuscripts import latest_versions
+
+    latest = latest_versions(log)
     return [latest[k] for k in sorted(latest)]
 
 

@@ -21,7 +21,7 @@ if not console.is_terminal:  # piped or in CI: don't squeeze tables into 80 colu
 def _count_llm_events() -> int:
     from warehouse import EventLog
 
-    return sum(1 for _ in EventLog().iter_events("llm_call"))
+    return EventLog().count("llm_call")
 
 
 def _fmt(v) -> str:

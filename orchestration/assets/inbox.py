@@ -2,7 +2,6 @@
 `inbox_manuscripts`; `inbox_sensor` (stopped by default) adds partitions and requests a run per
 new file or new bytes. Off unless the sensor is started and PEERLAKE_INBOX is set."""
 
-import hashlib
 from pathlib import Path
 
 from dagster import (
@@ -12,6 +11,7 @@ from dagster import (
 
 from orchestration.resources import LakeResource
 from peerlake import settings
+from warehouse.blobs import sha256_hex
 
 inbox_papers = DynamicPartitionsDefinition(name="inbox_papers")
 
@@ -53,7 +53,7 @@ def inbox_sensor(context: SensorEvaluationContext):
     known = set(context.instance.get_dynamic_partitions(inbox_papers.name))
     new = sorted(set(files) - known)
     # The run key carries the file's hash: the same bytes never run twice, new bytes run again.
-    runs = [RunRequest(run_key=f"{key}:{hashlib.sha256(path.read_bytes()).hexdigest()}", partition_key=key)
+    runs = [RunRequest(run_key=f"{key}:{sha256_hex(path.read_bytes())}", partition_key=key)
             for key, path in files.items()]
     return SensorResult(run_requests=runs, dynamic_partitions_requests=[inbox_papers.build_add_request(new)] if new else [])
 

@@ -1,6 +1,5 @@
 """Ingest assets: PDFs on disk → `paper_ingested` events; OpenReview notes → `human_review_imported`."""
 
-import hashlib
 from pathlib import Path
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
@@ -8,6 +7,7 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, Metad
 from orchestration.assets.hashing import content_version
 from orchestration.resources import LakeResource
 from peerlake import settings
+from warehouse.blobs import sha256_hex
 
 
 def _corpus_pdfs() -> list[tuple[str, Path, bool]]:
@@ -22,7 +22,7 @@ def _corpus_pdfs() -> list[tuple[str, Path, bool]]:
 
 @asset(group_name="ingest", description="The manuscript PDFs to review: the bundled demo corpus plus $PEERLAKE_PAPERS.")
 def papers(context: AssetExecutionContext) -> MaterializeResult:
-    rows = [(pid, str(path), hashlib.sha256(path.read_bytes()).hexdigest()) for pid, path, _ in _corpus_pdfs()]
+    rows = [(pid, str(path), sha256_hex(path.read_bytes())) for pid, path, _ in _corpus_pdfs()]
     return MaterializeResult(
         metadata={"papers": len(rows),
                   "files": MetadataValue.md("\n".join(f"- `{pid}` {Path(p).name} `{sha[:12]}`" for pid, p, sha in rows))},
@@ -33,18 +33,17 @@ def papers(context: AssetExecutionContext) -> MaterializeResult:
 @asset(group_name="ingest", deps=[papers], kinds={"pdf"},
        description="PDF → ordered text records with page numbers (a manuscript package blob) + a paper_ingested event.")
 def manuscripts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from ingest.manuscripts import ingest_pdf
+    from ingest.manuscripts import ingest_pdf, latest_versions
 
     log = lake.event_log()
-    outcomes = [ingest_pdf(log, path, paper_id=pid, is_synthetic=synthetic)
+    versions = latest_versions(log)
+    outcomes = [ingest_pdf(log, path, paper_id=pid, is_synthetic=synthetic, versions=versions)
                 for pid, path, synthetic in _corpus_pdfs()]
     rejected = [o for o in outcomes if o.status == "rejected"]
     for o in rejected:
         context.log.warning(f"set aside {o.path}: {o.reason}")
     log.seal()
-    from orchestration.reviewing import latest_manuscripts
-
-    latest = latest_manuscripts(log)
+    latest = [versions[k] for k in sorted(versions)]
     return MaterializeResult(
         metadata={"ingested": sum(o.status == "ingested" for o in outcomes),
                   "unchanged": sum(o.status == "unchanged" for o in outcomes),

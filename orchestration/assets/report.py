@@ -54,7 +54,7 @@ def read_summary(duckdb_path) -> list[dict]:
              AssetKey("fct_ai_review_scores"), AssetKey("fct_llm_calls")],
        description="Summary per reviewer configuration: papers, reviews, mean score, within-paper SD, tokens, cost.")
 def review_summary(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    root = lake.event_log().lake
+    root = lake.lake()
     rows = read_summary(root.duckdb_path)
     out = root.root / "reports" / "review_summary.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> Ma
     from peerlake.report.build import content_hash
     from peerlake.report.data import load
 
-    root = lake.event_log().lake
+    root = lake.lake()
     out = write_report(root.duckdb_path, root.root / "reports" / "report.html")
     missing = load(root.duckdb_path).missing
     for table, why in missing.items():

@@ -35,15 +35,16 @@ def ingest_pdf_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
 ) -> None:
     """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
-    from ingest.manuscripts import ingest_pdf, iter_pdfs
+    from ingest.manuscripts import ingest_pdf, iter_pdfs, latest_versions
 
     files = iter_pdfs(paths)
     if paper_id and len(files) != 1:
         raise typer.BadParameter("--paper-id needs exactly one PDF")
     log = _log()
     counts = {"ingested": 0, "new_version": 0, "unchanged": 0, "rejected": 0}
+    versions = latest_versions(log)
     for path in files:
-        o = ingest_pdf(log, path, paper_id=paper_id, venue=venue)
+        o = ingest_pdf(log, path, paper_id=paper_id, venue=venue, versions=versions)
         counts[o.status] += 1
         if o.status == "rejected":
             _say_rejected(o.reason, o.severity)
