@@ -17,7 +17,7 @@ import pymupdf
 
 from ingest.demo_corpus import SYNTHETIC_LABEL
 from ingest.pdf_layout import Block, image_blocks, reading_order, text_blocks
-from peerlake import settings
+from warehouse import settings
 from warehouse.blobs import BlobCorrupted, BlobStore, sha256_hex
 from warehouse.events import IngestRejected, PaperIngested
 from warehouse.log import EventLog

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ingest.openreview import ReviewOutcome, import_reviews
-from peerlake import settings
+from warehouse import settings
 from warehouse.log import EventLog
 
 

@@ -13,7 +13,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from peerlake import settings
+from warehouse import settings
 from warehouse.fsutil import fsync_dir
 
 # Size of the assembled file for LOCAL_MODEL_SHA256: a cheap "already installed" check that avoids

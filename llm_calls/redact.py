@@ -2,7 +2,7 @@
 
 import re
 
-from peerlake import settings
+from warehouse import settings
 
 REDACTED = "[REDACTED]"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from dagster import ConfigurableResource
 from pydantic import PrivateAttr
 
-from peerlake import settings
+from warehouse import settings
 
 
 class LakeResource(ConfigurableResource):

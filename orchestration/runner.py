@@ -3,7 +3,7 @@ runs, materializations and checks of `peerlake demo` show up in `make ui` afterw
 
 from dataclasses import dataclass, field
 
-from peerlake import settings
+from warehouse import settings
 
 DAGSTER_YAML = """\
 # Written by peerlake: the instance for this lake. Telemetry off (no network here).

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from peerlake import settings
+from warehouse import settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="peerlake: an event-sourced lakehouse for evaluating AI peer reviewers.")

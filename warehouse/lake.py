@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from peerlake import settings
+from warehouse import settings
 
 
 @dataclass(frozen=True)

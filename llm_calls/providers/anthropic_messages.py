@@ -7,7 +7,7 @@ from typing import Any
 from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
-from peerlake import settings
+from warehouse import settings
 
 DEFAULT_MAX_TOKENS = 1024  # the API requires max_tokens; used when params has none
 # Sampling parameters this SDK version has no keyword for; they still go in the JSON body.

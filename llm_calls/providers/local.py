@@ -20,7 +20,7 @@ from typing import Any
 from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
 from llm_calls.providers.openai_chat import parse_chat_completion
 from llm_calls.types import LlmRequest
-from peerlake import settings
+from warehouse import settings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Any
 from llm_calls.providers.base import (FatalProviderError, Provider, ProviderResponse,
                                       ProviderUnavailable, RetryableProviderError, retryable_status)
 from llm_calls.types import LlmRequest, Usage
-from peerlake import settings
+from warehouse import settings
 
 DEFAULT_TIMEOUT_S = 600.0  # CPU-bound compatible servers can take minutes on a long prompt
 

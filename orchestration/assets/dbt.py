@@ -41,7 +41,7 @@ class PeerlakeDbtTranslator(DagsterDbtTranslator):
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt,
             dagster_dbt_translator=PeerlakeDbtTranslator(), op_tags=DUCKDB_TAG)
 def peerlake_dbt_models(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
-    from peerlake import settings
+    from warehouse import settings
 
     lake.event_log().seal()  # dbt reads sealed segments only
     settings.export_lake_env()

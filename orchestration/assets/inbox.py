@@ -10,7 +10,7 @@ from dagster import (
 )
 
 from orchestration.resources import LakeResource
-from peerlake import settings
+from warehouse import settings
 from warehouse.blobs import sha256_hex
 
 inbox_papers = DynamicPartitionsDefinition(name="inbox_papers")

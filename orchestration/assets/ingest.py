@@ -6,7 +6,7 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, Metad
 
 from orchestration.assets.hashing import content_version
 from orchestration.resources import LakeResource
-from peerlake import settings
+from warehouse import settings
 from warehouse.blobs import sha256_hex
 
 

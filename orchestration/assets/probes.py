@@ -8,8 +8,8 @@ from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.reviews import keep_results
 from orchestration.resources import LakeResource, ReviewerResource
-from orchestration.reviewing import (ReviewerConfig, decimal_config, latest_manuscripts, probe_code_version,
-                                     probe_continuation, probe_requests, review_requests)
+from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
+from reviewing.scoring import ReviewerConfig, latest_manuscripts, review_requests
 
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
 DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
@@ -36,7 +36,7 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
 
 def _probe_paper(gateway, req):
     """The probe, then (only when its logprobs cannot split "1" from "10") the forced-10 continuation."""
-    from peerlake.distribution.probe import ProbeParseError, probe_distribution
+    from metrics.distribution.probe import ProbeParseError, probe_distribution
 
     first = gateway.call(req)
     try:

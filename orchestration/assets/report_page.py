@@ -14,9 +14,9 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
        description="Self-contained HTML page (tables + plots) over the reliability marts "
                    "→ <lake>/reports/report.html.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from peerlake.report import write_report
-    from peerlake.report.build import content_hash
-    from peerlake.report.data import load
+    from metrics.report import write_report
+    from metrics.report.build import content_hash
+    from metrics.report.data import load
 
     root = lake.lake()
     out = write_report(root.duckdb_path, root.root / "reports" / "report.html")

@@ -5,7 +5,7 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.resources import LakeResource, ReviewerResource
-from orchestration.reviewing import ReviewerConfig, latest_manuscripts, review_requests
+from reviewing.scoring import ReviewerConfig, latest_manuscripts, review_requests
 
 # The code version is the reviewer configuration's hash (template text + model + parameters +
 # output schema): editing the prompt marks exactly this asset and what depends on it stale.

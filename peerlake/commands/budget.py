@@ -69,8 +69,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """New reviews per paper for the mean of k to land within ε of the truth: planning (V̂),
         certified (upper bound U, P(V > U) ≤ α) and range-only (no pilot) budgets."""
-        from peerlake import settings
-        from peerlake.stats.budgets import compute_budgets
+        from warehouse import settings
+        from metrics.stats.budgets import compute_budgets
 
         try:
             if variance is None:

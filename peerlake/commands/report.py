@@ -11,8 +11,8 @@ def register(app: typer.Typer) -> None:
         """Write a self-contained HTML page (tables and plots) over the marts of the lake."""
         from pathlib import Path
 
-        from peerlake import settings
-        from peerlake.report import write_report
+        from warehouse import settings
+        from metrics.report import write_report
 
         target = Path(out) if out else settings.lake_root() / "reports" / "report.html"
         try:

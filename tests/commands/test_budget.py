@@ -8,7 +8,7 @@ import typer
 from typer.testing import CliRunner
 
 from peerlake.commands.budget import register
-from peerlake.stats.budgets import kl_bernoulli
+from metrics.stats.budgets import kl_bernoulli
 
 
 @pytest.fixture

@@ -224,7 +224,7 @@ def test_gate_fails_on_an_out_of_range_parsed_score(built, tmp_path):
 def test_build_on_an_empty_lake_gives_empty_marts_and_passing_gates(tmp_path):
     # A fresh lake holds only the zero-row schema segments; dbt and the gates must still work.
     # PEERLAKE_DUCKDB_PATH is unset here: the database must land at $PEERLAKE_HOME/peerlake.duckdb,
-    # where peerlake.settings.duckdb_path() looks for it.
+    # where warehouse.settings.duckdb_path() looks for it.
     EventLog(Lake(tmp_path / "lake")).close()
     db, _ = dbt_build(tmp_path / "lake", tmp_path)
     assert db.is_file()

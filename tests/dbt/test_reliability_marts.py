@@ -14,7 +14,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from expectations import run_gate
-from peerlake.stats import compute_budgets, drift_bootstrap, rank_reproducibility
+from metrics.stats import compute_budgets, drift_bootstrap, rank_reproducibility
 from tests.dbt.sample_lake import T0, _call, _request, review_json
 from tests.dbt.test_marts import dbt_build, query
 from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested

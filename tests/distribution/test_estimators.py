@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from peerlake.distribution import affine_move, empirical, quick, sharpen, standard
+from metrics.distribution import affine_move, empirical, quick, sharpen, standard
 
 
 def onehot(s):

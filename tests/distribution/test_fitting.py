@@ -3,8 +3,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from peerlake.distribution.fitting import (A0_GRID, SPLITS_2_3, W_GRID, PaperData, fit_and_evaluate)
-from peerlake.distribution.granularity import compare, within_paper_sd
+from metrics.distribution.fitting import (A0_GRID, SPLITS_2_3, W_GRID, PaperData, fit_and_evaluate)
+from metrics.distribution.granularity import compare, within_paper_sd
 
 
 def test_grids_and_the_ten_splits():

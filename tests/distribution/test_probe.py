@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from peerlake.distribution import probe_distribution
-from peerlake.distribution.probe import ProbeParseError
+from metrics.distribution import probe_distribution
+from metrics.distribution.probe import ProbeParseError
 
 
 def pos(token, alts):

@@ -3,8 +3,8 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from peerlake.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
-from peerlake.distribution.stats import acceptance_auc
+from metrics.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
+from metrics.distribution.stats import acceptance_auc
 
 
 def test_debiased_risk_matches_the_formula_term_by_term():

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from peerlake.distribution.tables import GRAN_COLUMNS, distribution_table, granularity_table, parse_probes
+from metrics.distribution.tables import GRAN_COLUMNS, distribution_table, granularity_table, parse_probes
 
 
 def call(i, purpose="score_probe", lp="sha", text='{"overall_score": 7}'):

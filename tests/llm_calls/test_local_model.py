@@ -11,7 +11,7 @@ from llm_calls.gateway import Gateway
 from llm_calls.providers.base import ProviderUnavailable
 from llm_calls.providers.local import LocalProvider, schema_warnings
 from llm_calls.types import LlmRequest
-from peerlake import settings
+from warehouse import settings
 from tests.llm_calls.support import llm_events
 
 PARTS = [b"first-part-bytes|", b"second|", b"third and last"]

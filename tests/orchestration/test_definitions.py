@@ -26,7 +26,7 @@ def test_lineage_runs_from_papers_to_the_report(lake):
 
 
 def test_reviews_code_version_is_the_reviewer_configuration(lake):
-    from orchestration.reviewing import ReviewerConfig
+    from reviewing.scoring import ReviewerConfig
 
     _, graph = _graph()
     assert graph.get(AssetKey("ai_reviews")).code_version == ReviewerConfig.default().code_version()

@@ -10,7 +10,7 @@ from llm_calls.fake_server import FakeLlmServer
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.probes import ai_reviews_decimal, score_probes
 from orchestration.resources import LakeResource, ReviewerResource
-from peerlake.distribution.tables import parse_probes
+from metrics.distribution.tables import parse_probes
 
 
 def _schema(body: dict) -> dict:

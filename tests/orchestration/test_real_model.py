@@ -2,7 +2,7 @@
 
 import pytest
 
-from peerlake import settings
+from warehouse import settings
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
 

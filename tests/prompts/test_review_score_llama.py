@@ -9,7 +9,7 @@ import pytest
 
 from ingest.demo_corpus import demo_papers
 from ingest.manuscripts import extract_records
-from peerlake import settings
+from warehouse import settings
 from prompts import load_template
 
 grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="llama-cpp-python is not installed")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from peerlake.stats.budgets import (
+from metrics.stats.budgets import (
     certified_budget,
     compute_budgets,
     kl_bernoulli,

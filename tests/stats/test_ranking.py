@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from peerlake.stats.ranking import (
+from metrics.stats.ranking import (
     CLOSE_PAIR_BINS,
     close_pairs,
     n_partitions,

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from peerlake.stats.repeatability import (
+from metrics.stats.repeatability import (
     drift_bootstrap,
     pairwise_agreement,
     paper_variances,
     pooled_variance,
 )
-from peerlake.stats.validity import acceptance_auc, agreement_with_humans
+from metrics.stats.validity import acceptance_auc, agreement_with_humans
 
 
 def test_variances_and_pooled_variance_match_statistics_module():

@@ -1,19 +1,19 @@
-"""The dbt Python models' bodies (peerlake.stats.tables) on small frames."""
+"""The dbt Python models' bodies (metrics.stats.tables) on small frames."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from peerlake.stats.budgets import compute_budgets
-from peerlake.stats.ranking import rank_reproducibility
-from peerlake.stats.tables import (
+from metrics.stats.budgets import compute_budgets
+from metrics.stats.ranking import rank_reproducibility
+from metrics.stats.tables import (
     budget_table,
     drift_table,
     rank_table,
     score_matrix,
     validity_table,
 )
-from peerlake.stats.validity import acceptance_auc
+from metrics.stats.validity import acceptance_auc
 
 
 def long_scores(config: str, matrix: dict[str, list[float]]) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from peerlake.stats.tables import validity_table
+from metrics.stats.tables import validity_table
 
 
 def first_reviewer_vs_rest(shared_data) -> pd.DataFrame:

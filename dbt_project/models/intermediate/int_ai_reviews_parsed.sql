@@ -92,6 +92,11 @@ checked as (
             when prompt_template = 'reviewer_scoring_decimal'
                 and overall_score_value = floor(overall_score_value)
                 then 'decimal_score_not_fractional'
+            -- The integer protocol asks for a whole number: 6.5 is a broken answer, not a score
+            -- (it used to be accepted and later truncated to 6).
+            when prompt_template <> 'reviewer_scoring_decimal'
+                and overall_score_value <> floor(overall_score_value)
+                then 'integer_score_not_integer'
             when confidence_text is null then 'missing_confidence'
             when confidence_value is null then 'confidence_not_numeric'
             when confidence_value not between 1 and 5 then 'confidence_out_of_range'

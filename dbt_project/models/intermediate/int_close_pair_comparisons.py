@@ -4,7 +4,7 @@ means, compared with blocks drawn only from the second half of the rounds."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.stats.tables import close_pair_table
+    from metrics.stats.tables import close_pair_table
 
     scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
     context = dbt.ref("int_paper_context").df()

@@ -4,7 +4,7 @@ venue-year and every partition of the n rounds into two k-blocks (exact enumerat
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.stats.tables import rank_table
+    from metrics.stats.tables import rank_table
 
     scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
     context = dbt.ref("int_paper_context").df()

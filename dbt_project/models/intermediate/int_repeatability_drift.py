@@ -1,10 +1,10 @@
 """Per reviewer configuration: late − early rounds with a paired paper-bootstrap 95% interval
-(10,000 resamples, fixed seed). The statistics live in peerlake.stats (tested with pytest)."""
+(10,000 resamples, fixed seed). The statistics live in metrics.stats (tested with pytest)."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.stats.tables import drift_table
+    from metrics.stats.tables import drift_table
 
     scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
     return drift_table(scores)

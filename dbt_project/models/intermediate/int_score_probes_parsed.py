@@ -4,7 +4,7 @@ blob store), split "1" into 1 and 10 with the forced-10 continuation, or a parse
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.distribution.tables import parse_probes
+    from metrics.distribution.tables import parse_probes
     from warehouse import BlobStore, Lake
 
     blobs = BlobStore(Lake.default())  # PEERLAKE_HOME, exported by the orchestrator

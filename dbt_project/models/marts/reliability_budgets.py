@@ -4,7 +4,7 @@ Chebyshev planning budget from V̂, certified budget from the KL upper bound U, 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.stats.tables import budget_table
+    from metrics.stats.tables import budget_table
 
     # Settings come from the model's YAML (config.meta, filled from dbt vars).
     cfg = (dbt.config.get("meta") or {}).get

@@ -4,7 +4,7 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.distribution.tables import distribution_table
+    from metrics.distribution.tables import distribution_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return distribution_table(dbt.ref("int_score_probes_parsed").df(), dbt.ref("fct_ai_review_scores").df(),

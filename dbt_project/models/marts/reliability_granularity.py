@@ -4,7 +4,7 @@ and MAE against humans, with paired paper-bootstrap 95% intervals."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.distribution.tables import granularity_table
+    from metrics.distribution.tables import granularity_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return granularity_table(dbt.ref("int_granularity_papers").df(), n_boot=int(cfg("n_boot")),

@@ -16,9 +16,9 @@ from itertools import combinations
 
 import numpy as np
 
-from peerlake.distribution.estimators import quick
-from peerlake.distribution.risk import collision_rate, direct_sampling_risk
-from peerlake.distribution.stats import acceptance_auc, bootstrap_mean_ci
+from metrics.distribution.estimators import quick
+from metrics.distribution.risk import collision_rate, direct_sampling_risk
+from metrics.distribution.stats import acceptance_auc, bootstrap_mean_ci
 
 T_GRID = (1, 2, 3, 5, 8, 12)
 A0_GRID = tuple(round(-2.0 + 0.2 * i, 1) for i in range(13))  # −2.0, −1.8, …, 0.4

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from peerlake.stats.budgets import compute_budgets
-from peerlake.stats.ranking import CLOSE_PAIR_BINS, close_pairs, rank_reproducibility
-from peerlake.stats.repeatability import drift_bootstrap
-from peerlake.stats.validity import acceptance_auc, agreement_with_humans
+from metrics.stats.budgets import compute_budgets
+from metrics.stats.ranking import CLOSE_PAIR_BINS, close_pairs, rank_reproducibility
+from metrics.stats.repeatability import drift_bootstrap
+from metrics.stats.validity import acceptance_auc, agreement_with_humans
 
 BIN_ORDER = {label: i for i, (label, _, _) in enumerate(CLOSE_PAIR_BINS)}
 DRIFT_COLUMNS = {"reviewer_config": "string", "n_papers_drift": "int64", "drift_mean_early": "float64",

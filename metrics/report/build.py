@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from peerlake.report import figures
-from peerlake.report.data import ReportData, config_labels, load
+from metrics.report import figures
+from metrics.report.data import ReportData, config_labels, load
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;max-width:1060px;margin:2em auto;padding:0 1em;color:#222}

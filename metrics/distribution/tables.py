@@ -6,9 +6,9 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from peerlake.distribution.fitting import DIRECT_N, N_TARGETS, PaperData, fit_and_evaluate
-from peerlake.distribution.granularity import compare_paper_summaries
-from peerlake.distribution.probe import ProbeParseError, probe_distribution
+from metrics.distribution.fitting import DIRECT_N, N_TARGETS, PaperData, fit_and_evaluate
+from metrics.distribution.granularity import compare_paper_summaries
+from metrics.distribution.probe import ProbeParseError, probe_distribution
 
 PROB_COLUMNS = [f"prob_{s}" for s in range(1, 11)]
 METHODS = ["quick", "standard"] + [f"direct_{k}" for k in DIRECT_N]

@@ -5,7 +5,7 @@ ranking: exact partition enumeration for rank reproducibility, close pairs · bu
 reviews are enough (Chebyshev planning, KL-certified, Hoeffding range-only).
 """
 
-from peerlake.stats.budgets import (
+from metrics.stats.budgets import (
     Budgets,
     certified_budget,
     compute_budgets,
@@ -14,7 +14,7 @@ from peerlake.stats.budgets import (
     range_only_budget,
     variance_upper_bound,
 )
-from peerlake.stats.ranking import (
+from metrics.stats.ranking import (
     CLOSE_PAIR_BINS,
     Comparison,
     close_pairs,
@@ -23,14 +23,14 @@ from peerlake.stats.ranking import (
     partitions,
     rank_reproducibility,
 )
-from peerlake.stats.repeatability import (
+from metrics.stats.repeatability import (
     Drift,
     drift_bootstrap,
     pairwise_agreement,
     paper_variances,
     pooled_variance,
 )
-from peerlake.stats.validity import Agreement, acceptance_auc, agreement_with_humans
+from metrics.stats.validity import Agreement, acceptance_auc, agreement_with_humans
 
 __all__ = [
     "Agreement", "Budgets", "CLOSE_PAIR_BINS", "Comparison", "Drift", "acceptance_auc",
