@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 import pymupdf  # noqa: E402
 
 from ingest.asap import import_asap  # noqa: E402
+from ingest.batch import counts  # noqa: E402
 from ingest.manuscripts import ingest_pdf  # noqa: E402
 from warehouse.lake import Lake  # noqa: E402
 from warehouse.log import EventLog  # noqa: E402
@@ -46,10 +47,10 @@ def raw_text(paths: list[Path]) -> tuple[float, int]:
 
 
 class _ImageClock:
-    """Times ingest.manuscripts._extract_images (decoding and re-encoding each image once)."""
+    """Times ingest.extraction._extract_images (decoding and re-encoding each image once)."""
 
     def __init__(self):
-        import ingest.manuscripts as m
+        import ingest.extraction as m
 
         self.seconds, self._m, self._orig = 0.0, m, m._extract_images
 
@@ -86,17 +87,18 @@ def asap_cost() -> dict:
         extract_s = time.perf_counter() - t0
         log = EventLog(Lake(Path(tmp) / "lake"))
         t0 = time.perf_counter()
-        result = import_asap(log, Path(tmp) / "dataset")
+        outcomes = import_asap(log, Path(tmp) / "dataset")
+        result = counts(outcomes)
         import_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         log.seal()
         seal_s = time.perf_counter() - t0
         log.close()
-    return {"papers": result.papers, "reviews": result.reviews, "statuses": result.statuses,
-            "rejected": result.rejected, "rejected_reasons": result.reasons[:5],
+    return {"papers": result["ingested"], "reviews": result["imported"], "statuses": result["status_recorded"],
+            "rejected": result["rejected"], "rejected_reasons": [o.reason for o in outcomes if o.status == "rejected"][:5],
             "extract_seconds": round(extract_s, 2), "import_seconds": round(import_s, 2),
             "seal_seconds": round(seal_s, 2),
-            "ms_per_paper": round(1000 * (import_s + seal_s) / max(result.papers, 1), 2)}
+            "ms_per_paper": round(1000 * (import_s + seal_s) / max(result["ingested"], 1), 2)}
 
 
 def main() -> int:

@@ -3,6 +3,12 @@
 GX 1.x has no working DuckDB data source, so the mart is read through a read-only DuckDB connection
 into pandas and validated there, in an ephemeral context. great_expectations is imported only when
 a gate runs (the import alone takes ~2.7 s).
+
+Each suite declares its STAGE: "inputs" gates check the facts statistics are computed from (scores
+on the protocol's scale, ratings on the venue's scale, token counts, costs) and run before any
+statistic is built, so bad inputs never reach a published number; "statistics" gates check the
+statistic marts themselves. A suite may define `derive(frame)` to add per-group columns (e.g. a
+histogram's total share per configuration) that row-wise expectations then check.
 """
 
 from dataclasses import dataclass, field
@@ -17,12 +23,16 @@ from expectations import (
     suite_ai_review_scores,
     suite_budgets,
     suite_close_pairs,
+    suite_cost_by_model,
     suite_distribution_estimation,
     suite_granularity,
     suite_human_reviews,
     suite_llm_calls,
     suite_papers,
     suite_rank_reproducibility,
+    suite_repeatability,
+    suite_score_histogram,
+    suite_validity,
 )
 
 SUITES: dict[str, ModuleType] = {
@@ -35,10 +45,24 @@ SUITES: dict[str, ModuleType] = {
     "human_reviews": suite_human_reviews,
     "granularity": suite_granularity,
     "distribution_estimation": suite_distribution_estimation,
+    "validity": suite_validity,
+    "repeatability": suite_repeatability,
+    "score_histogram": suite_score_histogram,
+    "cost_by_model": suite_cost_by_model,
 }
+
+INPUTS = "inputs"
+STATISTICS = "statistics"
+_unstaged = {name: getattr(m, "STAGE", None) for name, m in SUITES.items()
+             if getattr(m, "STAGE", None) not in (INPUTS, STATISTICS)}
+if _unstaged:  # a suite without a stage would silently run in neither build stage
+    raise ImportError(f"gate suites need STAGE = {INPUTS!r} or {STATISTICS!r}: {_unstaged}")
 
 # suite name -> the dbt model it checks
 GATES: dict[str, str] = {name: module.MODEL for name, module in SUITES.items()}
+# The same, split by stage: input gates run between building the facts and building statistics.
+INPUT_GATES: dict[str, str] = {n: m.MODEL for n, m in SUITES.items() if m.STAGE == INPUTS}
+STATISTIC_GATES: dict[str, str] = {n: m.MODEL for n, m in SUITES.items() if m.STAGE == STATISTICS}
 
 MAX_EXAMPLES = 5
 
@@ -68,8 +92,11 @@ def _suite(suite_name: str) -> ModuleType:
         raise ValueError(f"unknown gate suite {suite_name!r}; known: {sorted(SUITES)}") from None
 
 
-def run_gate(suite_name: str, duckdb_path: Path) -> GateResult:
-    """Validate the suite's dbt model in the DuckDB file at `duckdb_path` (opened read-only)."""
+def run_gate(suite_name: str, duckdb_path: Path, *, schema: str = "main") -> GateResult:
+    """Validate the suite's dbt model in the DuckDB file at `duckdb_path` (opened read-only).
+
+    The file may be a candidate build that is not published yet; `schema` names the schema holding
+    the model when the candidate lives beside the published marts in one file."""
     suite = _suite(suite_name)
     duckdb_path = Path(duckdb_path)
     if not duckdb_path.is_file():
@@ -83,17 +110,17 @@ def run_gate(suite_name: str, duckdb_path: Path) -> GateResult:
         raise RuntimeError(f"gate {suite_name}: cannot open {duckdb_path} read-only: {exc}") from exc
     try:
         present = {r[0] for r in con.execute(
-            "select column_name from information_schema.columns where table_name = ?",
-            [suite.MODEL]).fetchall()}
+            "select column_name from information_schema.columns"
+            " where table_schema = ? and table_name = ?", [schema, suite.MODEL]).fetchall()}
         missing = [c for c in suite.COLUMNS if c not in present]
         if missing:
             why = ("table not found" if not present
                    else f"columns missing: {', '.join(missing)}")
             return GateResult(suite_name, suite.MODEL, False,
-                              [f"{suite.MODEL} in {duckdb_path}: {why} (run dbt build first?)"],
+                              [f"{schema}.{suite.MODEL} in {duckdb_path}: {why} (run dbt build first?)"],
                               {"rows": 0})
         cols = ", ".join(f'"{c}"' for c in suite.COLUMNS)
-        frame = con.execute(f'select {cols} from "{suite.MODEL}"').df()
+        frame = con.execute(f'select {cols} from "{schema}"."{suite.MODEL}"').df()
     finally:
         con.close()
     return validate_frame(suite_name, frame)
@@ -102,6 +129,8 @@ def run_gate(suite_name: str, duckdb_path: Path) -> GateResult:
 def validate_frame(suite_name: str, frame: pd.DataFrame) -> GateResult:
     """Validate an in-memory frame shaped like the suite's model (e.g. before writing it)."""
     suite = _suite(suite_name)
+    if hasattr(suite, "derive"):
+        frame = suite.derive(frame.copy())
     result = _validate(suite_name, suite.expectations(), frame, suite.KEY)
     failures = [_describe_failure(r, len(frame), suite.KEY) for r in result.results if not r.success]
     stats = {**dict(result.statistics), "rows": len(frame)}
@@ -138,6 +167,8 @@ def _condition_text(condition: Any) -> str:
     if isinstance(condition, dict) and isinstance(condition.get("conditions"), list):
         joiner = f" {condition.get('type', 'and')} "
         return joiner.join(_condition_text(c) for c in condition["conditions"])
+    if isinstance(condition, dict) and "is_null" in condition:
+        return f"{condition['column'].get('name')} is {'' if condition['is_null'] else 'not '}null"
     if isinstance(condition, dict) and "column" in condition:
         return f"{condition['column'].get('name')} {condition.get('operator')} {condition.get('parameter')!r}"
     return str(condition)
@@ -173,6 +204,8 @@ def _describe_failure(result: Any, n_rows: int, key: str) -> str:
 
 def _plain(value: Any) -> Any:
     """numpy scalars and missing values print as plain Python values in messages."""
+    if isinstance(value, tuple):  # a column pair's offending (A, B) values
+        return tuple(_plain(v) for v in value)
     if hasattr(value, "item"):
         value = value.item()
     try:

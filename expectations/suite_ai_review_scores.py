@@ -2,6 +2,7 @@
 
 MODEL = "fct_ai_review_scores"
 KEY = "review_score_id"
+STAGE = "inputs"
 COLUMNS = ["review_score_id", "paper_id", "reviewer_config", "sample_index", "overall_score",
            "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id", "source"]
 

@@ -3,6 +3,7 @@ below the planning one (U ≥ V̂)."""
 
 MODEL = "reliability_budgets"
 KEY = "budget_id"
+STAGE = "statistics"
 COLUMNS = ["budget_id", "reviewer_config", "tolerance", "variance_hat", "variance_upper",
            "planning_budget", "certified_budget", "range_only_budget"]
 BUDGETS = ("planning_budget", "certified_budget", "range_only_budget")

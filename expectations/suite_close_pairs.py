@@ -2,6 +2,7 @@
 
 MODEL = "reliability_close_pairs"
 KEY = "close_pair_id"
+STAGE = "statistics"
 COLUMNS = ["close_pair_id", "reviewer_config", "k", "gap_bin", "n_comparisons", "pct_same",
            "pct_tie", "pct_reverse", "pct_total"]
 

@@ -3,6 +3,7 @@ sampling risks are non-negative and shrink as reviews are added, AUCs are probab
 
 MODEL = "reliability_distribution_estimation"
 KEY = "distribution_estimation_id"
+STAGE = "statistics"
 COLUMNS = ["distribution_estimation_id", "probe_config", "review_config", "method", "n_papers", "risk",
            "risk_ci_low", "risk_ci_high", "acceptance_auc"]
 

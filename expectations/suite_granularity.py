@@ -3,6 +3,7 @@ protocol was mostly followed (a majority of whole-number answers means the promp
 
 MODEL = "reliability_granularity"
 KEY = "granularity_pair_id"
+STAGE = "statistics"
 COLUMNS = ["granularity_pair_id", "n_papers", "n_decimal_invalid", "decimal_invalid_rate", "mean_shift",
            "mean_shift_ci_low", "mean_shift_ci_high", "within_paper_sd_integer", "within_paper_sd_decimal"]
 

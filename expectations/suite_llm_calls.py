@@ -2,14 +2,18 @@
 
 MODEL = "fct_llm_calls"
 KEY = "llm_call_id"
-COLUMNS = ["llm_call_id", "purpose", "status", "provider", "model", "prompt_hash",
-           "input_tokens", "output_tokens", "cost_usd", "cost_status", "latency_ms"]
+STAGE = "inputs"
+TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
+COLUMNS = ["llm_call_id", "purpose", "status", "provider", "model", "prompt_hash", *TOKENS,
+           "cost_usd", "cost_status", "latency_ms"]
 
 
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
+    from llm_calls.cost import BAD_USAGE, FREE, NO_USAGE, PRICED, UNKNOWN_MODEL
 
     ok = Column("status") == "ok"
     return [
@@ -24,9 +28,17 @@ def expectations() -> list:
             column="prompt_hash", row_condition=Column("purpose") == "review"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="input_tokens", row_condition=ok),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="output_tokens", row_condition=ok),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="input_tokens", min_value=0),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="output_tokens", min_value=0),
+        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0) for c in TOKENS],
         # Null cost means "price unknown" and is allowed; a negative one is a pricing bug.
         gx.expectations.ExpectColumnValuesToBeBetween(column="cost_usd", min_value=0),
+        # ... but an unknown price must be flagged with its reason, and a flagged one must be null,
+        # so cost_by_model never sums an unknown cost as 0 nor drops a known one.
+        gx.expectations.ExpectColumnValuesToBeInSet(
+            column="cost_status", value_set=[PRICED, FREE, UNKNOWN_MODEL, NO_USAGE, BAD_USAGE]),
+        gx.expectations.ExpectColumnValuesToBeInSet(
+            column="cost_status", value_set=[UNKNOWN_MODEL, NO_USAGE, BAD_USAGE],
+            row_condition=Column("cost_usd").is_null()),
+        gx.expectations.ExpectColumnValuesToNotBeNull(
+            column="cost_usd", row_condition=Column("cost_status").is_in([PRICED, FREE])),
         gx.expectations.ExpectColumnValuesToBeBetween(column="latency_ms", min_value=0),
     ]

@@ -2,6 +2,7 @@
 
 MODEL = "dim_papers"
 KEY = "paper_version_id"
+STAGE = "inputs"
 COLUMNS = ["paper_version_id", "paper_id", "version_number", "is_latest_version", "status",
            "acceptance_label", "n_paper_statuses", "n_pages", "n_images", "has_mixed_rating_scales"]
 

@@ -2,6 +2,7 @@
 
 MODEL = "reliability_rank_reproducibility"
 KEY = "rank_reproducibility_id"
+STAGE = "statistics"
 COLUMNS = ["rank_reproducibility_id", "reviewer_config", "k", "n_comparisons", "pct_same",
            "pct_tie", "pct_reverse", "pct_total"]
 

@@ -11,13 +11,14 @@ SHA-256 of the content file and `n_pages` is 0.
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.manuscripts import ManuscriptPackage, TextRecord
+from ingest.batch import Batch, Outcome
 from ingest.openreview import ICLR2017_SCALE, NoteError, parse_score, scale_values, status_of_decision
+from ingest.package import ManuscriptPackage, TextRecord
+from ingest.papers import latest_versions
 from warehouse.blobs import sha256_hex
-from warehouse.events import HumanReviewImported, IngestRejected, PaperIngested, PaperStatusRecorded
+from warehouse.events import HumanReviewImported, PaperIngested, PaperStatusRecorded
 from warehouse.log import EventLog
 
 SOURCE = "asap_review"
@@ -25,16 +26,6 @@ VENUES = {"ICLR_2017": ("ICLR.cc/2017/conference", ICLR2017_SCALE, 2017)}
 EXTRACTOR = "asap-science-parse/records-v1"
 # An appendix section in science-parse output is lettered: "A PROOFS", "B.1 DETAILS".
 _APPENDIX = re.compile(r"^(appendix\b|[A-H](\.\d+)*\.?\s+\S)", re.I)
-
-
-@dataclass
-class AsapResult:
-    papers: int = 0
-    unchanged: int = 0
-    reviews: int = 0
-    statuses: int = 0
-    rejected: int = 0
-    reasons: list[str] = field(default_factory=list)
 
 
 def _kind_files(folder: Path) -> dict[str, dict[str, Path]]:
@@ -90,32 +81,24 @@ def build_package(content: dict, source_bytes: bytes, title: str | None = None) 
     text_records = [r for r in records if r.kind != "page_marker"]
     return ManuscriptPackage(pdf_sha256=sha256_hex(source_bytes), title=title, n_pages=0,
                              n_chars=sum(len(r.text) for r in text_records), records=records,
-                             removed=removed, extractor=EXTRACTOR)
+                             extractor=EXTRACTOR, removed=removed)
 
 
-def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> AsapResult:
-    """Ingest every paper in an ASAP folder; a bad file is quarantined, the rest still land."""
+def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> list[Outcome]:
+    """Ingest every paper in an ASAP folder; a bad file or review is set aside, the rest still
+    land. Outcomes: a paper's content (ingested | new_version | unchanged), its decision
+    (status_recorded), each review (imported), skipped when already in the log, or rejected."""
     folder = Path(folder)
-    result = AsapResult()
-    latest: dict[str, PaperIngested] = {}
-    for ev in log.iter_events("paper_ingested"):
-        if ev.paper_id not in latest or ev.event_id > latest[ev.paper_id].event_id:
-            latest[ev.paper_id] = ev
+    batch = Batch(log, "asap")
+    latest = latest_versions(log)
     known_reviews = {e.review_id for e in log.iter_events("human_review_imported")}
     known_status = {(e.paper_id, e.decision) for e in log.iter_events("paper_status_recorded")}
-    events: list = []
-
-    def reject(path: Path, why: str, pid: str | None, item: str | None = None) -> None:
-        result.rejected += 1
-        result.reasons.append(f"{path}: {why}")
-        events.append(IngestRejected(source="asap", path=str(path), reason=f"{path}: {why}",
-                                     item=item, paper_id=pid))
 
     for pid, files in _kind_files(folder).items():
         prefix = next((p for p in prefix_venues if pid.startswith(p)), None)
         if prefix is None:
-            reject(next(iter(files.values())), f"paper id {pid!r} matches no known ASAP venue "
-                   f"({', '.join(prefix_venues)})", pid)
+            batch.reject(next(iter(files.values())), f"paper id {pid!r} matches no known ASAP venue "
+                         f"({', '.join(prefix_venues)})", paper_id=pid)
             continue
         venue, scale, year = prefix_venues[prefix]
         docs = {}
@@ -124,73 +107,89 @@ def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> As
                 raw = path.read_bytes()
                 docs[kind] = (raw, json.loads(raw.decode("utf-8")))
             except UnicodeDecodeError as exc:
-                reject(path, f"not UTF-8 text ({exc})", pid)
+                batch.reject(path, f"not UTF-8 text ({exc})", paper_id=pid)
             except json.JSONDecodeError as exc:
-                reject(path, f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", pid)
+                batch.reject(path, f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", paper_id=pid)
             except OSError as exc:
-                reject(path, f"cannot be read ({exc.strerror or exc})", pid)
+                batch.reject(path, f"cannot be read ({exc.strerror or exc})", paper_id=pid)
         paper = docs.get("paper", (b"", {}))[1]
         title = paper.get("title") if isinstance(paper, dict) else None
 
         if "content" in docs:
-            raw, content = docs["content"]
-            sha = sha256_hex(raw)
-            if pid in latest and latest[pid].pdf_sha256 == sha:
-                result.unchanged += 1
-            elif not isinstance(content, dict) or not (content.get("metadata") or {}).get("sections"):
-                reject(files["content"], "has no metadata.sections (no parsed full text)", pid)
-            else:
-                pkg = build_package(content, raw, title)
-                pkg_sha = log.blobs.put_text(pkg.to_json())
-                ev = PaperIngested(
-                    paper_id=pid, title=title or pkg.title, source_uri=files["content"].resolve().as_uri(),
-                    pdf_sha256=sha, package_sha256=pkg_sha, n_pages=0,
-                    n_text_records=pkg.n_text_records, n_chars=pkg.n_chars, venue=venue,
-                    n_images=0, body_chars=pkg.part_chars("front", "body"),
-                    appendix_chars=pkg.part_chars("appendix"), references_chars=pkg.part_chars("references"),
-                    n_references=len(pkg.references), n_sections=len(pkg.sections), year=year)
-                events.append(ev)
-                latest[pid] = ev
-                result.papers += 1
-
+            _content(batch, files["content"], pid, docs["content"], title, venue, year, latest)
         if "paper" in docs and isinstance(paper, dict) and paper.get("decision"):
-            try:
-                status, accepted = status_of_decision(paper["decision"])
-            except NoteError as exc:
-                reject(files["paper"], str(exc), pid)
-            else:
-                if (pid, paper["decision"]) not in known_status:
-                    events.append(PaperStatusRecorded(
-                        paper_id=pid, venue=venue, status=status, decision=paper["decision"],
-                        is_accepted=accepted, source=SOURCE, source_note_id=None, title=title, year=year))
-                    known_status.add((pid, paper["decision"]))
-                    result.statuses += 1
-
+            _decision(batch, files["paper"], pid, paper, title, venue, year, known_status)
         if "review" in docs:
-            reviews = docs["review"][1].get("reviews") if isinstance(docs["review"][1], dict) else None
-            if not isinstance(reviews, list):
-                reject(files["review"], "has no 'reviews' list", pid)
-                reviews = []
-            allowed = scale_values(scale)
-            for i, rev in enumerate(reviews):
-                rid = f"{pid}-review-{i}"
-                if rid in known_reviews:
-                    continue
-                try:
-                    if not isinstance(rev, dict) or rev.get("rating") is None:
-                        raise NoteError("review has no rating")
-                    rating = parse_score(rev["rating"], "rating")
-                    if rating not in allowed:
-                        raise NoteError(f"rating {rating:g} is not on the venue's scale {scale}")
-                    conf = None if rev.get("confidence") is None else parse_score(rev["confidence"], "confidence")
-                except NoteError as exc:
-                    reject(files["review"], f"review #{i}: {exc}", pid, rid)
-                    continue
-                body = json.dumps({"paper_id": pid, **rev}, sort_keys=True, ensure_ascii=False)
-                events.append(HumanReviewImported(
-                    paper_id=pid, review_id=rid, source=SOURCE, venue=venue, rating=rating,
-                    rating_scale=scale, confidence=conf, body_sha256=log.blobs.put_text(body)))
-                known_reviews.add(rid)
-                result.reviews += 1
-    log.append_many(events)
-    return result
+            _reviews(batch, files["review"], pid, docs["review"][1], venue, scale, known_reviews)
+    return batch.commit()
+
+
+def _content(batch: Batch, path: Path, pid: str, doc: tuple[bytes, object], title: str | None,
+             venue: str, year: int, latest: dict[str, PaperIngested]) -> None:
+    raw, content = doc
+    sha = sha256_hex(raw)
+    if pid in latest and latest[pid].pdf_sha256 == sha:
+        batch.note("unchanged", path, paper_id=pid, event=latest[pid])
+        return
+    if not isinstance(content, dict) or not (content.get("metadata") or {}).get("sections"):
+        batch.reject(path, "has no metadata.sections (no parsed full text)", paper_id=pid)
+        return
+    pkg = build_package(content, raw, title)
+    pkg_sha = batch.log.blobs.put_text(pkg.to_json())
+    # The source bytes under the hash the event names (there is no PDF: this file is the input).
+    batch.log.blobs.put(raw)
+    ev = PaperIngested(
+        paper_id=pid, title=title or pkg.title, source_uri=path.resolve().as_uri(),
+        pdf_sha256=sha, package_sha256=pkg_sha, n_pages=0,
+        n_text_records=pkg.n_text_records, n_chars=pkg.n_chars, venue=venue,
+        n_images=0, body_chars=pkg.part_chars("front", "body"),
+        appendix_chars=pkg.part_chars("appendix"), references_chars=pkg.part_chars("references"),
+        n_references=len(pkg.references), n_sections=len(pkg.sections), year=year)
+    batch.emit("new_version" if pid in latest else "ingested", path, ev, paper_id=pid)
+    latest[pid] = ev
+
+
+def _decision(batch: Batch, path: Path, pid: str, paper: dict, title: str | None, venue: str,
+              year: int, known_status: set[tuple[str, str]]) -> None:
+    try:
+        status, accepted = status_of_decision(paper["decision"])
+    except NoteError as exc:
+        batch.reject(path, str(exc), paper_id=pid)
+        return
+    if (pid, paper["decision"]) in known_status:
+        batch.note("skipped", path, paper_id=pid, reason=f"{path}: decision already recorded")
+        return
+    known_status.add((pid, paper["decision"]))
+    batch.emit("status_recorded", path, PaperStatusRecorded(
+        paper_id=pid, venue=venue, status=status, decision=paper["decision"],
+        is_accepted=accepted, source=SOURCE, source_note_id=None, title=title, year=year), paper_id=pid)
+
+
+def _reviews(batch: Batch, path: Path, pid: str, doc: object, venue: str, scale: str,
+             known_reviews: set[str]) -> None:
+    reviews = doc.get("reviews") if isinstance(doc, dict) else None
+    if not isinstance(reviews, list):
+        batch.reject(path, "has no 'reviews' list", paper_id=pid)
+        return
+    allowed = scale_values(scale)
+    for i, rev in enumerate(reviews):
+        rid = f"{pid}-review-{i}"
+        if rid in known_reviews:
+            batch.note("skipped", path, item=rid, paper_id=pid, reason=f"{path}: review #{i} already imported")
+            continue
+        try:
+            if not isinstance(rev, dict) or rev.get("rating") is None:
+                raise NoteError("review has no rating")
+            rating = parse_score(rev["rating"], "rating")
+            if rating not in allowed:
+                raise NoteError(f"rating {rating:g} is not on the venue's scale {scale}")
+            conf = None if rev.get("confidence") is None else parse_score(rev["confidence"], "confidence")
+        except NoteError as exc:
+            batch.reject(path, f"review #{i}: {exc}", item=rid, paper_id=pid)
+            continue
+        body = json.dumps({"paper_id": pid, **rev}, sort_keys=True, ensure_ascii=False)
+        batch.emit("imported", path, HumanReviewImported(
+            paper_id=pid, review_id=rid, source=SOURCE, venue=venue, rating=rating,
+            rating_scale=scale, confidence=conf, body_sha256=batch.log.blobs.put_text(body)),
+            item=rid, paper_id=pid)
+        known_reviews.add(rid)

@@ -8,10 +8,10 @@ One JSON object per line (format in ingest/README.md): `paper_id`, `review_id`, 
 import json
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.events import ExternalReviewImported, IngestRejected
+from ingest.batch import Batch, Outcome
+from warehouse.events import ExternalReviewImported
 from warehouse.log import EventLog
 
 SECTIONS = ("summary", "strengths", "weaknesses", "questions")
@@ -20,17 +20,6 @@ _SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")
 
 class ReviewLineError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class LineOutcome:
-    """status: imported | skipped (already imported) | rejected."""
-
-    status: str
-    line_no: int
-    review_id: str | None = None
-    event: ExternalReviewImported | None = None
-    reason: str | None = None
 
 
 def _number(obj: dict, key: str) -> float | None:
@@ -83,45 +72,36 @@ def parse_line(line: str) -> dict:
             "confidence": _number(obj, "confidence"), "text": _text_of(obj), "raw": obj}
 
 
-def import_external_reviews(log: EventLog, path: Path, system: str) -> list[LineOutcome]:
-    """Import one JSONL file as reviews by `system`; never raises for bad input."""
+def import_external_reviews(log: EventLog, path: Path, system: str) -> list[Outcome]:
+    """Import one JSONL file as reviews by `system` (an outcome per non-blank line, `item` "line N");
+    never raises for bad input. A file that cannot be read as UTF-8 text is rejected whole."""
     path = Path(path)
     if not _SYSTEM.match(system or ""):
         raise ValueError(f"--system {system!r}: use 1–64 letters, digits or ._:+- (it names the reviewer)")
-
-    def quarantine(reason: str, line_no: int | None = None, review_id: str | None = None) -> IngestRejected:
-        return IngestRejected(source="reviews", path=str(path), reason=reason,
-                              item=None if line_no is None else f"line {line_no}", paper_id=None)
-
+    batch = Batch(log, "reviews")
     try:
-        raw = path.read_bytes()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        reason = f"{path}: cannot be read ({exc.strerror or exc})"
-        log.append(quarantine(reason))
-        return [LineOutcome("rejected", 0, reason=reason)]
-    try:
-        text = raw.decode("utf-8")
+        batch.reject(path, f"cannot be read ({exc.strerror or exc})")
+        return batch.commit()
     except UnicodeDecodeError as exc:
-        reason = f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8"
-        log.append(quarantine(reason))
-        return [LineOutcome("rejected", 0, reason=reason)]
+        batch.reject(path, f"not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8")
+        return batch.commit()
 
     known = {(e.system, e.review_id) for e in log.iter_events("external_review_imported")}
-    outcomes: list[LineOutcome] = []
-    events: list = []
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where, item = f"{path} line {line_no}", f"line {line_no}"
         try:
             fields = parse_line(line)
         except ReviewLineError as exc:
-            reason = f"{path} line {line_no}: {exc}"
-            outcomes.append(LineOutcome("rejected", line_no, reason=reason))
-            events.append(quarantine(reason, line_no))
+            batch.reject(path, str(exc), where=where, item=item)
             continue
         rid = fields["review_id"]
         if (system, rid) in known:
-            outcomes.append(LineOutcome("skipped", line_no, rid, reason=f"{path} line {line_no}: already imported"))
+            batch.note("skipped", path, item=item, paper_id=fields["paper_id"],
+                       reason=f"{where}: already imported ({rid})")
             continue
         body = json.dumps({"system": system, "text": fields["text"], "line": fields["raw"]},
                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -131,7 +111,5 @@ def import_external_reviews(log: EventLog, path: Path, system: str) -> list[Line
             confidence=fields["confidence"], body_sha256=log.blobs.put_text(body),
             source_path=str(path), line_no=line_no)
         known.add((system, rid))
-        events.append(event)
-        outcomes.append(LineOutcome("imported", line_no, rid, event))
-    log.append_many(events)
-    return outcomes
+        batch.emit("imported", path, event, item=item, paper_id=fields["paper_id"])
+    return batch.commit()

@@ -5,17 +5,18 @@ Accepted file shapes: a list of notes, `{"notes": [...]}`, one note, or an openr
 dump whose replies sit under `details.replies` (also inside a list). API v1 notes (plain values,
 one `invitation`) and API v2 notes (`{"value": …}` wrappers, `invitations` lists; camelCase raw
 JSON or openreview-py's snake_case `vars(Note)`) are both read. Official reviews become review
-events; decisions, meta-reviews, withdrawals and desk rejections become one status per paper;
-comments come back as "ignored" outcomes. Anything set aside is an `ingest_rejected` event.
+events; the submission's final venueid, decisions, meta-reviews, withdrawals and desk rejections
+become one status per paper (a decided venueid outranks every note); comments come back as
+"ignored" outcomes. Anything set aside is an `ingest_rejected` event (`ingest/batch.py`).
 """
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.events import HumanReviewImported, IngestRejected, PaperStatusRecorded
+from ingest.batch import Batch, Outcome
+from warehouse.events import HumanReviewImported, PaperStatusRecorded
 from warehouse.log import EventLog
 
 SOURCE = "openreview_api_v2"
@@ -45,21 +46,13 @@ RATING_SCALES = {
 
 _LEADING_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
 _SCALE = re.compile(r"^[\w.-]+:-?\d+(\.\d+)?(,-?\d+(\.\d+)?)+$")
-# Status notes, strongest first: a decision settles a paper, a meta-review only recommends.
+# Status notes: a decision settles a paper, a meta-review only recommends.
 _STATUS_KINDS = ("desk_rejection", "withdrawal", "decision", "meta_review")
-
-
-@dataclass(frozen=True)
-class ReviewOutcome:
-    """status: imported | status_recorded | skipped (already in the log) | ignored (not a review)
-    | rejected."""
-
-    status: str
-    path: Path
-    review_id: str | None = None
-    paper_id: str | None = None
-    event: HumanReviewImported | PaperStatusRecorded | None = None
-    reason: str | None = None
+# Where a paper's status can come from, strongest first. The submission's public venueid, once it
+# names an outcome (accepted, rejected, withdrawn, desk-rejected), is the venue's final word: it
+# outranks every note, since a meta-review only recommends and a decision can be overturned (a
+# paper withdrawn or desk-rejected after it). A venueid that still says "Submission" ranks last.
+_STATUS_RANK = ("final_venueid", *_STATUS_KINDS, "submitted")
 
 
 class NoteError(ValueError):
@@ -251,20 +244,31 @@ def _status_candidate(note: dict, kind: str) -> tuple[str, str | None, bool | No
     return status, words.strip(), accepted
 
 
+def _settle(candidates: list[tuple[int, dict, tuple]]) -> tuple[dict, tuple]:
+    """The (note, (status, words, label)) a paper ends with: the strongest candidate. When the
+    final venueid wins and a note says the same status, that note is kept for its own words
+    ("Accept (Oral)") and id, so a re-import of an already-consistent paper records nothing new."""
+    rank, note, found = min(candidates, key=lambda c: c[0])
+    if _STATUS_RANK[rank] == "final_venueid":
+        agreeing = [c for c in candidates if c[0] != rank and c[2][0] == found[0]]
+        if agreeing:
+            _, note, found = min(agreeing, key=lambda c: c[0])
+    return note, found
+
+
 def import_notes(log: EventLog, notes: list, path: Path, venue: str | None = None,
-                 rating_scale: str | None = None, record_rejections: bool = True) -> list[ReviewOutcome]:
+                 rating_scale: str | None = None, record_rejections: bool = True) -> list[Outcome]:
     """Import reviews and statuses from parsed notes; bad notes are rejected, the rest import."""
+    batch = Batch(log, "openreview", record_rejections=record_rejections)
     known = {ev.review_id for ev in log.iter_events("human_review_imported")}
     known_status = {(e.paper_id, e.status, e.decision, e.source_note_id)
                     for e in log.iter_events("paper_status_recorded")}
-    outcomes: list[ReviewOutcome] = []
-    events: list = []
     submissions: dict[str, dict] = {}
-    statuses: dict[str, tuple[int, dict, tuple]] = {}  # forum → (strength, note, (status, words, label))
+    candidates: dict[str, list[tuple[int, dict, tuple]]] = {}  # forum → [(rank, note, (status, words, label))]
     for i, note in enumerate(notes):
         where = f"{path} note #{i}"
         if not isinstance(note, dict):
-            outcomes.append(ReviewOutcome("rejected", path, reason=f"{where}: not a JSON object"))
+            batch.reject(path, "not a JSON object", where=where)
             continue
         rid, pid = note.get("id"), note.get("forum")
         if rid:
@@ -274,11 +278,9 @@ def import_notes(log: EventLog, notes: list, path: Path, venue: str | None = Non
             if pid:
                 submissions[pid] = note
                 found = _submission_status(note)
-                # Lower is stronger: status notes, then a decided venueid, then "submitted".
-                strength = len(_STATUS_KINDS) + (found[0] == "submitted")
-                if pid not in statuses or strength < statuses[pid][0]:
-                    statuses[pid] = (strength, note, found)
-            outcomes.append(ReviewOutcome("ignored", path, rid, pid, reason=f"{where}: submission"))
+                rank = _STATUS_RANK.index("submitted" if found[0] == "submitted" else "final_venueid")
+                candidates.setdefault(pid, []).append((rank, note, found))
+            batch.note("ignored", path, item=rid, paper_id=pid, reason=f"{where}: submission")
             continue
         if kind in _STATUS_KINDS:
             try:
@@ -286,77 +288,74 @@ def import_notes(log: EventLog, notes: list, path: Path, venue: str | None = Non
                     raise NoteError("note is missing 'forum'")
                 found = _status_candidate(note, kind)
             except NoteError as exc:
-                outcomes.append(ReviewOutcome("rejected", path, rid, pid, reason=f"{where}: {exc}"))
+                batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
                 continue
-            strength = _STATUS_KINDS.index(kind)
-            if pid not in statuses or strength < statuses[pid][0]:
-                statuses[pid] = (strength, note, found)
+            candidates.setdefault(pid, []).append((_STATUS_RANK.index(kind), note, found))
             continue
         if kind != "review":
-            outcomes.append(ReviewOutcome("ignored", path, rid, pid,
-                                          reason=f"{where}: not an official review ({_invitations(note)})"))
+            batch.note("ignored", path, item=rid, paper_id=pid,
+                       reason=f"{where}: not an official review ({_invitations(note)})")
             continue
         if rid in known:
-            outcomes.append(ReviewOutcome("skipped", path, rid, pid, reason=f"{where}: already imported"))
+            batch.note("skipped", path, item=rid, paper_id=pid, reason=f"{where}: already imported")
             continue
         try:
             event = _review_event(log, note, venue, rating_scale)
         except NoteError as exc:
-            outcomes.append(ReviewOutcome("rejected", path, rid, pid, reason=f"{where}: {exc}"))
+            batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
             continue
         known.add(rid)
-        events.append(event)
-        outcomes.append(ReviewOutcome("imported", path, rid, pid, event))
+        batch.emit("imported", path, event, item=rid, paper_id=pid)
 
-    for pid, (_, note, (status, words, label)) in statuses.items():
+    for pid, found_for_paper in candidates.items():
+        note, (status, words, label) = _settle(found_for_paper)
         sub = submissions.get(pid, {})
         content = sub.get("content") or {}
         v = venue or _venue_of(note) or _venue_of(sub)
-        key = (pid, status, words, note.get("id"))
-        if key in known_status:
-            outcomes.append(ReviewOutcome("skipped", path, note.get("id"), pid, reason=f"{path}: status of {pid} already recorded"))
+        if (pid, status, words, note.get("id")) in known_status:
+            batch.note("skipped", path, item=note.get("id"), paper_id=pid,
+                       reason=f"{path}: status of {pid} already recorded")
             continue
         event = PaperStatusRecorded(
             paper_id=pid, venue=v, status=status, decision=words, is_accepted=label,
             source=_api_source(note), source_note_id=note.get("id"),
             title=_value(content, "title"), year=_year_of(v),
             area=_value(content, "primary_area") or None)
-        events.append(event)
-        outcomes.append(ReviewOutcome("status_recorded", path, note.get("id"), pid, event))
+        batch.emit("status_recorded", path, event, item=note.get("id"), paper_id=pid)
+    return batch.commit()  # one fsync for the whole file
 
-    if record_rejections:
-        events += [IngestRejected(source="openreview", path=str(path), reason=o.reason,
-                                  item=o.review_id, paper_id=o.paper_id)
-                   for o in outcomes if o.status == "rejected"]
-    log.append_many(events)  # one fsync for the whole file
-    return outcomes
+
+def _load_notes(path: Path) -> list:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise NoteError(f"cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise NoteError(f"not UTF-8 text ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise NoteError(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    return _notes_in(doc)
 
 
 def read_notes(path: Path) -> list:
     """The notes in one exported file; raises NoteError naming the file and the reason."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise NoteError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise NoteError(f"{path}: not UTF-8 text ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise NoteError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
-    try:
-        return _notes_in(doc)
+        return _load_notes(path)
     except NoteError as exc:
         raise NoteError(f"{path}: {exc}") from None
 
 
 def import_reviews(log: EventLog, path: Path, venue: str | None = None,
-                   rating_scale: str | None = None) -> list[ReviewOutcome]:
-    """Import the official reviews and paper statuses in one file."""
+                   rating_scale: str | None = None) -> list[Outcome]:
+    """Import the official reviews and paper statuses in one file; a file that cannot be read
+    as notes is rejected whole."""
     path = Path(path)
     try:
-        notes = read_notes(path)
+        notes = _load_notes(path)
     except NoteError as exc:
-        log.append(IngestRejected(source="openreview", path=str(path), reason=str(exc)))
-        return [ReviewOutcome("rejected", path, reason=str(exc))]
+        batch = Batch(log, "openreview")
+        batch.reject(path, str(exc))
+        return batch.commit()
     return import_notes(log, notes, path, venue, rating_scale)
 
 

@@ -6,7 +6,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ingest.openreview import ReviewOutcome, import_reviews
+from ingest.batch import Outcome
+from ingest.openreview import import_reviews
 from warehouse import settings
 from warehouse.log import EventLog
 
@@ -36,7 +37,7 @@ def fetch_venue(venue: str, baseurl: str | None = None, client=None) -> list[dic
 
 
 def import_live(log: EventLog, venue: str, rating_scale: str | None = None,
-                baseurl: str | None = None, client=None) -> tuple[Path, list[ReviewOutcome]]:
+                baseurl: str | None = None, client=None) -> tuple[Path, list[Outcome]]:
     """Fetch, store the dump under <lake>/raw/openreview/, import it; returns (dump, outcomes)."""
     notes = fetch_venue(venue, baseurl, client)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")

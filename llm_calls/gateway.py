@@ -1,13 +1,19 @@
 """The one entry point for every model call: replay, retries, cost, and an event per attempt.
 
 Replay: an `llm_call` event with status "ok" for a request_key means that request is answered; the
-gateway returns the recorded response and writes nothing. The index of answered keys is built from
-the whole log when the gateway starts and kept fresh from the log's tail (events any process
-appended since). Two processes asking the same new question would both pay for it, so the
-"refresh → check → call → append" sequence runs under a per-request_key `flock`: the second one
-blocks, then finds the first one's event and replays it.
+gateway returns the recorded response and writes nothing. The request_key includes the provider
+endpoint, which the gateway fills in from the provider (`bind`) when the request names none. The
+index of answered keys is built from the whole log (sealed segments and unsealed write-ahead lines)
+when the gateway starts and kept fresh from the log's tail (events any process appended since). Two
+processes asking the same new question would both pay for it, so the "refresh → check → call →
+append" sequence runs under the log's per-request_key lock: the second one blocks, then finds the
+first one's event and replays it.
+
+Before the first call naming a prompt_hash, the template's source text is stored as a blob with a
+`prompt_template_stored` event, once per hash per lake.
 """
 
+import dataclasses
 import json
 import logging
 import random
@@ -19,11 +25,13 @@ from dataclasses import asdict, dataclass
 
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.progress import call_progress
-from llm_calls.providers import Provider, ProviderError, ProviderResponse, make_provider
-from llm_calls.redact import redact
-from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json
-from warehouse.events import LlmCall
-from warehouse.log import EventLog, file_lock
+from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
+from llm_calls.redact import redact_message, redact_payload, redact_stored
+from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
+from warehouse.events import LlmCall, PromptTemplateStored
+from warehouse.log import EventLog
+
+_INDEX_TYPES = ("llm_call", "prompt_template_stored")
 
 log = logging.getLogger(__name__)
 
@@ -81,22 +89,34 @@ class Gateway:
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()  # guards the index, stats, providers and the tail cursor
         # A reader of our own, so other users of `log` calling tail() cannot consume our cursor.
-        self._reader = EventLog(log.lake)
+        self._reader = log.reader()
         self._answered: dict[str, LlmCall] = {}
         self._attempts_seen: dict[str, int] = {}
+        self._templates_stored: set[str] = set()  # prompt hashes whose source is in the lake
         self._refresh()
 
     # ---- public ------------------------------------------------------------------------------
+    def bind(self, req: LlmRequest) -> LlmRequest:
+        """The request as this gateway keys it: with the endpoint its provider would send it to."""
+        try:
+            provider = self._provider(req.provider, ready=False)
+        except ProviderUnavailable:
+            return req  # an unknown provider: replay may still answer; a call fails in call()
+        endpoint = provider.endpoint(req)
+        return req if endpoint == req.base_url else dataclasses.replace(req, base_url=endpoint)
+
     def call(self, req: LlmRequest) -> LlmResult:
         """The recorded answer if there is one, else a provider call (with retries) that is recorded."""
+        req = self.bind(req)
         key = req.request_key
         if (hit := self._answer(key)) is not None:
             return self._replay(req, hit)
         provider = self._provider(req.provider)
-        with file_lock(self.log.lake.locks_dir / "llm_call" / f"{key}.lock"):
+        with self.log.request_lock(key):
             self._refresh()
             if (hit := self._answer(key)) is not None:
                 return self._replay(req, hit)
+            self._store_template(req)
             return self._call_with_retries(req, provider)
 
     def call_many(self, reqs: Sequence[LlmRequest], progress: bool | None = None, description: str = "",
@@ -127,9 +147,11 @@ class Gateway:
     # ---- index -------------------------------------------------------------------------------
     def _refresh(self) -> None:
         with self._lock:
-            for ev in self._reader.tail():
+            for ev in self._reader.tail(_INDEX_TYPES):
                 if isinstance(ev, LlmCall):
                     self._note(ev)
+                elif isinstance(ev, PromptTemplateStored):
+                    self._templates_stored.add(ev.prompt_hash)
 
     def _note(self, ev: LlmCall) -> None:
         self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)
@@ -140,15 +162,39 @@ class Gateway:
         with self._lock:
             return self._answered.get(key)
 
-    def _provider(self, name: str) -> Provider:
+    def _provider(self, name: str, ready: bool = True) -> Provider:
         with self._lock:
             if name not in self._providers:
                 self._providers[name] = make_provider(name)
             provider = self._providers[name]
-            if name not in self._ready:
+            if ready and name not in self._ready:
                 provider.ensure_ready()
                 self._ready.add(name)
             return provider
+
+    # ---- prompt sources ----------------------------------------------------------------------
+    def _store_template(self, req: LlmRequest) -> None:
+        """The template's source as a blob + event, before the first call naming its hash."""
+        h = req.prompt_hash
+        if not h or req.prompt_source is None:
+            return
+        with self._lock:
+            if h in self._templates_stored:
+                return
+        if sha256_text(req.prompt_source) != h:
+            raise ValueError(f"prompt_source of template {req.prompt_template!r} does not hash to its "
+                             f"prompt_hash {h[:12]}: the stored source would not be the versioned text")
+        with self.log.lock(f"prompt_template/{h}"):  # once per hash, across processes too
+            self._refresh()
+            with self._lock:
+                if h in self._templates_stored:
+                    return
+            # Stored exactly (no redaction): a template is code, written by us, not a secret.
+            sha = self.log.blobs.put_text(req.prompt_source)
+            self.log.append(PromptTemplateStored(prompt_template=req.prompt_template, prompt_hash=h,
+                                                 source_sha256=sha))
+            with self._lock:
+                self._templates_stored.add(h)
 
     # ---- replay ------------------------------------------------------------------------------
     def _replay(self, req: LlmRequest, ev: LlmCall) -> LlmResult:
@@ -184,7 +230,7 @@ class Gateway:
 
     def _call_with_retries(self, req: LlmRequest, provider: Provider) -> LlmResult:
         key = req.request_key
-        request_sha = self.log.blobs.put_text(redact(canonical_json(req.canonical())))
+        request_sha = self.log.blobs.put_text(canonical_json(redact_payload(req.canonical())))
         with self._lock:
             first_attempt = self._attempts_seen.get(key, 0) + 1  # numbering continues across runs
         for n in range(self.max_attempts):
@@ -197,7 +243,7 @@ class Gateway:
                 latency_ms = (time.perf_counter() - started) * 1000
                 err = exc if isinstance(exc, ProviderError) else None
                 error_type = err.error_type if err else type(exc).__name__
-                message = redact(str(exc)) or error_type
+                message = redact_message(str(exc)) or error_type  # redacted first, then cut
                 self._record_error(req, request_sha, attempt, latency_ms, error_type, message)
                 retryable = bool(err and err.retryable)
                 if not retryable or n == self.max_attempts - 1:
@@ -221,7 +267,7 @@ class Gateway:
                     subject_id=req.subject_id, sample_index=req.sample_index, provider=req.provider,
                     model=req.model, params_json=canonical_json(req.params), request_sha256=request_sha,
                     latency_ms=round(latency_ms, 3), attempt=attempt,
-                    price_table_version=self.prices.version)
+                    price_table_version=self.prices.version, study=req.study, endpoint=req.endpoint)
 
     def _record_error(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float,
                       error_type: str, message: str) -> None:
@@ -237,11 +283,11 @@ class Gateway:
     def _record_ok(self, req: LlmRequest, provider: Provider, request_sha: str, attempt: int,
                    latency_ms: float, resp: ProviderResponse) -> LlmResult:
         # Blobs first: an event must never name a blob that is not on disk.
-        response_sha = self.log.blobs.put_text(redact(canonical_json(resp.raw)))
+        response_sha = self.log.blobs.put_text(canonical_json(redact_payload(resp.raw)))
         logprobs_sha = None
         if req.top_logprobs and resp.logprobs is not None:
             logprobs_sha = self.log.blobs.put_text(canonical_json(resp.logprobs))
-        text = redact(resp.text) or ""
+        text = redact_stored(resp.text) or ""
         cost, cost_status = price_call(req.provider, req.model, resp.usage, free=provider.free,
                                        table=self.prices)
         u = resp.usage

@@ -4,6 +4,12 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+# The endpoint each hosted provider's SDK uses when given no base URL. Naming it explicitly is the
+# same endpoint, so it keys the same as None (old events keep their request_key).
+DEFAULT_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def canonical_json(obj: Any) -> str:
@@ -14,12 +20,35 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def normalize_endpoint(provider: str, base_url: str | None) -> str | None:
+    """One spelling per endpoint: lower-case scheme and host, no default port, no trailing slash,
+    no query or fragment; None for the provider's default endpoint."""
+    if base_url is None or not base_url.strip():
+        return None
+    parts = urlsplit(base_url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    url = urlunsplit((scheme, netloc, parts.path.rstrip("/"), "", ""))
+    default = DEFAULT_ENDPOINTS.get(provider)
+    if default is not None and url == normalize_endpoint("", default):
+        return None
+    return url
+
+
 @dataclass(frozen=True)
 class LlmRequest:
     """Everything that determines a model's answer, plus labels (template, subject) for lineage.
 
     `sample_index` is the n-th independent sample of the same request: a different index is a
-    different request (and a different `request_key`), the same index is a replay.
+    different request (and a different `request_key`), the same index is a replay. `base_url` is
+    the provider endpoint: part of `request_key` (normalized; the provider's default endpoint keys
+    as None), so two servers that call their models by the same name never replay each other's
+    answers. The gateway fills it in from the provider when the request leaves it None.
+    `prompt_source` and `study` are labels, in neither `request_key` nor `reviewer_config`.
     """
 
     provider: str
@@ -33,10 +62,17 @@ class LlmRequest:
     prompt_hash: str | None = None
     purpose: str = "review"
     subject_id: str | None = None  # e.g. the paper id the call is about
-    base_url: str | None = None  # where an openai_compatible server lives; not part of the key
+    base_url: str | None = None  # the provider endpoint; part of the key (see above)
+    # The template's source text, stored once per prompt_hash as a blob (sha256(source) == prompt_hash).
+    prompt_source: str | None = field(default=None, repr=False, compare=False)
+    study: str | None = None  # the study making the call: recorded on the event for cost attribution
+
+    @property
+    def endpoint(self) -> str | None:
+        return normalize_endpoint(self.provider, self.base_url)
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        out = {
             "provider": self.provider,
             "model": self.model,
             "messages": list(self.messages),
@@ -49,6 +85,11 @@ class LlmRequest:
             "purpose": self.purpose,
             "subject_id": self.subject_id,
         }
+        # Only when not the default, so calls to a provider's default endpoint keep the keys
+        # they had before the endpoint was part of the key (and keep replaying).
+        if (endpoint := self.endpoint) is not None:
+            out["endpoint"] = endpoint
+        return out
 
     @property
     def request_key(self) -> str:

@@ -1,6 +1,7 @@
-"""Great Expectations suites as blocking asset checks: a failed gate stops everything downstream."""
+"""Great Expectations suites as blocking asset checks on the candidate marts: a failed gate stops
+everything downstream, above all `published_marts`, so nothing it saw reaches users."""
 
-from dagster import AssetCheckResult, AssetKey, MetadataValue, asset_check
+from dagster import AssetCheckKey, AssetCheckResult, AssetKey, MetadataValue, asset_check
 
 from orchestration.assets.dbt import DUCKDB_TAG
 from orchestration.resources import LakeResource
@@ -8,19 +9,29 @@ from orchestration.resources import LakeResource
 
 def _gate_check(suite: str, model: str):
     @asset_check(asset=AssetKey(model), name=f"gx_{suite}", blocking=True, op_tags=DUCKDB_TAG,
-                 description=f"Great Expectations suite '{suite}' on {model} (blocking).")
+                 description=f"Great Expectations suite '{suite}' on the candidate {model} (blocking).")
     def _check(lake: LakeResource) -> AssetCheckResult:
         from expectations.gates import run_gate
+        from warehouse.publish import record_gate_failure
 
-        result = run_gate(suite, lake.lake().duckdb_path)
+        root = lake.lake()
+        result = run_gate(suite, root.candidate_duckdb_path)
+        if not result.success:  # so `peerlake query` can say why nothing was published
+            record_gate_failure(root, f"gx_{suite}", result.describe())
         return AssetCheckResult(
             passed=result.success,
             description=result.describe(),
             metadata={"failures": MetadataValue.md("\n".join(f"- {f}" for f in result.failures) or "none"),
-                      "suite": suite},
+                      "suite": suite, "model": model},
         )
 
     return _check
+
+
+def gate_check_keys() -> list[AssetCheckKey]:
+    from expectations.gates import GATES
+
+    return [AssetCheckKey(AssetKey(model), f"gx_{suite}") for suite, model in GATES.items()]
 
 
 def gate_checks():

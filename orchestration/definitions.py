@@ -3,8 +3,8 @@
 from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
-from orchestration.assets import inbox, probes, report_page
-from orchestration.assets.dbt import peerlake_dbt_models
+from orchestration.assets import inbox, probes, publish, report_page
+from orchestration.assets.dbt import DBT_ASSETS
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
 from orchestration.assets.report import review_summary
 from orchestration.assets.reviews import ai_reviews
@@ -12,7 +12,7 @@ from orchestration.checks import gate_checks
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, peerlake_dbt_models,
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, *DBT_ASSETS, *publish.ASSETS,
           review_summary, *report_page.ASSETS, *inbox.ASSETS]
 CHECKS = gate_checks()
 RESOURCES = {

@@ -40,17 +40,26 @@ def prepare_dbt_manifest() -> None:
     peerlake_dbt.preparer.prepare(peerlake_dbt)
 
 
+@dataclass(frozen=True)
+class FailedCheck:
+    asset: str
+    check: str
+    description: str  # a gate's: status line, then each failed expectation with up to 5 keys
+    suite: str | None = None  # the Great Expectations suite; None for a dbt test
+
+
 @dataclass
 class PipelineRun:
     success: bool
     run_id: str
-    failed_checks: list[tuple[str, str]] = field(default_factory=list)  # (check, description)
+    failed_checks: list[FailedCheck] = field(default_factory=list)
     failed_steps: list[str] = field(default_factory=list)
     asset_metadata: dict[str, dict] = field(default_factory=dict)
 
 
 def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
-                 log_level: str = "WARNING", resource_config: dict | None = None) -> PipelineRun:
+                 log_level: str = "WARNING", resource_config: dict | None = None,
+                 partition_key: str | None = None) -> PipelineRun:
     """Materialize the assets (all, or the selected keys and their checks) in this process."""
     from dagster import AssetKey, DagsterEventType
 
@@ -65,17 +74,18 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
     if resource_config:  # e.g. {"reviewer": {"samples": 5}}
         run_config["resources"] = {k: {"config": v} for k, v in resource_config.items()}
     result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
-                                    asset_selection=keys, tags=tags or {})
+                                    asset_selection=keys, tags=tags or {},
+                                    partition_key=partition_key)
     run = PipelineRun(success=result.success, run_id=result.run_id)
     for ev in result.all_events:
         if ev.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             data = ev.event_specific_data
             if not data.passed:
-                desc = data.description or ""
-                failures = data.metadata.get("failures")
-                detail = failures.value if failures is not None else ""
-                run.failed_checks.append((f"{data.asset_key.to_user_string()}:{data.check_name}",
-                                          f"{desc}\n{detail}".strip()))
+                suite = data.metadata.get("suite")
+                run.failed_checks.append(FailedCheck(
+                    asset=data.asset_key.to_user_string(), check=data.check_name,
+                    description=(data.description or "").strip(),
+                    suite=suite.value if suite is not None else None))
         elif ev.event_type == DagsterEventType.STEP_FAILURE:
             err = ev.event_specific_data.error
             run.failed_steps.append(f"{ev.step_key}: {err.message.strip() if err else ''}")

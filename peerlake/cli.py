@@ -91,32 +91,27 @@ def _run_quietly(fn, name: str, **kwargs):
 
 @app.command()
 def demo() -> None:
-    """Ingest the demo corpus, review each paper several times on the configured model, build the
-    marts, run the gates and print a summary. A second run replays every model call from the log."""
-    from orchestration.runner import run_pipeline
+    """Run the built-in `demo` study: ingest the demo corpus, review each paper several times on the
+    configured model, build and gate the marts, print a summary. A second run replays every call."""
+    from peerlake.commands.study import run_study_command
 
     d = settings.reviewer_defaults()
     console.print(f"[bold]peerlake demo[/] · lake [cyan]{settings.lake_root()}[/] · reviewer "
-                  f"[cyan]{d.provider}/{d.model}[/] × {d.samples} samples per paper")
+                  f"[cyan]{d.provider}/{d.model}[/] × {d.samples} samples per paper · study [cyan]demo[/]")
     t0 = time.monotonic()
     before = _count_llm_events()
-    run = _run_quietly(run_pipeline, "demo", selection=_asset_keys(exclude=OPTIONAL_MODEL_ASSETS),
-                       tags={"peerlake/command": "demo"})
+    result = run_study_command("demo", probes=False, command="demo")
     made = _count_llm_events() - before
     wall = time.monotonic() - t0
-    _report_run(run)
-    if not run.success:
-        console.print(f"[bold red]The pipeline failed[/] (run {run.run_id}).")
-        raise typer.Exit(1)
-    reviews_meta = run.asset_metadata.get("ai_reviews", {})
+    reviews_meta = result.study.asset_metadata.get("ai_reviews", {})
     from orchestration.assets.report import read_summary
 
-    rows = read_summary(settings.duckdb_path())
+    rows = [r for r in read_summary(settings.duckdb_path()) if r.get("study_id", "demo") == "demo"]
     show = [{"template": r["prompt_template"], "prompt_hash": r["prompt_hash"], "model": r["model"],
              "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
-    _print_rows(show, title="AI reviewers (one row per configuration)")
+    _print_rows(show, title="AI reviewers of study demo (one row per configuration)")
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")
@@ -124,7 +119,7 @@ def demo() -> None:
     if report.exists():
         console.print(f"Reliability report: [bold]{report}[/]")
     console.print("Next: [bold]make ui[/] (Dagster UI: lineage, runs, checks) · "
-                  "[bold].venv/bin/peerlake query \"select * from cost_by_model\"[/] · "
+                  "[bold].venv/bin/peerlake query \"select * from cost_by_study\"[/] · "
                   "[bold].venv/bin/peerlake verify[/]")
 
 
@@ -232,22 +227,24 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
            template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)"),
            probes: bool = typer.Option(False, "--probes", help="also forced-decimal reviews and logprob "
                                        "score probes (reliability §5–6; more model calls)")) -> None:
-    """Ask the configured reviewer for K independent reviews of every ingested paper, then rebuild
-    the marts. Samples already in the log replay at no cost; only new ones call the model."""
-    from orchestration.runner import run_pipeline
+    """Review the papers you ingested (the `default` study: your newest `peerlake sample` draw, else
+    every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
+    log replay at no cost; only new ones call the model."""
+    from peerlake.commands.study import run_study_command
+    from reviewing.study import DEFAULT, default_study_text, save_study
+    from warehouse import EventLog
 
-    cfg = {k: v for k, v in {"samples": samples, "template": template}.items() if v is not None}
+    log = EventLog()
+    text = default_study_text(log, samples=samples, template=template or "reviewer_scoring")
+    save_study(log, DEFAULT, text)
     d = settings.reviewer_defaults()
-    console.print(f"Reviewing with {d.provider}/{d.model}, {samples or d.samples} samples per paper")
-    exclude = {"inbox_manuscripts"} if probes else OPTIONAL_MODEL_ASSETS
-    run = _run_quietly(run_pipeline, "review", selection=_asset_keys(exclude=exclude),
-                       tags={"peerlake/command": "review"},
-                       resource_config={"reviewer": cfg} if cfg else None)
-    _report_run(run)
-    if not run.success:
-        raise typer.Exit(1)
-    meta = run.asset_metadata.get("ai_reviews", {})
-    console.print(f"{meta.get('reviews', 0)} reviews: {meta.get('model_calls_made', 0)} model calls made, "
+    what = "your newest sample" if "sample = " in text else "every paper you ingested"
+    console.print(f"Reviewing {what} (study [cyan]default[/]) with {d.provider}/{d.model}, "
+                  f"{samples or d.samples} samples per paper")
+    result = run_study_command(DEFAULT, probes=probes, command="review")
+    meta = result.study.asset_metadata.get("ai_reviews", {})
+    console.print(f"{meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews: "
+                  f"{meta.get('model_calls_made', 0)} model calls made, "
                   f"{meta.get('replayed', 0)} replayed, {meta.get('failed', 0)} failed.")
 
 

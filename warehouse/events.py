@@ -33,6 +33,20 @@ class Event:
     event_id: str = field(default_factory=new_event_id)
     occurred_at: datetime = field(default_factory=utcnow)
 
+    # A type whose sealed log must hold at most one event per key (LlmCall: one success per
+    # request_key). The seal routes a later event with an already-sealed key to `duplicate_type`,
+    # so it stays auditable without counting twice. `unique_fields` are the columns the key needs.
+    duplicate_type: ClassVar[str | None] = None
+    unique_fields: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def unique_key_of(cls, row: dict[str, Any]) -> str | None:
+        """The key that must be unique for a row holding `unique_fields`; None: no constraint."""
+        return None
+
+    def unique_key(self) -> str | None:
+        return self.unique_key_of({name: getattr(self, name) for name in self.unique_fields})
+
     def to_record(self) -> dict[str, Any]:
         """Plain JSON-able dict (the write-ahead line's payload)."""
         out: dict[str, Any] = {"schema_version": self.schema_version}
@@ -104,6 +118,10 @@ class LlmCall(Event):
     """One attempt at one model call, successful or not. Replays write no event."""
 
     event_type: ClassVar[str] = "llm_call"
+    # v2 added `study` and `endpoint` (optional): the schema segment of v2 carries the columns.
+    schema_version: ClassVar[int] = 2
+    duplicate_type: ClassVar[str | None] = "llm_call_duplicated"
+    unique_fields: ClassVar[tuple[str, ...]] = ("request_key", "status")
 
     request_key: str
     prompt_template: str | None
@@ -133,6 +151,46 @@ class LlmCall(Event):
     error_type: str | None = None
     error_message: str | None = None
     logprobs_sha256: str | None = None
+    # v2: the study whose run made (and paid for) this attempt; not part of request_key, so a
+    # call shared by two studies is paid once, by the first.
+    study: str | None = None
+    # v2: the provider endpoint (normalized base URL; None = the provider's default), part of
+    # request_key since v2.
+    endpoint: str | None = None
+
+    @classmethod
+    def unique_key_of(cls, row: dict[str, Any]) -> str | None:
+        # One successful answer per request_key: errors may repeat, answers must not.
+        return row["request_key"] if row["status"] == "ok" else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmCallDuplicated(LlmCall):
+    """A successful llm_call for a request_key that already had one when it was sealed.
+
+    Never written by a writer: the seal routes such an event here from the write-ahead file (a
+    race, a lost WAL, a forged line). It was still paid for, so it is kept for the audit; replay
+    and the answer marts read only `llm_call`, so each request keeps exactly one answer."""
+
+    event_type: ClassVar[str] = "llm_call_duplicated"
+    duplicate_type: ClassVar[str | None] = None
+    unique_fields: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def unique_key_of(cls, row: dict[str, Any]) -> str | None:
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptTemplateStored(Event):
+    """A prompt template's source text was stored as a blob, once per prompt_hash per lake, before
+    the first llm_call naming that hash; the blob's SHA-256 equals prompt_hash."""
+
+    event_type: ClassVar[str] = "prompt_template_stored"
+
+    prompt_template: str | None
+    prompt_hash: str
+    source_sha256: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,9 +260,29 @@ class SampleDrawn(Event):
     paper_ids_json: str  # chosen paper ids in draw order
 
 
+@dataclass(frozen=True, kw_only=True)
+class StudyResolved(Event):
+    """A study's definition (a TOML file, stored as a blob) was resolved into papers and reviewers.
+
+    Written each time a study runs; the newest one per study is what the marts scope by. The study
+    hash is the definition text's SHA-256, so an edited study is a new version, like a prompt."""
+
+    event_type: ClassVar[str] = "study_resolved"
+
+    study_id: str
+    study_sha256: str  # the TOML text's SHA-256; the text itself is the blob of that hash
+    paper_ids_json: str  # the papers the study covers, sorted
+    reviewers_json: str  # [{reviewer_config, template, provider, model, samples}]
+    external_systems_json: str  # imported systems whose reviews the study includes
+    paper_source: str  # how the papers were chosen, e.g. "corpus:demo", "sample:<id>"
+    asset: str  # the Dagster asset that resolved it (ai_reviews, ai_reviews_decimal, score_probes)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
-                                    PaperStatusRecorded, ExternalReviewImported, SampleDrawn)
+                                    PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
+                                    LlmCallDuplicated, PromptTemplateStored,
+                                    StudyResolved)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
@@ -220,6 +298,16 @@ def _paper_ingested_v1_to_v2(record: dict) -> dict:
 
 
 UPCASTERS[("paper_ingested", 1)] = [_paper_ingested_v1_to_v2]
+
+
+def _llm_call_v1_to_v2(record: dict) -> dict:
+    """v1 calls predate studies and keyed endpoints: unknown (None)."""
+    record.setdefault("study", None)
+    record.setdefault("endpoint", None)
+    return record
+
+
+UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2]
 
 _ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
           datetime: pa.timestamp("us", tz="UTC")}

@@ -1,7 +1,12 @@
-"""Durable file writes: write to a temp name, fsync, rename, fsync the directory."""
+"""The local-file-system primitives the lake rests on: durable writes (temp name, fsync, rename,
+fsync the directory) and advisory locks (flock). Nothing above `warehouse/` uses them directly, so a
+lake on object storage replaces this module and the lake's interface, not its callers."""
 
+import contextlib
+import fcntl
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -24,3 +29,16 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, shared: bool = False) -> Iterator[None]:
+    """An flock held for the block: other processes (and other open()s in this one) wait."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

@@ -44,7 +44,14 @@ class Lake:
 
     @property
     def duckdb_path(self) -> Path:
+        """The published marts (only warehouse.publish writes it, by one atomic rename)."""
         return self.root / "peerlake.duckdb"
+
+    @property
+    def candidate_duckdb_path(self) -> Path:
+        """What dbt builds into before the gates pass. Same file name as the published one, so the
+        catalog name (DuckDB takes the file stem) that dbt qualifies relations with is the same."""
+        return self.root / "candidate" / "peerlake.duckdb"
 
     @property
     def dagster_home(self) -> Path:

@@ -8,17 +8,21 @@ Seal path: `seal()` (under an exclusive file lock) copies each WAL's new complet
 Parquet segments, `events/segments/event_type=<t>/<wal>-<start>-<end>.parquet`, and then commits a
 manifest naming the byte range and the SHA-256 of every file. The manifest is the commit point: a
 crash before it leaves segment files whose names are a pure function of the WAL range, so the next
-seal finds them and commits them instead of writing duplicates. WAL files are kept forever: they are
-the log's first copy and what `verify` checks each sealed range against.
+seal finds them and commits them instead of writing duplicates. A type with a uniqueness rule
+(`Event.duplicate_type`: one successful `llm_call` per request_key) never gets a second sealed
+event per key: the later one goes to its duplicate partition, kept for the audit.
+
+Read path: the sealed segments (listed by a manifest) plus each WAL's lines after its sealed end.
+So a lost WAL file loses nothing that was sealed, and nothing is read twice.
 """
 
 import contextlib
-import fcntl
 import json
 import os
+import re
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,26 +32,19 @@ from ulid import ULID
 
 from warehouse.blobs import BlobStore, sha256_hex
 from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
-from warehouse.fsutil import atomic_write, fsync_dir
+from warehouse.fsutil import atomic_write, file_lock, fsync_dir
 from warehouse.lake import Lake
 
+__all__ = ["EventLog", "SealReport", "file_lock"]
 
-@contextlib.contextmanager
-def file_lock(path: Path, shared: bool = False):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+_LOCK_NAME = re.compile(r"[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*")
 
 
 @dataclass
 class SealReport:
     segments_written: int = 0
     events_sealed: int = 0
+    duplicates: int = 0  # events routed to a duplicate partition (see Event.duplicate_type)
     bad_lines: list[str] = field(default_factory=list)
 
 
@@ -74,16 +71,40 @@ class _WalWriter:
             return cls._by_key[key]
 
 
+def _segment_type(rel_path: str) -> str:
+    """`events/segments/event_type=<t>/<stem>.parquet` -> <t>."""
+    return Path(rel_path).parent.name.removeprefix("event_type=")
+
+
 class EventLog:
     def __init__(self, lake: Lake | None = None):
         self.lake = (lake or Lake.default()).ensure()
         self.blobs = BlobStore(self.lake)
-        self._tail_offsets: dict[str, int] = {}
+        self._tail_offsets: dict[str, int] | None = None  # None: tail() has not caught up yet
         self._ensure_schema_segments()
+
+    def reader(self) -> "EventLog":
+        """Another log object on the same lake with its own tail cursor."""
+        return EventLog(self.lake)
 
     @property
     def wal_path(self) -> Path:
         return _WalWriter.for_lake(self.lake).path
+
+    # ---- locks -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self, name: str) -> Iterator[None]:
+        """An exclusive lock shared by every process using this lake, held for the block.
+
+        `name` is a slash-separated path of [A-Za-z0-9_-] parts, e.g. "llm_call/<request_key>"."""
+        if not _LOCK_NAME.fullmatch(name):
+            raise ValueError(f"bad lock name {name!r}")
+        with file_lock(self.lake.locks_dir / f"{name}.lock"):
+            yield
+
+    def request_lock(self, request_key: str) -> contextlib.AbstractContextManager[None]:
+        """Held while checking for and making one model call, so two processes never pay twice."""
+        return self.lock(f"llm_call/{request_key}")
 
     # ---- write -------------------------------------------------------------------------------
 
@@ -112,50 +133,108 @@ class EventLog:
         return sorted(self.lake.wal_dir.glob("*.jsonl"))
 
     @staticmethod
-    def _complete_lines(path: Path, start: int) -> tuple[bytes, int]:
+    def _complete_lines(path: Path, start: int, end: int | None = None) -> tuple[bytes, int]:
         """Bytes from `start` up to the last newline (a torn final line from a crash is skipped)."""
         with open(path, "rb") as fh:
             fh.seek(start)
-            data = fh.read()
+            data = fh.read() if end is None else fh.read(end - start)
         cut = data.rfind(b"\n") + 1
         return data[:cut], start + cut
 
     def iter_events(self, event_type: str | None = None) -> Iterator[Event]:
-        """Every event in the log (from the WAL files, the first copy), each exactly once."""
-        seen: set[str] = set()
-        for wal in self.wal_files():
-            data, _ = self._complete_lines(wal, 0)
-            for ev in self._parse(data, wal.name, [], event_type):
-                if ev.event_id not in seen:
-                    seen.add(ev.event_id)
-                    yield ev
+        """Every event in the log, each exactly once: sealed ones first (in seal order), then the
+        ones not sealed yet. Callers that need time order sort by event_id (a ULID)."""
+        types = None if event_type is None else (event_type,)
+        yield from self._read(types, offsets={})
 
-    def count(self, event_type: str) -> int:
-        """How many events of a type the log holds, without decoding them."""
-        prefix = f'{{"event_type":"{event_type}",'.encode()
-        # Each line starts a new event, so "\n" + prefix finds every one but the file's first.
-        return sum(b"\n".join((b"", self._complete_lines(wal, 0)[0])).count(b"\n" + prefix)
-                   for wal in self.wal_files())
+    def catch_up(self, event_types: Iterable[str] | None = None) -> list[Event]:
+        """Every event so far (as `iter_events`), and `tail()` continues from there."""
+        types = None if event_types is None else tuple(event_types)
+        offsets: dict[str, int] = {}
+        events = list(self._read(types, offsets))
+        self._tail_offsets = offsets
+        return events
 
-    def tail(self) -> list[Event]:
-        """Events appended by any process since this object's previous `tail()` call."""
+    def tail(self, event_types: Iterable[str] | None = None) -> list[Event]:
+        """Events appended by any process since this object's previous `tail()`/`catch_up()` (the
+        first call catches up on the whole log). Ask for the same types on every call."""
+        if self._tail_offsets is None:
+            return self.catch_up(event_types)
+        types = None if event_types is None else tuple(event_types)
         out: list[Event] = []
         for wal in self.wal_files():
             start = self._tail_offsets.get(wal.name, 0)
             data, end = self._complete_lines(wal, start)
             if data:
-                out.extend(self._parse(data, wal.name, []))
+                out.extend(self._parse(data, wal.name, [], types))
                 self._tail_offsets[wal.name] = end
         return out
 
+    def count(self, event_type: str) -> int:
+        """How many events of a type the log holds, without decoding them."""
+        total = 0
+        sealed_end: dict[str, int] = {}
+        for m in self._manifests():
+            total += sum(seg["rows"] for seg in m["segments"] if _segment_type(seg["path"]) == event_type)
+            if m.get("wal"):
+                sealed_end[m["wal"]] = max(sealed_end.get(m["wal"], 0), m["end"])
+        prefix = f'{{"event_type":"{event_type}",'.encode()
+        for wal in self.wal_files():
+            data, _ = self._complete_lines(wal, sealed_end.get(wal.name, 0))
+            # Each line starts a new event, so "\n" + prefix finds every one but the first.
+            total += (b"\n" + data).count(b"\n" + prefix)
+        return total
+
+    def _read(self, types: tuple[str, ...] | None, offsets: dict[str, int]) -> Iterator[Event]:
+        """Sealed ranges (from their segments) of every WAL, then each WAL after its sealed end;
+        `offsets` receives where each WAL was read up to."""
+        ranges: dict[str, list[dict]] = {}
+        for m in self._manifests():
+            if m.get("wal"):
+                ranges.setdefault(m["wal"], []).append(m)
+        seen: set[str] = set()
+        for name in sorted(ranges):
+            for m in sorted(ranges[name], key=lambda m: m["start"]):
+                for ev in self._sealed_range(m, types):
+                    if ev.event_id not in seen:
+                        seen.add(ev.event_id)
+                        yield ev
+                offsets[name] = max(offsets.get(name, 0), m["end"])
+        for wal in self.wal_files():
+            data, end = self._complete_lines(wal, offsets.get(wal.name, 0))
+            offsets[wal.name] = end
+            for ev in self._parse(data, wal.name, [], types):
+                if ev.event_id not in seen:
+                    seen.add(ev.event_id)
+                    yield ev
+
+    def _sealed_range(self, manifest: dict, types: tuple[str, ...] | None) -> list[Event]:
+        segs = [s for s in manifest["segments"] if types is None or _segment_type(s["path"]) in types]
+        try:
+            events = [ev for s in segs for ev in self._read_segment(s["path"])]
+        except FileNotFoundError:
+            # A lost segment: its WAL range is the other copy (`verify` reports the loss).
+            wal = self.lake.wal_dir / manifest["wal"]
+            if not wal.exists():
+                raise
+            data, _ = self._complete_lines(wal, manifest["start"], manifest["end"])
+            return self._parse(data, wal.name, [], types)
+        if len(segs) > 1:  # one range, several types: restore (roughly) the write order
+            events.sort(key=lambda ev: ev.occurred_at)
+        return events
+
+    def _read_segment(self, rel_path: str) -> list[Event]:
+        cls = EVENT_TYPES[_segment_type(rel_path)]
+        return [cls.from_record(row) for row in pq.read_table(self.lake.root / rel_path).to_pylist()]
+
     @staticmethod
-    def _parse(data: bytes, where: str, bad: list[str], event_type: str | None = None) -> list[Event]:
+    def _parse(data: bytes, where: str, bad: list[str], types: tuple[str, ...] | None = None) -> list[Event]:
         # to_json_line writes the type first, so other types are skipped without parsing their
         # JSON: asking for 30 papers must not decode a million llm_call lines.
-        prefix = f'{{"event_type":"{event_type}",'.encode() if event_type else b""
+        prefixes = tuple(f'{{"event_type":"{t}",'.encode() for t in types) if types is not None else (b"",)
         events = []
         for i, line in enumerate(data.splitlines()):
-            if not line.strip() or not line.startswith(prefix):
+            if not line.strip() or not line.startswith(prefixes):
                 continue
             try:
                 events.append(parse_line(json.loads(line)))
@@ -179,25 +258,50 @@ class EventLog:
         report = SealReport()
         with file_lock(self.lake.seal_lock):
             sealed = self.sealed_offsets()
+            unique_keys = self._sealed_unique_keys()
             for wal in self.wal_files():
                 start = sealed.get(wal.name, 0)
                 data, end = self._complete_lines(wal, start)
                 if not data:
                     continue
                 events = self._parse(data, wal.name, report.bad_lines)
-                self._seal_range(wal, start, end, data, events, report)
+                self._seal_range(wal, start, end, data, events, report, unique_keys)
         return report
 
-    def _seal_range(self, wal: Path, start: int, end: int, data: bytes,
-                    events: list[Event], report: SealReport) -> None:
+    def _sealed_unique_keys(self) -> dict[str, set[str]]:
+        """For each type with a uniqueness rule, the keys its committed segments already hold."""
+        keys: dict[str, set[str]] = {t: set() for t, cls in EVENT_TYPES.items() if cls.duplicate_type}
+        for m in self._manifests():
+            for seg in m["segments"]:
+                etype = _segment_type(seg["path"])
+                if etype not in keys or not seg["rows"]:
+                    continue
+                cls = EVENT_TYPES[etype]
+                rows = pq.read_table(self.lake.root / seg["path"], columns=list(cls.unique_fields)).to_pylist()
+                keys[etype].update(k for row in rows if (k := cls.unique_key_of(row)) is not None)
+        return keys
+
+    def _seal_range(self, wal: Path, start: int, end: int, data: bytes, events: list[Event],
+                    report: SealReport, unique_keys: dict[str, set[str]]) -> None:
         stem = f"{wal.stem}-{start:012d}-{end:012d}"
         by_type: dict[str, list[Event]] = {}
         for ev in events:
-            by_type.setdefault(ev.event_type, []).append(ev)
+            etype = ev.event_type
+            if etype in unique_keys and (key := ev.unique_key()) is not None:
+                if key in unique_keys[etype]:
+                    # Already answered (sealed earlier or earlier in this batch): this one was
+                    # paid for too, so it is kept, but where replay and the marts do not count it.
+                    etype = ev.duplicate_type
+                    report.duplicates += 1
+                else:
+                    unique_keys[etype].add(key)
+            by_type.setdefault(etype, []).append(ev)
         segments = []
         for etype, evs in sorted(by_type.items()):
             path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
-            if not path.exists():  # else: written by a seal that crashed before its manifest
+            # An existing file was written by a seal that crashed before its manifest; its rows are
+            # a pure function of the range, unless it predates the uniqueness rule (count differs).
+            if not path.exists() or pq.ParquetFile(path).metadata.num_rows != len(evs):
                 self._write_parquet(path, EVENT_TYPES[etype], evs)
                 report.segments_written += 1
             segments.append({"path": str(path.relative_to(self.lake.root)),

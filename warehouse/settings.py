@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# A source checkout has pyproject.toml beside the packages; an installed peerlake (site-packages) has
+# not, and must never write beside its code: site-packages may be read-only and is shared by every lake.
+IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file()
 
 # The embedded model: Qwen2.5-Coder-1.5B-Instruct (Apache-2.0), Q4_K_M GGUF, shipped on the package
 # registry as 22 raw byte-split part packages. Pinned by version and by the assembled file's SHA-256.
@@ -28,12 +31,24 @@ API_KEY_ENV = {
 
 
 def lake_root() -> Path:
-    """Root of all data: $PEERLAKE_HOME, else warehouse/lake/ in the checkout."""
-    return Path(os.environ.get("PEERLAKE_HOME") or REPO_ROOT / "warehouse" / "lake").resolve()
+    """Root of all data: $PEERLAKE_HOME; else warehouse/lake/ in a checkout, ./peerlake-lake when installed."""
+    default = REPO_ROOT / "warehouse" / "lake" if IN_CHECKOUT else Path.cwd() / "peerlake-lake"
+    return Path(os.environ.get("PEERLAKE_HOME") or default).resolve()
+
+
+def dbt_target_dir() -> Path:
+    """dbt's target/ (manifest, partial parse, per-run artifacts and logs): inside the dbt project in a
+    checkout, under the lake root when installed."""
+    return REPO_ROOT / "dbt_project" / "target" if IN_CHECKOUT else lake_root() / "dbt" / "target"
 
 
 def duckdb_path() -> Path:
     return lake_root() / "peerlake.duckdb"
+
+
+def candidate_duckdb_path() -> Path:
+    """Where dbt writes: the unaudited candidate (warehouse.publish promotes it after the gates)."""
+    return lake_root() / "candidate" / "peerlake.duckdb"
 
 
 def dagster_home() -> Path:
@@ -124,8 +139,8 @@ def papers_dirs() -> list[Path]:
 
 def export_lake_env() -> dict[str, str]:
     """Put the lake's paths where dbt (a child process reading env_var()) will find them."""
-    env = {"PEERLAKE_HOME": str(lake_root()), "PEERLAKE_DUCKDB_PATH": str(duckdb_path()),
-           "DAGSTER_HOME": str(dagster_home())}
+    env = {"PEERLAKE_HOME": str(lake_root()), "PEERLAKE_DUCKDB_PATH": str(candidate_duckdb_path()),
+           "DAGSTER_HOME": str(dagster_home()), "DBT_TARGET_PATH": str(dbt_target_dir())}
     # dbt and dagster run as child processes; find them beside this interpreter even when the
     # virtualenv is not activated (`.venv/bin/peerlake …`).
     bindir = str(Path(sys.executable).parent)

@@ -1,4 +1,5 @@
-"""Re-derive every hash in the lake: blobs, sealed segments, and the WAL ranges they came from."""
+"""Re-derive every hash in the lake: blobs, sealed segments, the WAL ranges they came from, and the
+prompt template sources stored under their prompt_hash."""
 
 import json
 from dataclasses import dataclass, field
@@ -62,4 +63,12 @@ def verify_lake(log: EventLog) -> VerifyReport:
         report.checked_blobs += 1
         if sha256_hex(p.read_bytes()) != p.name:
             report.problems.append(f"blob {p} does not match its SHA-256 name")
+    for ev in log.iter_events("prompt_template_stored"):
+        # The stored source must be the very text whose hash versioned the calls.
+        if ev.source_sha256 != ev.prompt_hash:
+            report.problems.append(f"prompt_template_stored {ev.event_id}: source blob {ev.source_sha256[:16]}… "
+                                   f"is not the text of prompt_hash {ev.prompt_hash[:16]}…")
+        elif not log.blobs.exists(ev.source_sha256):
+            report.problems.append(f"prompt template {ev.prompt_template} ({ev.prompt_hash[:16]}…): "
+                                   "source blob is missing")
     return report

@@ -1,7 +1,7 @@
 """Model providers behind one small interface; the gateway picks one by `LlmRequest.provider`."""
 
-from llm_calls.providers.base import (FatalProviderError, Provider, ProviderError, ProviderResponse,
-                                      ProviderUnavailable, RetryableProviderError)
+from llm_calls.providers.base import (BadResponse, FatalProviderError, Provider, ProviderError,
+                                      ProviderResponse, ProviderUnavailable, RetryableProviderError)
 
 PROVIDER_NAMES = ("local", "openai", "openai_compatible", "anthropic")
 
@@ -23,5 +23,5 @@ def make_provider(name: str) -> Provider:
     raise ProviderUnavailable(f"unknown provider {name!r}; expected one of {', '.join(PROVIDER_NAMES)}")
 
 
-__all__ = ["FatalProviderError", "Provider", "ProviderError", "ProviderResponse", "ProviderUnavailable",
+__all__ = ["BadResponse", "FatalProviderError", "Provider", "ProviderError", "ProviderResponse", "ProviderUnavailable",
            "RetryableProviderError", "make_provider", "PROVIDER_NAMES"]

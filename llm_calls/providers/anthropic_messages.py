@@ -4,7 +4,7 @@ import json
 import threading
 from typing import Any
 
-from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
+from llm_calls.providers.base import BadResponse, Provider, ProviderResponse, ProviderUnavailable
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
@@ -28,7 +28,7 @@ def usage_from_anthropic(u: dict) -> Usage:
 def parse_message(raw: dict) -> ProviderResponse:
     blocks = raw.get("content")
     if not isinstance(blocks, list):
-        raise FatalProviderError(f"response has no content list: {str(raw)[:300]}", error_type="BadResponse")
+        raise BadResponse(f"response has no content list: {raw}")  # redacted, then cut, by the gateway
     text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     return ProviderResponse(text=text, finish_reason=raw.get("stop_reason"),
                             usage=usage_from_anthropic(raw.get("usage") or {}), raw=raw, logprobs=None)
@@ -60,6 +60,9 @@ class AnthropicProvider(Provider):
             body["output_config"] = {"format": {"type": "json_schema", "schema": req.response_schema}}
         return body
 
+    def endpoint(self, req: LlmRequest) -> str | None:
+        return self.base_url
+
     def ensure_ready(self) -> None:
         if not settings.api_key("anthropic"):
             raise ProviderUnavailable(
@@ -88,5 +91,5 @@ class AnthropicProvider(Provider):
         try:
             raw = json.loads(text)
         except ValueError as exc:
-            raise FatalProviderError(f"response is not JSON: {text[:300]!r}", error_type="BadResponse") from exc
+            raise BadResponse(f"response is not JSON: {text!r}") from exc
         return parse_message(raw)

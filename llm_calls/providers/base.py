@@ -37,6 +37,14 @@ class FatalProviderError(ProviderError):
     """Bad request, auth failure, unknown model …: retrying cannot help."""
 
 
+class BadResponse(RetryableProviderError):
+    """A 200 whose body is not a usable answer (not JSON, no content): a proxy or server hiccup
+    that the next attempt usually does not repeat, so it is retried like a 5xx."""
+
+    def __init__(self, message: str):
+        super().__init__(message, error_type="BadResponse")
+
+
 class ProviderUnavailable(Exception):
     """The provider cannot be used at all here (missing model file, SDK, base URL); no call was made."""
 
@@ -47,6 +55,11 @@ class Provider(ABC):
 
     def ensure_ready(self) -> None:
         """Raise ProviderUnavailable if no call can possibly work; checked once per gateway."""
+
+    def endpoint(self, req: LlmRequest) -> str | None:
+        """The base URL this request would be sent to; None for the provider's default endpoint.
+        It becomes part of the request_key, so it must not raise (a missing URL fails in complete())."""
+        return None
 
     @abstractmethod
     def complete(self, req: LlmRequest) -> ProviderResponse:

@@ -10,7 +10,7 @@ import json
 import threading
 from typing import Any
 
-from llm_calls.providers.base import (FatalProviderError, Provider, ProviderResponse,
+from llm_calls.providers.base import (BadResponse, FatalProviderError, Provider, ProviderResponse,
                                       ProviderUnavailable, RetryableProviderError, retryable_status)
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
@@ -52,12 +52,19 @@ def _normalize_logprobs(choice: dict) -> list[dict] | None:
 
 def parse_chat_completion(raw: dict) -> ProviderResponse:
     """ProviderResponse from a chat-completions JSON body (OpenAI shape, also llama-cpp's)."""
+    # The whole body goes into the message: the gateway redacts it first and only then cuts it.
     try:
         choice = raw["choices"][0]
-        text = choice["message"].get("content") or ""
+        message = choice["message"]
+        content = message.get("content")
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise FatalProviderError(f"response has no choices[0].message: {str(raw)[:300]}",
-                                 error_type="BadResponse") from exc
+        raise BadResponse(f"response has no choices[0].message: {raw}") from exc
+    if isinstance(content, str):
+        text = content
+    elif content is None and (message.get("refusal") or message.get("tool_calls")):
+        text = ""  # a refusal or tool call is a real answer without text; the raw body keeps it
+    else:
+        raise BadResponse(f"response has no choices[0].message.content: {raw}")
     u = raw.get("usage") or {}
     usage = Usage(
         input_tokens=u.get("prompt_tokens"),
@@ -111,6 +118,9 @@ class OpenAIProvider(Provider):
     def resolve_base_url(self, req: LlmRequest) -> str | None:
         return self.base_url
 
+    def endpoint(self, req: LlmRequest) -> str | None:
+        return self.resolve_base_url(req)
+
     def api_key(self) -> str | None:
         return settings.api_key(self.key_provider)
 
@@ -144,7 +154,7 @@ class OpenAIProvider(Provider):
         try:
             raw = json.loads(text)
         except ValueError as exc:
-            raise FatalProviderError(f"response is not JSON: {text[:300]!r}", error_type="BadResponse") from exc
+            raise BadResponse(f"response is not JSON: {text!r}") from exc
         return parse_chat_completion(raw)
 
 
@@ -166,8 +176,11 @@ class OpenAICompatibleProvider(OpenAIProvider):
     def adapt_params(self, params: dict[str, Any]) -> dict[str, Any]:
         return dict(params)  # older servers only know max_tokens
 
+    def endpoint(self, req: LlmRequest) -> str | None:
+        return req.base_url or self.base_url or settings.reviewer_defaults().base_url
+
     def resolve_base_url(self, req: LlmRequest) -> str:
-        url = req.base_url or self.base_url or settings.reviewer_defaults().base_url
+        url = self.endpoint(req)
         if not url:
             raise ProviderUnavailable("provider openai_compatible needs a base URL: set PEERLAKE_BASE_URL "
                                       "or LlmRequest.base_url (e.g. http://127.0.0.1:8080/v1)")

@@ -9,6 +9,11 @@ five by sample index), and optionally an acceptance label. Losses:
 Held-out risk R̂: Quick against all five scores (m = 5); Standard averaged over the 10 splits
 (m = 3 each, inputs never used as targets); direct sampling of n reviews (1 − c)/n with c the
 collision rate of the five scores. Both R̂ estimates are unbiased for the same ‖q − p‖².
+Acceptance AUC on each test half: Standard and direct_n have several equally valid inputs (the 10
+two-review choices; the C(5, n) subsets of the five reviews), so the AUC is computed for each input
+combination and averaged — the AUC of averaged predictions would be the AUC of a different,
+smoother estimator. Again with withdrawn papers left out. The headline comparison is paired:
+R̂(Standard) − R̂(direct_n), n = 2, 3, per paper, with a paper-bootstrap interval.
 """
 
 from dataclasses import dataclass, field
@@ -16,9 +21,10 @@ from itertools import combinations
 
 import numpy as np
 
-from metrics.distribution.estimators import quick
+from metrics.distribution.estimators import SCORES, quick
 from metrics.distribution.risk import collision_rate, direct_sampling_risk
-from metrics.distribution.stats import acceptance_auc, bootstrap_mean_ci
+from metrics.stats.bootstrap import bootstrap_mean_ci
+from metrics.stats.validity import acceptance_auc
 
 T_GRID = (1, 2, 3, 5, 8, 12)
 A0_GRID = tuple(round(-2.0 + 0.2 * i, 1) for i in range(13))  # −2.0, −1.8, …, 0.4
@@ -27,6 +33,9 @@ W_GRID = tuple(round(0.3 + 0.1 * i, 1) for i in range(8))  # 0.3 … 1.0
 N_TARGETS = 5
 SPLITS_2_3 = tuple(combinations(range(N_TARGETS), 2))  # the 10 choices of two input scores
 DIRECT_N = (1, 2, 3, 5)
+DIFFERENCE_N = (2, 3)  # Standard (probe + 2 reviews) against 2 and 3 direct reviews
+# Seed offsets keep each interval's resamples fixed and distinct from the per-method ones (1 + i).
+_DIFF_SEED_OFFSET = 100
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class PaperData:
     present: np.ndarray
     scores: np.ndarray  # five integer scores
     accepted: bool | None = None
+    withdrawn: bool | None = None  # unknown counts as not withdrawn, as in the validity mart
 
 
 @dataclass
@@ -44,8 +54,13 @@ class MethodResult:
     risk: float
     risk_ci_low: float
     risk_ci_high: float
-    auc: float | None
+    auc: float  # nan without accepted and rejected papers in any test half
+    auc_excluding_withdrawn: float
     per_paper_risk: np.ndarray = field(repr=False)
+    # R̂(standard) − R̂(this method), mean over papers and paired bootstrap interval (DIFFERENCE_N only)
+    standard_minus_risk: float = float("nan")
+    standard_minus_risk_ci_low: float = float("nan")
+    standard_minus_risk_ci_high: float = float("nan")
 
 
 @dataclass
@@ -110,11 +125,14 @@ def fit_and_evaluate(papers: list[PaperData], n_splits: int = 30, seed: int = 0,
     coll3 = {inp: np.array([collision_rate(s[[j for j in range(5) if j not in inp]]) for s in scores])
              for inp in SPLITS_2_3}
     labels = np.array([p.accepted for p in papers], dtype=object)
+    withdrawn = np.array([bool(p.withdrawn) for p in papers])
+    subsets = {k: list(combinations(range(N_TARGETS), k)) for k in DIRECT_N}
     rng = np.random.default_rng(seed)
     names = ["quick", "standard"] + [f"direct_{k}" for k in DIRECT_N]
     risk_sum = {m: np.zeros(n) for m in names}
     test_count = np.zeros(n)
     aucs = {m: [] for m in names}
+    aucs_kept = {m: [] for m in names}
     chosen = []
     for _ in range(n_splits):
         perm = rng.permutation(n)
@@ -125,30 +143,53 @@ def fit_and_evaluate(papers: list[PaperData], n_splits: int = 30, seed: int = 0,
         test_count[test] += 1
         risk_sum["quick"][test] += _rhat(qq, onehot5[test], coll5[test])
         std_risk = np.zeros(len(test))
-        std_mean = np.zeros(len(test))
+        std_means = []  # the predicted mean score for each of the 10 input choices
         for inp in SPLITS_2_3:
             tgt = [j for j in range(5) if j not in inp]
             qs = w * onehot5[test][:, list(inp)].mean(1) + (1 - w) * qq
             std_risk += _rhat(qs, onehot5[test][:, tgt], coll3[inp][test]) / len(SPLITS_2_3)
-            std_mean += qs @ np.arange(1, 11) / len(SPLITS_2_3)
+            std_means.append(qs @ SCORES)
         risk_sum["standard"][test] += std_risk
         for k in DIRECT_N:
             risk_sum[f"direct_{k}"][test] += [direct_sampling_risk(c, k) for c in coll5[test]]
+        preds = {"quick": [qq @ SCORES], "standard": std_means,
+                 **{f"direct_{k}": [scores[test][:, list(sub)].mean(1) for sub in subsets[k]]
+                    for k in DIRECT_N}}
         lab = labels[test]
         known = np.array([x is not None for x in lab])
-        if known.any():
-            y = lab[known].astype(bool)
-            preds = {"quick": qq @ np.arange(1, 11), "standard": std_mean,
-                     **{f"direct_{k}": scores[test][:, :k].mean(1) for k in DIRECT_N}}
+        for target, mask in ((aucs, known), (aucs_kept, known & ~withdrawn[test])):
             for m in names:
-                a = acceptance_auc(preds[m][known], y)
-                if a is not None:
-                    aucs[m].append(a)
+                a = _mean_auc(preds[m], lab, mask)
+                if not np.isnan(a):
+                    target[m].append(a)
     seen = test_count > 0
+    per_paper = {m: risk_sum[m][seen] / test_count[seen] for m in names}
     out = []
     for i, m in enumerate(names):
-        per_paper = risk_sum[m][seen] / test_count[seen]
-        lo, hi = bootstrap_mean_ci(per_paper, n_boot=n_boot, seed=seed + 1 + i)
-        out.append(MethodResult(method=m, risk=float(per_paper.mean()), risk_ci_low=lo, risk_ci_high=hi,
-                                auc=float(np.mean(aucs[m])) if aucs[m] else None, per_paper_risk=per_paper))
+        lo, hi = bootstrap_mean_ci(per_paper[m], n_resamples=n_boot, seed=seed + 1 + i)
+        res = MethodResult(method=m, risk=float(per_paper[m].mean()), risk_ci_low=lo, risk_ci_high=hi,
+                           auc=_mean(aucs[m]), auc_excluding_withdrawn=_mean(aucs_kept[m]),
+                           per_paper_risk=per_paper[m])
+        k = int(m.split("_")[1]) if m.startswith("direct_") else None
+        if k in DIFFERENCE_N:
+            # Paired: one difference per paper, so both arms are resampled with the same papers.
+            diff = per_paper["standard"] - per_paper[m]
+            res.standard_minus_risk = float(diff.mean())
+            res.standard_minus_risk_ci_low, res.standard_minus_risk_ci_high = bootstrap_mean_ci(
+                diff, n_resamples=n_boot, seed=seed + _DIFF_SEED_OFFSET + k)
+        out.append(res)
     return FitResult(methods=out, n_papers=n, n_splits=n_splits, chosen=chosen)
+
+
+
+def _mean_auc(predictions: list[np.ndarray], labels: np.ndarray, mask: np.ndarray) -> float:
+    """Mean over input combinations of the AUC of each combination's predictions on the masked
+    papers; nan when the masked papers are not both accepted and rejected."""
+    if not mask.any():
+        return float("nan")
+    y = labels[mask].astype(bool)
+    return float(np.mean([acceptance_auc(pred[mask], y) for pred in predictions]))
+
+
+def _mean(values: list[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")

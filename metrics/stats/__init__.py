@@ -1,13 +1,18 @@
 """Reliability statistics for AI review scores: small pure functions over numpy arrays.
 
-repeatability: within-paper variance, agreement, drift · validity: correlations, errors, AUC ·
-ranking: exact partition enumeration for rank reproducibility, close pairs · budgets: how many
-reviews are enough (Chebyshev planning, KL-certified, Hoeffding range-only).
+repeatability: within-paper variance and SD, agreement, drift · validity: correlations, errors, the
+acceptance AUC · ranking: exact partition enumeration for rank reproducibility, close pairs ·
+budgets: how many reviews are enough (Chebyshev planning, KL-certified, Hoeffding range-only) ·
+bootstrap: the paper-level percentile interval. One implementation of each statistic: the
+distribution and granularity code imports these.
 """
 
+from metrics.stats.bootstrap import bootstrap_mean_ci
 from metrics.stats.budgets import (
+    CERTIFIED_PAIRS_RULE,
     Budgets,
     certified_budget,
+    certified_pairs,
     compute_budgets,
     kl_bernoulli,
     planning_budget,
@@ -29,13 +34,35 @@ from metrics.stats.repeatability import (
     pairwise_agreement,
     paper_variances,
     pooled_variance,
+    within_paper_sd,
 )
 from metrics.stats.validity import Agreement, acceptance_auc, agreement_with_humans
 
 __all__ = [
-    "Agreement", "Budgets", "CLOSE_PAIR_BINS", "Comparison", "Drift", "acceptance_auc",
-    "agreement_with_humans", "certified_budget", "close_pairs", "compare_blocks", "compute_budgets",
-    "drift_bootstrap", "kl_bernoulli", "n_partitions", "pairwise_agreement", "paper_variances",
-    "partitions", "planning_budget", "pooled_variance", "range_only_budget", "rank_reproducibility",
+    "CERTIFIED_PAIRS_RULE",
+    "CLOSE_PAIR_BINS",
+    "Agreement",
+    "Budgets",
+    "Comparison",
+    "Drift",
+    "acceptance_auc",
+    "agreement_with_humans",
+    "bootstrap_mean_ci",
+    "certified_budget",
+    "certified_pairs",
+    "close_pairs",
+    "compare_blocks",
+    "compute_budgets",
+    "drift_bootstrap",
+    "kl_bernoulli",
+    "n_partitions",
+    "pairwise_agreement",
+    "paper_variances",
+    "partitions",
+    "planning_budget",
+    "pooled_variance",
+    "range_only_budget",
+    "rank_reproducibility",
     "variance_upper_bound",
+    "within_paper_sd",
 ]

@@ -52,6 +52,23 @@ def variance_upper_bound(variance_hat: float, n_pairs: int, alpha: float, *,
     return min(q * big_b, cap)
 
 
+# How M is counted when papers have unequal numbers of parsed scores (failed or unparsable answers).
+# V̂ weighs every paper 1/N whatever its n_i, so Σ⌊n_i/2⌋ equally weighted pairs would overstate the
+# information in papers with few scores and make U too small. Each S_i² is the average over
+# permutations of the mean of any m ≤ ⌊n_i/2⌋ disjoint pairs, so by Jensen V̂ obeys the same
+# Chernoff–KL tail as N·m independent pairs with m = ⌊n_min/2⌋ (Hoeffding 1963, §5): valid, and
+# equal to N·⌊n/2⌋ when every paper has n scores.
+CERTIFIED_PAIRS_RULE = "n_papers*floor(n_min/2)"
+
+
+def certified_pairs(score_counts) -> int:
+    """M for the certified bound from each repeated paper's number of scores: N·⌊n_min/2⌋."""
+    counts = [int(c) for c in score_counts]
+    if any(c < 2 for c in counts):
+        raise ValueError(f"certified pairs: every paper needs at least 2 scores, got {sorted(counts)[:5]}")
+    return len(counts) * (min(counts) // 2) if counts else 0
+
+
 def planning_budget(variance: float, tolerance: float, beta: float) -> int:
     """⌈V / (β ε²)⌉, at least 1 (a mean of k new scores needs k ≥ 1)."""
     _check("tolerance", tolerance > 0, tolerance)
@@ -100,7 +117,8 @@ def compute_budgets(variance_hat: float, n_papers: int, pilot_reviews: int, tole
                     alpha: float = 0.05, beta: float = 0.05, scale_min: float = 1,
                     scale_max: float = 10, n_configs: int = 1, n_pairs: int | None = None) -> Budgets:
     """All three budgets for one configuration. M = N·⌊n/2⌋ unless n_pairs is given (papers with
-    unequal numbers of scores: Σ ⌊n_i/2⌋). Simultaneous control over m configs uses α/m each."""
+    unequal numbers of scores: certified_pairs(counts) = N·⌊n_min/2⌋, never Σ⌊n_i/2⌋).
+    Simultaneous control over m configs uses α/m each."""
     _check("n_papers", n_papers >= 0, n_papers)
     _check("pilot_reviews", pilot_reviews >= 0, pilot_reviews)
     _check("n_configs", n_configs >= 1, n_configs)

@@ -1,9 +1,15 @@
-"""Repeatability of one reviewer configuration: how much a paper's scores vary across samples."""
+"""Repeatability of one reviewer configuration: how much a paper's scores vary across samples.
+
+The within-paper variance V̂ and SD sqrt(V̂) live only here; the repeatability, budget and
+granularity marts all call these functions.
+"""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from metrics.stats.bootstrap import bootstrap_mean_ci
 
 DRIFT_RESAMPLES = 10_000
 DRIFT_SEED = 20261129
@@ -15,9 +21,16 @@ def paper_variances(scores: Sequence[Sequence[float]]) -> np.ndarray:
 
 
 def pooled_variance(scores: Sequence[Sequence[float]]) -> float:
-    """V̂ = mean over papers (with ≥ 2 scores) of S_i²; nan when there is no such paper."""
+    """V̂ = mean over papers (with ≥ 2 scores) of S_i²; nan when there is no such paper (no
+    estimate exists, and 0 would claim a perfectly repeatable reviewer)."""
     v = paper_variances(scores)
     return float(v.mean()) if v.size else float("nan")
+
+
+def within_paper_sd(scores: Sequence[Sequence[float]]) -> float:
+    """sqrt(V̂): the root of the mean unbiased per-paper variance (not the mean of per-paper SDs);
+    nan when no paper has two scores."""
+    return float(np.sqrt(pooled_variance(scores)))
 
 
 def pairwise_agreement(scores: Sequence[float]) -> float:
@@ -60,10 +73,6 @@ def drift_bootstrap(rounds: Sequence[Sequence[float]], *, n_resamples: int = DRI
         return Drift(nan, nan, nan, nan, nan, 0)
     early_a, late_a = np.array(early), np.array(late)
     diff = late_a - early_a
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, diff.size, size=(n_resamples, diff.size))
-    boot = diff[idx].mean(axis=1)
-    tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(boot, [tail, 100 - tail])
+    lo, hi = bootstrap_mean_ci(diff, n_resamples=n_resamples, seed=seed, level=level)
     return Drift(float(early_a.mean()), float(late_a.mean()), float(diff.mean()),
                  float(lo), float(hi), int(diff.size))

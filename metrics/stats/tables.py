@@ -1,7 +1,9 @@
 """The dbt Python models' bodies: long pandas frames in, mart rows out (pytest covers them here,
 since dbt unit tests cannot run Python models).
 
-Score frames have columns reviewer_config, paper_id, sample_index, overall_score (parsed only).
+Score frames have columns reviewer_config, paper_id, sample_index, overall_score (parsed only), and
+study_id once studies exist: every table is then keyed by (study_id, reviewer_config), study_id
+first; without a study_id column it is keyed by reviewer_config alone.
 """
 
 from collections.abc import Sequence
@@ -9,15 +11,20 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from metrics.stats.budgets import compute_budgets
+from metrics.stats.budgets import CERTIFIED_PAIRS_RULE, certified_pairs, compute_budgets
+from metrics.stats.keys import join_id, key_columns, keyed_columns
 from metrics.stats.ranking import CLOSE_PAIR_BINS, close_pairs, rank_reproducibility
-from metrics.stats.repeatability import drift_bootstrap
+from metrics.stats.repeatability import drift_bootstrap, pooled_variance, within_paper_sd
 from metrics.stats.validity import acceptance_auc, agreement_with_humans
 
 BIN_ORDER = {label: i for i, (label, _, _) in enumerate(CLOSE_PAIR_BINS)}
 DRIFT_COLUMNS = {"reviewer_config": "string", "n_papers_drift": "int64", "drift_mean_early": "float64",
                  "drift_mean_late": "float64", "drift_shift": "float64", "drift_ci_low": "float64",
                  "drift_ci_high": "float64"}
+VARIANCE_COLUMNS = {"reviewer_config": "string", "n_papers": "int64", "n_papers_repeated": "int64",
+                    "reviews_per_repeated_paper_min": "Int64", "variance_hat": "float64",
+                    "within_paper_sd": "float64", "n_certified_pairs": "int64",
+                    "certified_pairs_rule": "string"}
 COMPARISON_COLUMNS = {"n_rounds": "int64", "n_papers": "int64", "n_papers_excluded": "int64",
                       "n_pairs": "int64", "n_partitions": "int64", "n_same": "int64",
                       "n_tie": "int64", "n_reverse": "int64"}
@@ -33,9 +40,10 @@ VALIDITY_COLUMNS = {"validity_id": "string", "reviewer_config": "string", "scope
 BUDGET_COLUMNS = {"budget_id": "string", "reviewer_config": "string", "tolerance": "float64", "alpha": "float64",
                   "alpha_per_config": "float64", "beta": "float64", "n_configs": "int64",
                   "scale_min": "float64", "scale_max": "float64", "n_papers": "int64",
-                  "n_pairs": "int64", "variance_hat": "float64", "variance_upper": "float64",
-                  "planning_budget": "int64", "certified_budget": "int64",
-                  "range_only_budget": "int64"}
+                  "reviews_per_paper_min": "int64", "n_pairs": "int64",
+                  "certified_pairs_rule": "string", "variance_hat": "float64",
+                  "variance_upper": "float64", "planning_budget": "int64",
+                  "certified_budget": "int64", "range_only_budget": "int64"}
 
 
 def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
@@ -44,25 +52,45 @@ def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
     return frame.astype(columns)
 
 
-def _rounds(scores: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
-    """config -> paper -> its parsed scores in round (sample_index) order."""
-    out: dict[str, dict[str, np.ndarray]] = {}
-    ordered = scores.dropna(subset=["overall_score"]).sort_values(
-        ["reviewer_config", "paper_id", "sample_index"])
-    for (config, paper), group in ordered.groupby(["reviewer_config", "paper_id"], sort=True):
-        out.setdefault(config, {})[paper] = group["overall_score"].to_numpy(dtype=float)
+def _key(names: list[str], values) -> dict:
+    return dict(zip(names, values if isinstance(values, tuple) else (values,), strict=True))
+
+
+def _rounds(scores: pd.DataFrame) -> dict[tuple, dict[str, np.ndarray]]:
+    """(study_id?, config) -> paper -> its parsed scores in round (sample_index) order."""
+    keys = key_columns(scores, "reviewer_config")
+    out: dict[tuple, dict[str, np.ndarray]] = {}
+    ordered = scores.dropna(subset=["overall_score"]).sort_values([*keys, "paper_id", "sample_index"])
+    for (*key, paper), group in ordered.groupby([*keys, "paper_id"], sort=True):
+        out.setdefault(tuple(key), {})[paper] = group["overall_score"].to_numpy(dtype=float)
     return out
 
 
 def drift_table(scores: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration: late − early rounds with a paired paper-bootstrap interval."""
-    rows = []
-    for config, papers in _rounds(scores).items():
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in _rounds(scores).items():
         d = drift_bootstrap(list(papers.values()))
-        rows.append({"reviewer_config": config, "n_papers_drift": d.n_papers,
+        rows.append({**_key(keys, key), "n_papers_drift": d.n_papers,
                      "drift_mean_early": d.mean_early, "drift_mean_late": d.mean_late,
                      "drift_shift": d.shift, "drift_ci_low": d.ci_low, "drift_ci_high": d.ci_high})
-    return _frame(rows, DRIFT_COLUMNS)
+    return _frame(rows, keyed_columns(scores, DRIFT_COLUMNS))
+
+
+def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: V̂, sqrt(V̂) and the M the certified budget may use.
+
+    V̂ pools the repeated papers (≥ 2 parsed scores); M = N·⌊n_min/2⌋ over those papers
+    (metrics.stats.budgets.certified_pairs: Σ⌊n_i/2⌋ would be anti-conservative)."""
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in _rounds(scores).items():
+        repeated = [s for s in papers.values() if len(s) >= 2]
+        rows.append({**_key(keys, key), "n_papers": len(papers), "n_papers_repeated": len(repeated),
+                     "reviews_per_repeated_paper_min": min((len(s) for s in repeated), default=None),
+                     "variance_hat": pooled_variance(repeated), "within_paper_sd": within_paper_sd(repeated),
+                     "n_certified_pairs": certified_pairs(len(s) for s in repeated),
+                     "certified_pairs_rule": CERTIFIED_PAIRS_RULE})
+    return _frame(rows, keyed_columns(scores, VARIANCE_COLUMNS))
 
 
 def score_matrix(papers: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, int]:
@@ -82,7 +110,7 @@ def score_matrix(papers: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, 
 def _groups(paper_ids: Sequence[str], context: pd.DataFrame | None) -> list[str | None] | None:
     if context is None or context.empty:
         return None
-    venue_year = dict(zip(context["paper_id"], context["venue_year"]))
+    venue_year = dict(zip(context["paper_id"], context["venue_year"], strict=True))
     return [venue_year.get(p) for p in paper_ids]
 
 
@@ -95,37 +123,37 @@ def _comparison_row(matrix: np.ndarray, excluded: int, comparison) -> dict:
 
 def rank_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
     """Counts per (configuration, k = 1..⌊n/2⌋); pairs within a venue-year (context.venue_year)."""
-    rows = []
-    for config, papers in _rounds(scores).items():
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in _rounds(scores).items():
         ids, matrix, excluded = score_matrix(papers)
         if not ids:
             continue
         groups = _groups(ids, context)
         for k in range(1, matrix.shape[1] // 2 + 1):
             c = rank_reproducibility(matrix, k, groups)
-            rows.append({"reviewer_config": config, "k": k, **_comparison_row(matrix, excluded, c)})
-    return _frame(rows, RANK_COLUMNS)
+            rows.append({**_key(keys, key), "k": k, **_comparison_row(matrix, excluded, c)})
+    return _frame(rows, keyed_columns(scores, RANK_COLUMNS))
 
 
 def close_pair_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
     """Counts per (configuration, k ∈ {1, 2}, first-half gap bin)."""
-    rows = []
-    for config, papers in _rounds(scores).items():
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in _rounds(scores).items():
         ids, matrix, excluded = score_matrix(papers)
         if not ids:
             continue
         for k, label, c in close_pairs(matrix, _groups(ids, context)):
-            rows.append({"reviewer_config": config, "k": k, "gap_bin": label,
+            rows.append({**_key(keys, key), "k": k, "gap_bin": label,
                          "gap_bin_order": BIN_ORDER[label], **_comparison_row(matrix, excluded, c)})
-    return _frame(rows, CLOSE_COLUMNS)
+    return _frame(rows, keyed_columns(scores, CLOSE_COLUMNS))
 
 
-def _validity_row(config: str, scope: str, venue, year, part: pd.DataFrame) -> dict:
+def _validity_row(key: dict, scope: str, venue, year, part: pd.DataFrame) -> dict:
     rated = part.dropna(subset=["ai_score_mean", "human_score_mean"])
     a = agreement_with_humans(rated["ai_score_mean"], rated["human_score_mean"])
     labeled = part.dropna(subset=["ai_score_mean", "is_accepted"])
     kept = labeled[~labeled["is_withdrawn"].fillna(False).astype(bool)]
-    return {"validity_id": f"{config}|{scope}", "reviewer_config": config, "scope": scope,
+    return {"validity_id": join_id(*key.values(), scope), **key, "scope": scope,
             "venue": venue, "year": year,
             "n_papers": a.n_papers, "pearson": a.pearson, "spearman": a.spearman, "mae": a.mae,
             "rmse": a.rmse, "n_papers_labeled": len(labeled),
@@ -139,31 +167,35 @@ def _validity_row(config: str, scope: str, venue, year, part: pd.DataFrame) -> d
 def validity_table(papers: pd.DataFrame) -> pd.DataFrame:
     """Per configuration, overall and per venue-year (scope = 'all' or the venue_year label).
 
-    `papers`: one row per (reviewer_config, paper_id) with ai_score_mean, human_score_mean,
-    venue, year, venue_year, is_accepted, is_withdrawn (any may be null)."""
-    rows = []
-    for config, part in papers.groupby("reviewer_config", sort=True):
-        rows.append(_validity_row(config, "all", None, None, part))
+    `papers`: one row per (study_id?, reviewer_config, paper_id) with ai_score_mean,
+    human_score_mean, venue, year, venue_year, is_accepted, is_withdrawn (any may be null)."""
+    keys, rows = key_columns(papers, "reviewer_config"), []
+    for key, part in papers.groupby(keys, sort=True):
+        k = _key(keys, key)
+        rows.append(_validity_row(k, "all", None, None, part))
         for label, sub in part.dropna(subset=["venue_year"]).groupby("venue_year", sort=True):
             year = sub["year"].dropna()
-            rows.append(_validity_row(config, f"venue_year:{label}", sub["venue"].iloc[0],
+            rows.append(_validity_row(k, f"venue_year:{label}", sub["venue"].iloc[0],
                                       int(year.iloc[0]) if len(year) else None, sub))
-    return _frame(rows, VALIDITY_COLUMNS)
+    return _frame(rows, keyed_columns(papers, VALIDITY_COLUMNS))
 
 
-def budget_table(repeatability: pd.DataFrame, tolerances: Sequence[float], *, alpha: float,
+def budget_table(variance: pd.DataFrame, tolerances: Sequence[float], *, alpha: float,
                  beta: float, scale_min: float, scale_max: float,
                  n_configs: int = 1) -> pd.DataFrame:
-    """One row per (configuration with a variance estimate, tolerance ε)."""
-    rows = []
-    for r in repeatability.sort_values("reviewer_config").itertuples(index=False):
-        if pd.isna(r.variance_hat) or not r.n_disjoint_pairs:
+    """One row per (configuration with a variance estimate, tolerance ε), from variance_table rows."""
+    keys, rows = key_columns(variance, "reviewer_config"), []
+    for r in variance.sort_values(keys).to_dict("records"):
+        if pd.isna(r["variance_hat"]) or not r["n_certified_pairs"]:
             continue
+        n_min = int(r["reviews_per_repeated_paper_min"])
         for eps in tolerances:
-            b = compute_budgets(float(r.variance_hat), int(r.n_papers_repeated), 0, float(eps),
+            # pilot_reviews = n_min makes compute_budgets count M = N·⌊n_min/2⌋ (certified_pairs).
+            b = compute_budgets(float(r["variance_hat"]), int(r["n_papers_repeated"]), n_min, float(eps),
                                 alpha=alpha, beta=beta, scale_min=scale_min, scale_max=scale_max,
-                                n_configs=n_configs, n_pairs=int(r.n_disjoint_pairs))
-            rows.append({"budget_id": f"{r.reviewer_config}|eps={eps:g}",
-                         "reviewer_config": r.reviewer_config,
+                                n_configs=n_configs, n_pairs=int(r["n_certified_pairs"]))
+            key = {k: r[k] for k in keys}
+            rows.append({"budget_id": join_id(*key.values(), f"eps={eps:g}"), **key,
+                         "reviews_per_paper_min": n_min, "certified_pairs_rule": r["certified_pairs_rule"],
                          **{k: v for k, v in b.as_dict().items() if k in BUDGET_COLUMNS}})
-    return _frame(rows, BUDGET_COLUMNS)
+    return _frame(rows, keyed_columns(variance, BUDGET_COLUMNS))

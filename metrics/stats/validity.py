@@ -36,8 +36,10 @@ def agreement_with_humans(ai: Sequence[float], human: Sequence[float]) -> Agreem
 def acceptance_auc(scores: Sequence[float], accepted: Sequence[bool]) -> float:
     """P(score of an accepted paper > score of a rejected one), tied pairs counting ½.
 
-    This is the Mann–Whitney U of the accepted group over n_pos·n_neg (scipy's U counts ties ½);
-    nan unless both groups are present."""
+    This is the Mann–Whitney U of the accepted group over n_pos·n_neg (scipy's U counts ties ½).
+    The one AUC of the project (validity, distribution estimation). Without an accepted *and* a
+    rejected paper there is no pair to compare, so the result is nan (a null in the marts) — never
+    0.5, which would read as "measured, no better than chance"."""
     s = np.asarray(scores, dtype=float)
     a = np.asarray(accepted, dtype=bool)
     pos, neg = s[a], s[~a]

@@ -1,72 +1,67 @@
-"""Ingest assets: PDFs on disk → `paper_ingested` events; OpenReview notes → `human_review_imported`."""
+"""Ingest assets, one partition per study: the study's PDFs → `paper_ingested` events; its human
+reviews (the demo corpus's OpenReview notes) → `human_review_imported` events. Papers a user ingests
+with `peerlake ingest …` are already in the log; a study selects them without re-reading."""
 
 from pathlib import Path
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from orchestration.assets.hashing import content_version
+from orchestration.assets.partitions import studies, study_of
 from orchestration.resources import LakeResource
-from warehouse import settings
+from reviewing.study import load_study, study_pdfs, study_review_files
 from warehouse.blobs import sha256_hex
 
 
-def _corpus_pdfs() -> list[tuple[str, Path, bool]]:
-    from ingest.demo_corpus import demo_papers
-
-    only = settings.demo_only()
-    found = [(p.stem, p, True) for p in demo_papers() if only is None or p.stem in only]
-    for folder in settings.papers_dirs():
-        found += [(p.stem, p, False) for p in sorted(folder.glob("*.pdf"))]
-    return found
-
-
-@asset(group_name="ingest", description="The manuscript PDFs to review: the bundled demo corpus plus $PEERLAKE_PAPERS.")
-def papers(context: AssetExecutionContext) -> MaterializeResult:
-    rows = [(pid, str(path), sha256_hex(path.read_bytes())) for pid, path, _ in _corpus_pdfs()]
+@asset(group_name="ingest", partitions_def=studies,
+       description="The manuscript PDFs a study reads itself (the demo corpus, its folders).")
+def papers(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    study = load_study(lake.event_log(), study_of(context))
+    rows = [(pid, str(path), sha256_hex(path.read_bytes())) for pid, path, _ in study_pdfs(study)]
     return MaterializeResult(
-        metadata={"papers": len(rows),
-                  "files": MetadataValue.md("\n".join(f"- `{pid}` {Path(p).name} `{sha[:12]}`" for pid, p, sha in rows))},
+        metadata={"papers": len(rows), "study_sha256": study.sha256,
+                  "files": MetadataValue.md("\n".join(f"- `{pid}` {Path(p).name} `{sha[:12]}`"
+                                                      for pid, p, sha in rows) or "none (papers come from the log)")},
         data_version=DataVersion(content_version(rows)),
     )
 
 
-@asset(group_name="ingest", deps=[papers], kinds={"pdf"},
+@asset(group_name="ingest", deps=[papers], kinds={"pdf"}, partitions_def=studies,
        description="PDF → ordered text records with page numbers (a manuscript package blob) + a paper_ingested event.")
 def manuscripts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from ingest.manuscripts import ingest_pdf, latest_versions
 
     log = lake.event_log()
+    study = load_study(log, study_of(context))
     versions = latest_versions(log)
     outcomes = [ingest_pdf(log, path, paper_id=pid, is_synthetic=synthetic, versions=versions)
-                for pid, path, synthetic in _corpus_pdfs()]
+                for pid, path, synthetic in study_pdfs(study)]
     rejected = [o for o in outcomes if o.status == "rejected"]
     for o in rejected:
         context.log.warning(f"set aside {o.path}: {o.reason}")
     log.seal()
-    latest = [versions[k] for k in sorted(versions)]
+    mine = sorted({pid for pid, _, _ in study_pdfs(study)} & set(versions))
     return MaterializeResult(
         metadata={"ingested": sum(o.status == "ingested" for o in outcomes),
                   "unchanged": sum(o.status == "unchanged" for o in outcomes),
-                  "rejected": len(rejected), "papers": len(latest)},
-        data_version=DataVersion(content_version([(e.paper_id, e.package_sha256) for e in latest])),
+                  "rejected": len(rejected), "papers": len(mine)},
+        data_version=DataVersion(content_version([(p, versions[p].package_sha256) for p in mine])),
     )
 
 
-@asset(group_name="ingest", deps=[papers], kinds={"openreview"},
-       description="Human reviews (OpenReview API v2 notes) for the corpus → human_review_imported events.")
+@asset(group_name="ingest", deps=[papers], kinds={"openreview"}, partitions_def=studies,
+       description="Human reviews a study brings (the demo corpus's OpenReview notes) → human_review_imported events.")
 def human_reviews(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from ingest.demo_corpus import demo_reviews
     from ingest.openreview import import_reviews
 
     log = lake.event_log()
-    only = settings.demo_only()
-    outcomes = [o for path in demo_reviews() if only is None or path.stem in only
-                for o in import_reviews(log, path)]
+    study = load_study(log, study_of(context))
+    outcomes = [o for path in study_review_files(study) for o in import_reviews(log, path)]
     for o in outcomes:
         if o.status == "rejected":
             context.log.warning(f"set aside review from {getattr(o, 'path', '?')}: {o.reason}")
     log.seal()
-    reviews = [(e.review_id, e.body_sha256) for e in log.iter_events("human_review_imported")]
+    reviews = sorted((e.review_id, e.body_sha256) for e in log.iter_events("human_review_imported"))
     return MaterializeResult(
         metadata={"imported": sum(o.status == "imported" for o in outcomes), "reviews": len(reviews)},
         data_version=DataVersion(content_version(reviews)),

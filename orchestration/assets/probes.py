@@ -6,10 +6,12 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
-from orchestration.assets.reviews import keep_results
+from orchestration.assets.partitions import studies, study_of
+from orchestration.assets.reviews import keep_results, study_papers
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
-from reviewing.scoring import ReviewerConfig, latest_manuscripts, review_requests
+from reviewing.scoring import ReviewerConfig, review_requests
+from reviewing.study import load_study, record_resolution, with_study
 
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
 DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
@@ -17,13 +19,18 @@ PROBE_CODE_VERSION = probe_code_version(ReviewerConfig.default())
 
 
 @asset(group_name="reviews", deps=[manuscripts], code_version=DECIMAL_CODE_VERSION, kinds={"llm"},
+       partitions_def=studies, tags={"peerlake/optional": "probes"},
        description="K forced-decimal AI reviews per manuscript (same model, decimal template) → llm_call events.")
 def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
                        reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    cfg = decimal_config(ReviewerConfig.from_resource(reviewer))
-    requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
+    study = load_study(log, study_of(context))
+    paper_ids, papers = study_papers(context, log, study)
+    # the study's first reviewer under the decimal template: same model, same parameters
+    cfg = decimal_config(study.reviewer_configs()[0])
+    requests = with_study([req for paper in papers for req in review_requests(log, paper, cfg)], study)
     outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
+    record_resolution(log, study, paper_ids, [cfg], asset="ai_reviews_decimal")
     log.seal()
     results = keep_results(context, "decimal review", requests, outcomes)
     made = sum(not r.replayed for r in results)
@@ -47,11 +54,14 @@ def _probe_paper(gateway, req):
 
 
 @asset(group_name="reviews", deps=[manuscripts], code_version=PROBE_CODE_VERSION, kinds={"llm"},
+       partitions_def=studies, tags={"peerlake/optional": "probes"},
        description="One score-only logprob probe per manuscript (+ a forced-10 continuation) → llm_call events.")
 def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    cfg = ReviewerConfig.from_resource(reviewer)
-    requests = [req for paper in latest_manuscripts(log) for req in probe_requests(log, paper, cfg)]
+    study = load_study(log, study_of(context))
+    paper_ids, papers = study_papers(context, log, study)
+    cfg = study.reviewer_configs()[0]
+    requests = with_study([req for paper in papers for req in probe_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
     # A local model keeps the last prompt's KV cache: running each probe's continuation right after
     # it re-reads only a few tokens (~1 s) instead of the whole paper (~35 s), so one paper at a time.
@@ -65,6 +75,8 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
         outcomes = list(pool.map(run, requests))
+    record_resolution(log, study, paper_ids, [cfg], asset="score_probes",
+                      code_versions=[probe_code_version(cfg)])
     log.seal()
     results = [r for group in keep_results(context, "score probe", requests, outcomes) for r in group]
     made = sum(not r.replayed for r in results)

@@ -50,9 +50,11 @@ def read_summary(duckdb_path) -> list[dict]:
 
 
 @asset(group_name="reports", op_tags=DUCKDB_TAG,
-       deps=[AssetKey("reliability_repeatability"), AssetKey("cost_by_model"),
+       # Reads these marts from the published file, so it runs after (and only after) a publish.
+       deps=[AssetKey("published_marts"), AssetKey("reliability_repeatability"), AssetKey("cost_by_model"),
              AssetKey("fct_ai_review_scores"), AssetKey("fct_llm_calls")],
-       description="Summary per reviewer configuration: papers, reviews, mean score, within-paper SD, tokens, cost.")
+       description="Summary per reviewer configuration over the published marts: papers, reviews, "
+                   "mean score, within-paper SD, tokens, cost.")
 def review_summary(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     root = lake.lake()
     rows = read_summary(root.duckdb_path)

@@ -10,8 +10,9 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
          "reliability_distribution_estimation"]
 
 
-@asset(group_name="reports", op_tags=DUCKDB_TAG, deps=[AssetKey(m) for m in MARTS],
-       description="Self-contained HTML page (tables + plots) over the reliability marts "
+# Reads the marts from the published file, so it runs after (and only after) a publish.
+@asset(group_name="reports", op_tags=DUCKDB_TAG, deps=[AssetKey("published_marts"), *(AssetKey(m) for m in MARTS)],
+       description="Self-contained HTML page (tables + plots) over the published reliability marts "
                    "→ <lake>/reports/report.html.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from metrics.report import write_report

@@ -1,14 +1,17 @@
-"""AI reviews: every (paper, sample) under the configured reviewer, through the LLM gateway."""
+"""AI reviews, one partition per study: every (paper, reviewer configuration, sample) the study asks
+for, through the LLM gateway. Calls another study already paid for replay at no cost."""
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
+from orchestration.assets.partitions import studies, study_of
 from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.scoring import ReviewerConfig, latest_manuscripts, review_requests
+from reviewing.scoring import ReviewerConfig, review_requests
+from reviewing.study import StudyError, load_study, record_resolution, resolve_papers, with_study
 
-# The code version is the reviewer configuration's hash (template text + model + parameters +
-# output schema): editing the prompt marks exactly this asset and what depends on it stale.
+# The code version is the default reviewer configuration's hash (template text + model + parameters
+# + output schema): editing the prompt marks exactly this asset and what depends on it stale.
 REVIEWER_CODE_VERSION = ReviewerConfig.default().code_version()
 
 
@@ -23,14 +26,38 @@ def keep_results(context, what: str, requests, outcomes) -> list:
     return results
 
 
+def study_papers(context, log, study):
+    """The study's paper ids and the manuscripts (newest versions) a reviewer can read."""
+    from ingest.manuscripts import latest_versions
+
+    resolution = resolve_papers(log, study)
+    if resolution.missing:
+        context.log.warning(f"study {study.name}: {len(resolution.missing)} selected papers are unknown to "
+                            f"the lake: {', '.join(resolution.missing[:10])}")
+    unreadable = sorted(set(resolution.paper_ids) - set(resolution.reviewable))
+    if unreadable and study.reviewers:
+        context.log.warning(f"study {study.name}: {len(unreadable)} papers have no ingested manuscript and "
+                            f"are not reviewed: {', '.join(unreadable[:10])}")
+    if study.reviewers and not resolution.reviewable:
+        raise StudyError(f"study {study.name!r} covers no ingested manuscript ({study.paper_source()}); "
+                         "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers]")
+    latest = latest_versions(log)
+    return resolution.paper_ids, [latest[p] for p in resolution.reviewable]
+
+
 @asset(group_name="reviews", deps=[manuscripts], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},
-       description="K independent AI reviews per manuscript → llm_call events (replayed when already made).")
+       partitions_def=studies,
+       description="K independent AI reviews per paper of the study → llm_call events (replayed when already made).")
 def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    cfg = ReviewerConfig.from_resource(reviewer)
-    requests = [req for paper in latest_manuscripts(log) for req in review_requests(log, paper, cfg)]
-    gateway = reviewer.gateway(log)
-    outcomes = gateway.call_many(requests, description="AI reviews", return_exceptions=True)
+    study = load_study(log, study_of(context))
+    paper_ids, papers = study_papers(context, log, study)
+    configs = study.reviewer_configs()
+    requests = with_study([req for cfg in configs for paper in papers
+                           for req in review_requests(log, paper, cfg)], study)
+    outcomes = reviewer.gateway(log).call_many(requests, description=f"AI reviews ({study.name})",
+                                               return_exceptions=True)
+    record_resolution(log, study, paper_ids, configs, asset="ai_reviews")
     log.seal()
     results = keep_results(context, "review", requests, outcomes)
     failed = len(requests) - len(results)
@@ -38,8 +65,10 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed, "
                      f"{failed} failed")
     return MaterializeResult(
-        metadata={"reviews": len(results), "model_calls_made": made, "failed": failed,
-                  "replayed": len(results) - made, "reviewer_config": cfg.code_version(),
+        metadata={"study": study.name, "study_sha256": study.sha256, "papers": len(paper_ids),
+                  "reviews": len(results), "model_calls_made": made, "failed": failed,
+                  "replayed": len(results) - made,
+                  "reviewer_configs": ", ".join(c.code_version() for c in configs),
                   "cost_usd": float(sum(r.cost_usd or 0.0 for r in results if not r.replayed))},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
     )

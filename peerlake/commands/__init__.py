@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report")
+MODULES = ("ingest", "budget", "report", "study")
 
 
 def register_all(app) -> None:

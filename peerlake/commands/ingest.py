@@ -20,10 +20,18 @@ def _say_rejected(reason: str, severity: str = "error") -> None:
                 fg=typer.colors.YELLOW if severity == "warning" else typer.colors.RED)
 
 
-def _finish(log, rejected: int, strict: bool) -> None:
+def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool) -> None:
+    """Name every set-aside item, print the tally, seal the log; --strict fails on any rejection."""
+    from ingest.batch import counts
+
+    for o in outcomes:
+        if o.status == "rejected":
+            _say_rejected(o.reason, o.severity)
+    tally = counts(outcomes, statuses)
+    typer.echo(" · ".join(f"{k} {v}" for k, v in tally.items()))
     log.seal()
     log.close()
-    if rejected and strict:
+    if tally["rejected"] and strict:
         raise typer.Exit(1)
 
 
@@ -35,26 +43,23 @@ def ingest_pdf_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
 ) -> None:
     """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
-    from ingest.manuscripts import ingest_pdf, iter_pdfs, latest_versions
+    from ingest.papers import ingest_pdf, iter_pdfs, latest_versions
 
     files = iter_pdfs(paths)
     if paper_id and len(files) != 1:
         raise typer.BadParameter("--paper-id needs exactly one PDF")
     log = _log()
-    counts = {"ingested": 0, "new_version": 0, "unchanged": 0, "rejected": 0}
     versions = latest_versions(log)
+    outcomes = []
     for path in files:
         o = ingest_pdf(log, path, paper_id=paper_id, venue=venue, versions=versions)
-        counts[o.status] += 1
-        if o.status == "rejected":
-            _say_rejected(o.reason, o.severity)
-        else:
+        outcomes.append(o)
+        if o.status != "rejected":
             ev = o.event
             typer.echo(f"{o.status:11} {o.paper_id}: {ev.n_pages} pages, {ev.n_chars} chars "
                        f"(body {ev.body_chars}, appendix {ev.appendix_chars}), {ev.n_images} images, "
                        f"{ev.n_references} references")
-    typer.echo(" · ".join(f"{k} {v}" for k, v in counts.items()))
-    _finish(log, counts["rejected"], strict)
+    _finish(log, outcomes, ("ingested", "new_version", "unchanged", "rejected"), strict)
 
 
 @ingest_app.command("openreview")
@@ -85,12 +90,7 @@ def ingest_openreview_cmd(
         raise typer.BadParameter("give files/folders, or --venue V --live")
     for path in iter_note_files(paths or []):
         outcomes += import_reviews(log, path, venue=venue, rating_scale=rating_scale)
-    for o in outcomes:
-        if o.status == "rejected":
-            _say_rejected(o.reason)
-    by = {s: sum(o.status == s for o in outcomes) for s in ("imported", "status_recorded", "skipped", "ignored", "rejected")}
-    typer.echo(" · ".join(f"{k} {v}" for k, v in by.items()))
-    _finish(log, by["rejected"], strict)
+    _finish(log, outcomes, ("imported", "status_recorded", "skipped", "ignored", "rejected"), strict)
 
 
 @ingest_app.command("asap")
@@ -100,12 +100,8 @@ def ingest_asap_cmd(folder: Path = typer.Argument(..., help="ASAP-Review folder 
     from ingest.asap import import_asap
 
     log = _log()
-    r = import_asap(log, folder)
-    for reason in r.reasons:
-        _say_rejected(reason)
-    typer.echo(f"papers {r.papers} · unchanged {r.unchanged} · reviews {r.reviews} · "
-               f"statuses {r.statuses} · rejected {r.rejected}")
-    _finish(log, r.rejected, strict)
+    _finish(log, import_asap(log, folder),
+            ("ingested", "new_version", "unchanged", "imported", "status_recorded", "skipped", "rejected"), strict)
 
 
 @ingest_app.command("reviews")
@@ -122,12 +118,7 @@ def ingest_reviews_cmd(
         outcomes = import_external_reviews(log, path, system)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    for o in outcomes:
-        if o.status == "rejected":
-            _say_rejected(o.reason)
-    by = {s: sum(o.status == s for o in outcomes) for s in ("imported", "skipped", "rejected")}
-    typer.echo(" · ".join(f"{k} {v}" for k, v in by.items()))
-    _finish(log, by["rejected"], strict)
+    _finish(log, outcomes, ("imported", "skipped", "rejected"), strict)
 
 
 def sample_cmd(

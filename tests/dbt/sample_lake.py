@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from llm_calls.types import LlmRequest
+from tests.studies import cover_everything
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -110,6 +111,7 @@ def build_sample_lake(root: Path) -> SampleLake:
             confidence=3.0, body_sha256="e" * 64))
 
     log.append_many(out.llm_calls + out.papers + out.human_reviews)
+    cover_everything(log)  # one study, "test", covering every paper and configuration
     log.seal()
     log.close()
     return out

@@ -4,7 +4,8 @@ import json
 import shutil
 
 from ingest.asap import import_asap
-from ingest.manuscripts import load_package
+from ingest.batch import counts
+from ingest.package import load_package
 from ingest.openreview import ICLR2017_SCALE
 
 
@@ -12,10 +13,10 @@ def test_sample_ingests_with_every_rating(log, shared):
     folder = shared("asap_review_iclr2017", "sample")
     index = [json.loads(line) for line in
              shared("asap_review_iclr2017", "sample_index.jsonl").read_text().splitlines() if line.strip()]
-    result = import_asap(log, folder)
-    assert (result.papers, result.statuses, result.rejected) == (len(index), len(index), 0)
+    result = counts(import_asap(log, folder))
+    assert (result["ingested"], result["status_recorded"], result["rejected"]) == (len(index), len(index), 0)
     reviews = list(log.iter_events("human_review_imported"))
-    assert result.reviews == len(reviews) == sum(row["n_reviews"] for row in index)
+    assert result["imported"] == len(reviews) == sum(row["n_reviews"] for row in index)
     by_paper: dict[str, list] = {}
     for ev in sorted(reviews, key=lambda e: e.review_id):
         by_paper.setdefault(ev.paper_id, []).append(ev)
@@ -49,13 +50,14 @@ def test_reimport_is_a_noop_and_bad_files_are_quarantined(log, shared, tmp_path)
     reviews = json.loads((folder / "ICLR_2017_13_review.json").read_text())
     reviews["reviews"][0]["rating"] = "eight out of ten"
     (folder / "ICLR_2017_13_review.json").write_text(json.dumps(reviews))
-    first = import_asap(log, folder)
-    assert first.rejected == 2
+    first = counts(import_asap(log, folder))
+    assert first["rejected"] == 2
     reasons = {e.path.rsplit("/", 1)[1]: e.reason for e in log.iter_events("ingest_rejected")}
     assert "not UTF-8" in reasons["ICLR_2017_11_content.json"]
     assert "review #0: rating 'eight out of ten' has no leading number" in reasons["ICLR_2017_13_review.json"]
     # The paper with the bad content file still gets its reviews and decision.
     assert any(e.paper_id == "ICLR_2017_11" for e in log.iter_events("human_review_imported"))
-    again = import_asap(log, folder)
-    assert (again.papers, again.reviews, again.statuses) == (0, 0, 0)
-    assert again.unchanged == first.papers
+    again = counts(import_asap(log, folder))
+    assert (again["ingested"], again["imported"], again["status_recorded"], again["rejected"]) == (0, 0, 0, 2)
+    assert again["unchanged"] == first["ingested"]
+    assert again["skipped"] == first["imported"] + first["status_recorded"]

@@ -17,6 +17,7 @@ from ingest.openreview import import_reviews
 from tests.conftest import SHARED_DATA
 from tests.dbt.test_marts import dbt_build
 from warehouse import EventLog, Lake
+from tests.studies import cover_everything
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +40,7 @@ def built(tmp_path_factory):
     ext.write_text("\n".join(json.dumps({"paper_id": f"demo-00{i}", "review_id": f"x{i}", "sample_index": 0,
                                          "score": [4, 6, 8, 73][i - 1], "text": "t"}) for i in range(1, 5)))
     import_external_reviews(log, ext, "DeepReview")
+    cover_everything(log)
     log.seal()
     events = {t: list(log.iter_events(t)) for t in ("paper_ingested", "human_review_imported",
                                                      "paper_status_recorded", "external_review_imported")}

@@ -45,7 +45,7 @@ def test_demo_reviews_import_with_parsed_ratings(log):
         assert (status.status, status.is_accepted) == (("accepted", True) if "Accept" in status.decision
                                                        else ("rejected", False))
         for o in imported:
-            note = notes[o.review_id]
+            note = notes[o.item]
             ev = o.event
             assert ev.paper_id == path.stem == note["forum"]
             assert ev.rating == _leading_int(note["content"]["rating"]["value"])
@@ -139,6 +139,6 @@ def test_real_iclr2026_submission_dump(log, shared):
     assert status.area == sub["content"]["primary_area"]["value"]
     by_id = {r["id"]: r for r in reviews}
     for o in imported:
-        assert o.event.rating == by_id[o.review_id]["content"]["rating"]["value"]
+        assert o.event.rating == by_id[o.item]["content"]["rating"]["value"]
         assert o.event.rating_scale == ICLR2026_SCALE and o.event.venue == "ICLR.cc/2026/Conference"
         assert o.paper_id == "zzo3Sy3NSX"

@@ -155,7 +155,7 @@ def test_live_fetch_imports_like_a_file(log, recorded_api, monkeypatch):
     assert seen[0][0] == "/notes" and seen[0][1]["invitation"] == "ICLR.cc/2026/Conference/-/Submission"
     assert seen[0][1]["details"] == "replies"
     reviews = [r for r in sub["details"]["replies"] if r["invitations"][0].endswith("/-/Official_Review")]
-    imported = sorted((o.review_id, o.event.rating) for o in outcomes if o.status == "imported")
+    imported = sorted((o.item, o.event.rating) for o in outcomes if o.status == "imported")
     assert imported == sorted((r["id"], r["content"]["rating"]["value"]) for r in reviews)
     assert dump.exists() and json.loads(dump.read_text())[0]["id"] == sub["id"]
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from llm_calls.types import LlmRequest, canonical_json
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
+from tests.studies import cover_everything
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=timezone.utc)
 MODEL = "qwen-test"
@@ -106,6 +107,7 @@ def build_report_lake(root: Path, seed: int = 0) -> dict:
             events.append(_call(log, cont, at, json.dumps({"overall_score": 10}),
                                 probe_logprobs(10, {"1": 0.05, str(c): 0.6}, after_one=0.25)))
     log.append_many(events)
+    cover_everything(log)
     log.seal()
     log.close()
     return truth

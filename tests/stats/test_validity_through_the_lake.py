@@ -51,13 +51,15 @@ def test_validity_mart_on_real_iclr2022_ratings(shared_data, tmp_path):
     env = {"PEERLAKE_HOME": str(tmp_path / "lake")}
     for args in (["ingest", "openreview", str(tmp_path / "notes.json")],
                  ["ingest", "reviews", str(tmp_path / "first_reviewer.jsonl"), "--system", SYSTEM],
-                 ["build"]):
+                 # a study of every ingested paper that measures the imported reviews only
+                 ["study", "new", "iclr2022", "--all", "--external", SYSTEM, "--no-reviewers"],
+                 ["run", "iclr2022"]):
         res = run_cli(args, env)
         assert res.returncode == 0, (args, res.stdout[-3000:], res.stderr[-3000:])
 
     con = duckdb.connect(str(tmp_path / "lake" / "peerlake.duckdb"), read_only=True)
     row = con.execute("select n_papers, pearson, spearman, mae, rmse, acceptance_auc from reliability_validity "
-                      "where reviewer_config = ? and scope = 'all'", [SYSTEM]).fetchone()
+                      "where study_id = 'iclr2022' and reviewer_config = ? and scope = 'all'", [SYSTEM]).fetchone()
     con.close()
 
     data = list(_papers(shared_data))

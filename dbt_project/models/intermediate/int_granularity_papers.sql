@@ -1,11 +1,11 @@
--- One row per (integer configuration, forced-decimal configuration of the same model, paper):
+-- One row per (study, integer configuration, forced-decimal configuration of the same model, paper):
 -- each protocol's valid scores summarized per paper, beside the paper's mean human score H_i.
 -- Only papers with at least one valid score under both protocols enter.
 with
 
 review_scores as (
 
-    select * from {{ ref('fct_ai_review_scores') }}
+    select * from {{ ref('int_study_review_scores') }}
 
 ),
 
@@ -18,6 +18,7 @@ paper_context as (
 per_paper as (
 
     select
+        study_id,
         reviewer_config,
         prompt_template,
         provider,
@@ -49,6 +50,7 @@ decimal_scores as (
 paired as (
 
     select
+        integer_scores.study_id,
         integer_scores.reviewer_config as integer_config,
         decimal_scores.reviewer_config as decimal_config,
         integer_scores.provider,
@@ -64,7 +66,8 @@ paired as (
 
     from integer_scores
     inner join decimal_scores
-        on integer_scores.provider = decimal_scores.provider
+        on integer_scores.study_id = decimal_scores.study_id
+        and integer_scores.provider = decimal_scores.provider
         and integer_scores.model = decimal_scores.model
         and integer_scores.paper_id = decimal_scores.paper_id
 
@@ -73,8 +76,8 @@ paired as (
 final as (
 
     select
-        md5(concat_ws('|', integer_config, decimal_config, paper_id)) as granularity_paper_id,
-        integer_config || '|' || decimal_config as granularity_pair_id,
+        md5(concat_ws('|', study_id, integer_config, decimal_config, paper_id)) as granularity_paper_id,
+        study_id || '|' || integer_config || '|' || decimal_config as granularity_pair_id,
         paired.*,
         paper_context.human_score_mean,
         n_integer_scores > 0 and n_decimal_scores > 0 as is_comparable

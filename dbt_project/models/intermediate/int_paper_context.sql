@@ -1,16 +1,16 @@
 -- One row per paper: what validity and rank statistics need besides AI scores — venue, year,
--- status, acceptance and the mean human score. dim_papers gains year / status / acceptance
+-- status, acceptance and the mean human score. int_papers_described gains year / status / acceptance
 -- columns with the OpenReview ingest; until a column exists here it is derived or null:
 --   year        <- dim_papers.year, else the first 19xx/20xx in the venue string ("ICLR 2017")
 --   is_accepted <- dim_papers.is_accepted, else acceptance_label (1/0), else status, else null
 --   is_withdrawn <- dim_papers.is_withdrawn, else status mentions "withdr", else null
 -- dim_papers may hold one row per paper version; the latest version speaks for the paper.
-{%- set cols = relation_column_names(ref('dim_papers')) %}
+{%- set cols = relation_column_names(ref('int_papers_described')) %}
 with
 
 papers as (
 
-    select * from {{ ref('dim_papers') }}
+    select * from {{ ref('int_papers_described') }}
     qualify row_number() over (
         partition by paper_id
         order by

@@ -6,6 +6,6 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from metrics.stats.tables import rank_table
 
-    scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
+    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()
     context = dbt.ref("int_paper_context").df()
     return rank_table(scores, context)

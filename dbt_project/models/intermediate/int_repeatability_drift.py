@@ -6,5 +6,5 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from metrics.stats.tables import drift_table
 
-    scores = dbt.ref("fct_ai_review_scores").filter("is_parsed").df()
+    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()
     return drift_table(scores)

@@ -1,10 +1,10 @@
--- One row per (reviewer configuration, paper): the paper's mean parsed AI score beside its human
+-- One row per (study, reviewer configuration, paper): the paper's mean parsed AI score beside its human
 -- score and outcome, the input of reliability_validity.
 with
 
 review_scores as (
 
-    select * from {{ ref('fct_ai_review_scores') }}
+    select * from {{ ref('int_study_review_scores') }}
 
 ),
 
@@ -17,6 +17,7 @@ paper_context as (
 ai_means as (
 
     select
+        study_id,
         reviewer_config,
         paper_id,
         count(*) as n_scores,
@@ -24,14 +25,16 @@ ai_means as (
 
     from review_scores
     where is_parsed
-    group by reviewer_config, paper_id
+    group by study_id, reviewer_config, paper_id
 
 ),
 
 final as (
 
     select
-        md5(concat_ws('|', ai_means.reviewer_config, ai_means.paper_id)) as validity_paper_id,
+        md5(concat_ws('|', ai_means.study_id, ai_means.reviewer_config, ai_means.paper_id))
+            as validity_paper_id,
+        ai_means.study_id,
         ai_means.reviewer_config,
         ai_means.paper_id,
         ai_means.n_scores,

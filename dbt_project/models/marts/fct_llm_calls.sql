@@ -49,7 +49,8 @@ final as (
         cost_status,
         price_table_version,
         cost_usd is not null as has_known_cost,
-        latency_ms
+        latency_ms,
+        study_id
 
     from deduplicated
 

@@ -25,7 +25,9 @@ shares as (
 final as (
 
     select
-        reviewer_config || '|k=' || cast(k as varchar) || '|gap=' || gap_bin as close_pair_id,
+        study_id || '|' || reviewer_config || '|k=' || cast(k as varchar) || '|gap=' || gap_bin
+            as close_pair_id,
+        study_id,
         reviewer_config,
         k,
         gap_bin,

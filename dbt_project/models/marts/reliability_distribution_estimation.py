@@ -7,6 +7,6 @@ def model(dbt, session):
     from metrics.distribution.tables import distribution_table
 
     cfg = (dbt.config.get("meta") or {}).get
-    return distribution_table(dbt.ref("int_score_probes_parsed").df(), dbt.ref("fct_ai_review_scores").df(),
+    return distribution_table(dbt.ref("int_score_probes_parsed").df(), dbt.ref("int_study_review_scores").df(),
                               dbt.ref("int_paper_context").df(), n_splits=int(cfg("n_splits")),
                               n_boot=int(cfg("n_boot")), seed=int(cfg("seed")))

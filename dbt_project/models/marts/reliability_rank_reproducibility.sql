@@ -1,4 +1,4 @@
--- Per reviewer configuration and block size k: how often two disjoint k-blocks of reviews order a
+-- Per study, reviewer configuration and block size k: how often two disjoint k-blocks of reviews order a
 -- pair of papers (same venue-year) the same way, tie, or reverse it — as percentages of all
 -- (paper pair × partition) comparisons, which is the average over partitions and pairs.
 with
@@ -25,7 +25,8 @@ shares as (
 final as (
 
     select
-        reviewer_config || '|k=' || cast(k as varchar) as rank_reproducibility_id,
+        study_id || '|' || reviewer_config || '|k=' || cast(k as varchar) as rank_reproducibility_id,
+        study_id,
         reviewer_config,
         k,
         n_rounds,

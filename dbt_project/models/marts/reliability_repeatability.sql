@@ -1,4 +1,4 @@
--- Per reviewer configuration: how much its scores for one paper vary across independent samples.
+-- Per study and reviewer configuration: how much its scores for one paper vary across independent samples.
 -- Only parsed scores count; only papers with at least two scores enter variance and agreement.
 with
 
@@ -17,6 +17,7 @@ drift as (
 configs as (
 
     select
+        study_id,
         reviewer_config,
         any_value(provider) as provider,
         any_value(model) as model,
@@ -31,7 +32,7 @@ configs as (
             as share_scores_5_to_6
 
     from review_scores
-    group by reviewer_config
+    group by study_id, reviewer_config
 
 ),
 
@@ -44,6 +45,7 @@ parsed_scores as (
 per_paper as (
 
     select
+        study_id,
         reviewer_config,
         paper_id,
         count(*) as n_scores,
@@ -51,31 +53,33 @@ per_paper as (
         max(overall_score) - min(overall_score) as score_range
 
     from parsed_scores
-    group by reviewer_config, paper_id
+    group by study_id, reviewer_config, paper_id
 
 ),
 
 per_score_value as (
 
     select
+        study_id,
         reviewer_config,
         paper_id,
         count(*) as n_same_score
 
     from parsed_scores
-    group by reviewer_config, paper_id, overall_score
+    group by study_id, reviewer_config, paper_id, overall_score
 
 ),
 
 agreeing_pairs as (
 
     select
+        study_id,
         reviewer_config,
         paper_id,
         sum(n_same_score * (n_same_score - 1) // 2) as n_agreeing_pairs
 
     from per_score_value
-    group by reviewer_config, paper_id
+    group by study_id, reviewer_config, paper_id
 
 ),
 
@@ -90,13 +94,14 @@ papers as (
         end as pairwise_agreement
 
     from per_paper
-    inner join agreeing_pairs using (reviewer_config, paper_id)
+    inner join agreeing_pairs using (study_id, reviewer_config, paper_id)
 
 ),
 
 per_config as (
 
     select
+        study_id,
         reviewer_config,
         count(*) as n_papers,
         avg(n_scores) as reviews_per_paper_mean,
@@ -120,13 +125,15 @@ per_config as (
         avg(pairwise_agreement) filter (where is_repeated) as pairwise_agreement_mean
 
     from papers
-    group by reviewer_config
+    group by study_id, reviewer_config
 
 ),
 
 final as (
 
     select
+        configs.study_id || '|' || configs.reviewer_config as repeatability_id,
+        configs.study_id,
         configs.reviewer_config,
         configs.provider,
         configs.model,
@@ -160,8 +167,8 @@ final as (
         drift.drift_ci_high
 
     from configs
-    left join per_config using (reviewer_config)
-    left join drift using (reviewer_config)
+    left join per_config using (study_id, reviewer_config)
+    left join drift using (study_id, reviewer_config)
 
 )
 

@@ -41,6 +41,8 @@ renamed as (
         cast(cost_status as varchar) as cost_status,
         cast(price_table_version as varchar) as price_table_version,
         cast(latency_ms as double) as latency_ms,
+        -- the study whose run paid for the call (null: a call made outside any study)
+        cast(study as varchar) as study_id,
         status = 'ok' as is_ok
 
     from source

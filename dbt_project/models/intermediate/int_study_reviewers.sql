@@ -1,0 +1,54 @@
+-- One row per (study, source, reviewer configuration): which reviewers' answers a study counts and
+-- how many samples of each. External systems come with samples = null (all imported reviews);
+-- reviewer_config '*' stands for every imported system.
+with
+
+studies as (
+
+    select * from {{ ref('int_studies_latest') }}
+
+),
+
+own as (
+
+    select
+        study_id,
+        'peerlake' as source,
+        unnest(from_json(reviewers, '[{"reviewer_config": "VARCHAR", "samples": "INTEGER"}]'))
+            as reviewer
+
+    from studies
+
+),
+
+external as (
+
+    select
+        study_id,
+        'external' as source,
+        unnest(from_json(external_systems, '["VARCHAR"]')) as reviewer_config
+
+    from studies
+
+),
+
+final as (
+
+    select distinct study_id, source, reviewer.reviewer_config as reviewer_config,
+        reviewer.samples as samples
+    from own
+    union all by name
+    select distinct study_id, source, reviewer_config, cast(null as integer) as samples
+    from external
+
+)
+
+select
+    study_id || '|' || source || '|' || reviewer_config as study_reviewer_id,
+    study_id,
+    source,
+    reviewer_config,
+    -- a configuration resolved twice with different sample counts counts the larger set
+    max(samples) as samples
+from final
+group by all

@@ -1,0 +1,81 @@
+"""The reject/collect skeleton every importer shares, and its one outcome type.
+
+A batch walks its inputs and says, for each item, what became of it (an `Outcome`). A bad item is
+reported — what (`item`), where (`path`, and a finer `where` such as "note #3" or "line 7"), why —
+recorded as an `ingest_rejected` event, set aside, and the batch goes on. Events are collected and
+appended together by `commit()`: one fsync per file instead of one per item.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warehouse.events import Event, IngestRejected
+from warehouse.log import EventLog
+
+# What an importer can say about one item. "ingested"/"new_version"/"imported"/"status_recorded"
+# wrote an event; "unchanged"/"skipped" found it already in the log; "ignored" is not the
+# importer's kind of item (a comment note); "rejected" was set aside with a reason.
+STATUSES = ("ingested", "new_version", "imported", "status_recorded", "unchanged", "skipped",
+            "ignored", "rejected")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one input item (a PDF, a note, a review, a JSONL line)."""
+
+    status: str
+    path: Path
+    item: str | None = None  # note or review id, "line 7" … within the file
+    paper_id: str | None = None
+    event: Event | None = None
+    reason: str | None = None
+    severity: str = "error"  # of a rejection: error | warning (a scan with no text layer)
+
+
+def counts(outcomes: list[Outcome], statuses: tuple[str, ...] = STATUSES) -> dict[str, int]:
+    """How many outcomes have each status, in the order given."""
+    return {s: sum(o.status == s for o in outcomes) for s in statuses}
+
+
+@dataclass
+class Batch:
+    """Collects the outcomes and events of one input (a file, a folder) until `commit()`."""
+
+    log: EventLog
+    source: str  # the `ingest_rejected.source`: pdf | openreview | asap | reviews
+    record_rejections: bool = True
+    outcomes: list[Outcome] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+    def reject(self, path: Path, why: str, *, where: str | None = None, item: str | None = None,
+               paper_id: str | None = None, severity: str = "error",
+               content_sha256: str | None = None) -> Outcome:
+        """Set an item aside: the reason names the place (`where`, else the path) and the cause."""
+        reason = f"{where or path}: {why}"
+        if self.record_rejections:
+            self.events.append(IngestRejected(
+                source=self.source, path=str(path), reason=reason, severity=severity, item=item,
+                paper_id=paper_id, content_sha256=content_sha256))
+        return self.add(Outcome("rejected", Path(path), item, paper_id, None, reason, severity))
+
+    def emit(self, status: str, path: Path, event: Event, *, item: str | None = None,
+             paper_id: str | None = None) -> Outcome:
+        """An item that becomes an event (written at `commit()`)."""
+        self.events.append(event)
+        return self.add(Outcome(status, Path(path), item, paper_id, event))
+
+    def note(self, status: str, path: Path, *, item: str | None = None, paper_id: str | None = None,
+             reason: str | None = None, event: Event | None = None) -> Outcome:
+        """An item that writes nothing: unchanged, skipped (already in the log) or ignored."""
+        return self.add(Outcome(status, Path(path), item, paper_id, event, reason))
+
+    def add(self, outcome: Outcome) -> Outcome:
+        self.outcomes.append(outcome)
+        return outcome
+
+    def commit(self) -> list[Outcome]:
+        """Append the collected events in one write; returns every outcome so far."""
+        if self.events:
+            self.log.append_many(self.events)
+            self.events = []
+        return self.outcomes

@@ -1,0 +1,186 @@
+"""PDF bytes → a manuscript package and its image bytes.
+
+The package is a pure function of the PDF bytes (no paper id, no clock), so the same bytes always
+give the same package blob. Each distinct image is returned once under its SHA-256.
+"""
+
+import re
+from collections import Counter
+
+import pymupdf
+
+from ingest.anonymization import EMAIL, anonymize
+from ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
+from ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
+from ingest.pdf_layout import Block, image_blocks, reading_order, text_blocks
+from warehouse.blobs import sha256_hex
+
+EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}/records-v{PACKAGE_VERSION}"
+_ENDS_SENTENCE = re.compile(r"[.!?:;)\]”\"']\s*$")
+
+
+def _open_pdf(pdf_bytes: bytes, max_pages: int | None = None) -> pymupdf.Document:
+    if not pdf_bytes:
+        raise ManuscriptError("is empty (0 bytes)")
+    if b"%PDF-" not in pdf_bytes[:1024]:
+        raise ManuscriptError(f"is not a PDF (no %PDF- header; starts with {pdf_bytes[:16]!r})")
+    # A download cut short loses the trailer; MuPDF would silently "repair" it and return the
+    # pages it could find, so a half paper would pass as a whole one.
+    if b"%%EOF" not in pdf_bytes[-2048:]:
+        raise ManuscriptError("looks truncated (no %%EOF marker at the end of the file)")
+    try:
+        doc = pymupdf.open(stream=pdf_bytes, filetype="pdf")
+    except Exception as exc:  # MuPDF raises several types for broken files
+        raise ManuscriptError(f"could not be parsed as PDF ({type(exc).__name__}: {exc})") from None
+    if doc.needs_pass:
+        raise ManuscriptError("is encrypted (needs a password to open)")
+    if doc.page_count == 0:
+        raise ManuscriptError("has no pages")
+    if max_pages is not None and doc.page_count > max_pages:
+        raise ManuscriptError(f"has {doc.page_count} pages, over the limit of {max_pages} "
+                              "(PEERLAKE_INGEST_MAX_PAGES)")
+    return doc
+
+
+def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
+                    max_images: int | None = None) -> tuple[ManuscriptPackage, dict[str, bytes]]:
+    """Read a PDF into a package and its image bytes by SHA-256; raises ManuscriptError."""
+    doc = _open_pdf(pdf_bytes, max_pages)
+    try:
+        pages: list[tuple[float, float, list[Block]]] = []
+        xrefs: set[int] = set()
+        for i, page in enumerate(doc):
+            try:
+                blocks = text_blocks(page) + image_blocks(page)
+            except Exception as exc:
+                raise ManuscriptError(f"page {i + 1} could not be read ({type(exc).__name__}: {exc})") from None
+            xrefs.update(b.xref for b in blocks if b.kind == "image")
+            if max_images is not None and len(xrefs) > max_images:
+                raise ManuscriptError(f"has more than {max_images} images (at page {i + 1}; "
+                                      "PEERLAKE_INGEST_MAX_IMAGES)")
+            pages.append((page.rect.width, page.rect.height, reading_order(blocks, page.rect.width)))
+        image_bytes, image_meta = _extract_images(doc, xrefs)
+        meta_title = (doc.metadata or {}).get("title") or ""
+    finally:
+        doc.close()
+
+    sizes: Counter = Counter()
+    for _, _, blocks in pages:
+        for b in blocks:
+            sizes.update(b.chars)
+    if not sizes:
+        raise ManuscriptError("has no extractable text layer (a scan? OCR is not supported)",
+                              severity="warning")
+    body_size = sizes.most_common(1)[0][0]
+
+    # Text that recurs in the margins of many pages is a running header or footer.
+    seen: Counter = Counter()
+    for _, h, blocks in pages:
+        seen.update({furniture_key(b.text) for b in blocks if b.kind == "text"
+                     and (b.bbox[3] < 0.12 * h or b.bbox[1] > 0.88 * h) and len(b.text) < 200})
+    repeated = {k for k, n in seen.items() if len(pages) >= 3 and n >= max(3, len(pages) // 2)}
+
+    items: list[Item] = []
+    n_furniture = 0
+    for pno, (w, h, blocks) in enumerate(pages, start=1):
+        items.append(Item(pno, "page_marker", f"[page {pno}]", None))
+        for b in blocks:
+            if b.kind == "image":
+                if b.xref in image_meta:
+                    items.append(Item(pno, "image", "", b.bbox, xref=b.xref))
+                continue
+            if is_furniture(b, h, repeated):
+                n_furniture += 1
+                continue
+            items.append(Item(pno, block_kind(b, body_size, h), b.text, b.bbox, b.size))
+    _mark_title(items, pages, body_size)
+    items = _merge_split_paragraphs(items)
+    records = sectioned_records(items, image_meta)
+
+    titles = [r.text for r in records if r.kind == "title"]
+    title = titles[0] if titles else meta_title.strip() or next(
+        (r.text[:200] for r in records if r.kind not in ("page_marker", "image")), "")
+    pkg = ManuscriptPackage(
+        pdf_sha256=sha256_hex(pdf_bytes),
+        title=title,
+        n_pages=len(pages),
+        n_chars=sum(len(r.text) for r in records if r.kind not in ("page_marker", "image")),
+        records=records,
+        extractor=EXTRACTOR,
+        removed=anonymize(records),
+        images=sorted(image_meta.values(), key=lambda m: (m["pages"][0], m["sha256"])),
+        n_furniture=n_furniture,
+    )
+    return pkg, image_bytes
+
+
+def extract_records(pdf_bytes: bytes) -> ManuscriptPackage:
+    """Read a PDF into a package of ordered records (images named, not returned)."""
+    return extract_package(pdf_bytes)[0]
+
+
+def _extract_images(doc: pymupdf.Document, xrefs: set[int]) -> tuple[dict[str, bytes], dict[int, dict]]:
+    """Each distinct image once, in its stored format, keyed by the SHA-256 of those bytes."""
+    by_sha: dict[str, bytes] = {}
+    meta: dict[int, dict] = {}
+    for xref in sorted(xrefs):
+        try:
+            img = doc.extract_image(xref)
+        except Exception:  # an image MuPDF cannot decode is left out, not fatal to the paper
+            continue
+        if not img or not img.get("image"):
+            continue
+        sha = sha256_hex(img["image"])
+        by_sha[sha] = img["image"]
+        meta[xref] = {"sha256": sha, "ext": img.get("ext", "bin"), "width": img.get("width", 0),
+                      "height": img.get("height", 0), "pages": []}
+    return by_sha, meta
+
+
+def _mark_title(items: list[Item], pages, body_size: float) -> None:
+    """The largest text in the upper half of page 1 is the title (several blocks may wrap it)."""
+    _, h, _ = pages[0]
+    first = [it for it in items if it.page == 1 and it.kind not in ("page_marker", "image")]
+    top = [it for it in first if it.bbox and it.bbox[1] < h / 2]
+    title_size = max((it.size for it in top), default=0)
+    if title_size <= body_size * 1.15:
+        return
+    for it in top:
+        if it.size == title_size:
+            it.kind = "title"
+
+
+def _merge_split_paragraphs(items: list[Item]) -> list[Item]:
+    """Join a paragraph cut by a column or page break ("… the model" | "learns …") into one record,
+    skipping the footnotes, floats and page markers that sit between the two halves."""
+    out: list[Item] = []
+    for it in items:
+        if it.kind == "title" and out and out[-1].kind == "title":
+            prev = out[-1]
+            prev.text = f"{prev.text} {it.text}"
+            prev.bbox = _union(prev.bbox, it.bbox)
+            continue
+        # An e-mail line under an affiliation starts lowercase too, but is no continuation.
+        if it.kind == "paragraph" and it.text[:1].islower() and not EMAIL.match(it.text):
+            for j in range(len(out) - 1, max(-1, len(out) - 10), -1):
+                prev = out[j]
+                if prev.kind in ("page_marker", "footnote", "caption", "image", "table", "equation"):
+                    continue
+                if prev.kind == "paragraph" and not _ENDS_SENTENCE.search(prev.text) \
+                        and it.page - prev.page <= 1:
+                    if re.search(r"[a-z]-$", prev.text):
+                        prev.text = prev.text[:-1] + it.text
+                    else:
+                        prev.text = f"{prev.text} {it.text}"
+                    it = None
+                break
+            if it is None:
+                continue
+        out.append(it)
+    return out
+
+
+def _union(a, b):
+    if a is None or b is None:
+        return a or b
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))

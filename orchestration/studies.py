@@ -1,0 +1,66 @@
+"""Run a study: its partition of the ingest and model assets, then one build of every mart.
+
+Two Dagster runs, because the study's assets are partitioned by study and the dbt marts are not (they
+hold every study, keyed by study_id). Which assets belong to which run is read off the asset graph
+(partitions and tags), not kept in a list here."""
+
+from dataclasses import dataclass
+
+from orchestration.assets.partitions import studies
+from orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
+
+OPTIONAL_TAG = "peerlake/optional"  # assets a study runs only when asked (e.g. probes)
+
+
+@dataclass
+class StudyRun:
+    study: PipelineRun
+    build: PipelineRun | None
+
+    @property
+    def success(self) -> bool:
+        return self.study.success and self.build is not None and self.build.success
+
+
+def _graph():
+    prepare_dbt_manifest()
+    from orchestration.definitions import defs
+
+    return defs.resolve_asset_graph()
+
+
+def study_asset_keys(probes: bool = False) -> list[str]:
+    """The assets partitioned by study (ingest, reviews; with probes the optional ones too)."""
+    graph = _graph()
+    keys = []
+    for key in graph.materializable_asset_keys:
+        node = graph.get(key)
+        if node.partitions_def != studies:
+            continue
+        if node.tags.get(OPTIONAL_TAG) and not probes:
+            continue
+        keys.append(key.to_user_string())
+    return sorted(keys)
+
+
+def build_asset_keys() -> list[str]:
+    """Everything that needs no model call and no partition: dbt models, gates, publish, reports."""
+    graph = _graph()
+    return sorted(k.to_user_string() for k in graph.materializable_asset_keys
+                  if graph.get(k).partitions_def is None)
+
+
+def run_study(study: str, probes: bool = False, tags: dict | None = None) -> StudyRun:
+    name = study
+    instance = dagster_instance()
+    if not instance.has_dynamic_partition(studies.name, name):
+        instance.add_dynamic_partitions(studies.name, [name])
+    tags = {"peerlake/study": name, **(tags or {})}
+    first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name)
+    if not first.success:
+        return StudyRun(first, None)
+    return StudyRun(first, run_pipeline(selection=build_asset_keys(), tags=tags))
+
+
+def build_all(tags: dict | None = None) -> PipelineRun:
+    return run_pipeline(selection=build_asset_keys(), tags=tags)

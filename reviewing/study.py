@@ -1,0 +1,297 @@
+"""Studies: which papers, which reviewer configurations, how many samples, which judges.
+
+A study is a small TOML file kept in the lake (warehouse.studies). Its SHA-256 is its version, like a
+prompt template's. Each time a study runs, what it resolved to (the exact paper ids and reviewer
+configuration hashes) is recorded as a `study_resolved` event, and every analysis mart is keyed by
+study: the demo's numbers and a user's never mix, and calls shared by two studies are paid once.
+
+    name = "iclr-pilot"
+    description = "..."
+    [papers]                      # the union of every selector given
+    corpus = "demo"               # the bundled synthetic demo corpus (only the `demo` study uses it)
+    folders = ["papers/"]         # PDFs in these folders (ingested by the study's run; id = file stem)
+    sample = "latest"             # a `peerlake sample` draw: its sample_id, or "latest"
+    venues = ["ICLR.cc/2022/Conference"]
+    ids = ["abc123"]
+    all_ingested = true           # every ingested paper that is not synthetic
+    [[reviewers]]                 # provider / model / temperature / max_output_tokens default to
+    template = "reviewer_scoring" # the environment's settings (PEERLAKE_PROVIDER, ...)
+    samples = 3
+    external_systems = ["*"]      # imported reviews (`peerlake ingest reviews --system X`) to include
+    judges = []                   # review-quality judges (added with the judgments issue)
+"""
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from reviewing.scoring import ReviewerConfig
+from warehouse import EventLog, settings
+from warehouse.events import StudyResolved
+from warehouse.studies import StudyFiles
+
+DEMO = "demo"
+DEFAULT = "default"
+PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
+REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url"}
+TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges"}
+
+
+class StudyError(ValueError):
+    """A study file that cannot be used; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class ReviewerSpec:
+    template: str = "reviewer_scoring"
+    samples: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    base_url: str | None = None
+
+    def config(self) -> ReviewerConfig:
+        """The concrete configuration: unset fields come from the environment's settings."""
+        d = settings.reviewer_defaults()
+        provider = self.provider or d.provider
+        model = self.model or (d.model if provider == d.provider else "")
+        if not model:
+            raise StudyError(f"reviewer {self.template!r}: provider {provider!r} needs a model")
+        return ReviewerConfig(
+            provider=provider, model=model, template=self.template,
+            samples=self.samples if self.samples is not None else d.samples,
+            temperature=self.temperature if self.temperature is not None else d.temperature,
+            max_output_tokens=self.max_output_tokens or d.max_output_tokens,
+            base_url=self.base_url if self.base_url is not None else d.base_url)
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    text: str
+    description: str = ""
+    corpus: str | None = None
+    folders: tuple[str, ...] = ()
+    sample: str | None = None
+    venues: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    all_ingested: bool = False
+    reviewers: tuple[ReviewerSpec, ...] = (ReviewerSpec(),)
+    external_systems: tuple[str, ...] = ()
+    judges: tuple[str, ...] = field(default=())
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def reviewer_configs(self) -> list[ReviewerConfig]:
+        return [r.config() for r in self.reviewers]
+
+    def paper_source(self) -> str:
+        parts = [f"corpus:{self.corpus}"] if self.corpus else []
+        parts += [f"folder:{f}" for f in self.folders]
+        parts += [f"sample:{self.sample}"] if self.sample else []
+        parts += [f"venue:{v}" for v in self.venues]
+        parts += [f"ids:{len(self.ids)}"] if self.ids else []
+        parts += ["all_ingested"] if self.all_ingested else []
+        return " + ".join(parts)
+
+
+def parse_study(name: str, text: str) -> Study:
+    """Parse and check a study file; every problem is a StudyError naming the key."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"study {name!r}: not valid TOML: {exc}") from None
+    _no_unknown(name, "", raw, TOP_KEYS)
+    if raw.get("name", name) != name:
+        raise StudyError(f"study {name!r}: the file says name = {raw['name']!r}; rename one of them")
+    papers = raw.get("papers", {})
+    _no_unknown(name, "papers.", papers, PAPER_KEYS)
+    if not any(papers.get(k) for k in PAPER_KEYS):
+        raise StudyError(f"study {name!r}: [papers] selects nothing; set one of {sorted(PAPER_KEYS)}")
+    if papers.get("corpus") not in (None, DEMO):
+        raise StudyError(f"study {name!r}: papers.corpus = {papers['corpus']!r}; the only corpus is 'demo'")
+    reviewers = []
+    # no [[reviewers]] table: the default reviewer; `reviewers = []`: imported reviews only
+    for i, r in enumerate(raw["reviewers"] if "reviewers" in raw else [{}]):
+        _no_unknown(name, f"reviewers[{i}].", r, REVIEWER_KEYS)
+        if r.get("samples") is not None and (not isinstance(r["samples"], int) or r["samples"] < 1):
+            raise StudyError(f"study {name!r}: reviewers[{i}].samples must be a whole number >= 1")
+        reviewers.append(ReviewerSpec(**r))
+    return Study(name=name, text=text, description=raw.get("description", ""),
+                 corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
+                 sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
+                 ids=tuple(str(i) for i in papers.get("ids", ())),
+                 all_ingested=bool(papers.get("all_ingested", False)), reviewers=tuple(reviewers),
+                 external_systems=tuple(raw.get("external_systems", ())),
+                 judges=tuple(raw.get("judges", ())))
+
+
+def _no_unknown(name: str, prefix: str, table: dict, known: set[str]) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise StudyError(f"study {name!r}: unknown key(s) {', '.join(prefix + k for k in unknown)}; "
+                         f"known: {', '.join(prefix + k for k in sorted(known))}")
+
+
+def study_text(name: str, *, description: str = "", corpus: str | None = None,
+               folders: list[str] = (), sample: str | None = None, venues: list[str] = (),
+               ids: list[str] = (), all_ingested: bool = False, samples: int | None = None,
+               template: str = "reviewer_scoring", external_systems: list[str] = (),
+               reviewers: bool = True) -> str:
+    """A study file as `peerlake study new` writes it (TOML, stable key order, so equal studies hash equal)."""
+    lines = ["# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.",
+             f"name = {json.dumps(name)}"]
+    if description:
+        lines.append(f"description = {json.dumps(description)}")
+    if external_systems:
+        lines.append(f"external_systems = {json.dumps(list(external_systems))}")
+    lines += ["judges = []", "", "[papers]"]
+    if corpus:
+        lines.append(f"corpus = {json.dumps(corpus)}")
+    if folders:
+        lines.append(f"folders = {json.dumps([str(Path(f).resolve()) for f in folders])}")
+    if sample:
+        lines.append(f"sample = {json.dumps(sample)}")
+    if venues:
+        lines.append(f"venues = {json.dumps(list(venues))}")
+    if ids:
+        lines.append(f"ids = {json.dumps(list(ids))}")
+    if all_ingested:
+        lines.append("all_ingested = true")
+    if reviewers:
+        lines += ["", "[[reviewers]]", f"template = {json.dumps(template)}"]
+        if samples is not None:
+            lines.append(f"samples = {samples}")
+    else:  # top-level keys must precede the tables
+        lines.insert(2, "reviewers = []  # imported reviews only (external_systems)")
+    text = "\n".join(lines) + "\n"
+    parse_study(name, text)  # never write a file that would not load
+    return text
+
+
+DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
+                       corpus=DEMO)
+
+
+def load_study(log: EventLog, name: str) -> Study:
+    """The study file from the lake; the built-in `demo` study is written on first use."""
+    files = StudyFiles(log.lake)
+    if name == DEMO and not files.exists(DEMO):
+        files.write(DEMO, DEMO_TEXT)
+    return parse_study(name, files.read(name))
+
+
+def save_study(log: EventLog, name: str, text: str) -> Path:
+    parse_study(name, text)
+    return StudyFiles(log.lake).write(name, text)
+
+
+def default_study_text(log: EventLog, samples: int | None = None, template: str = "reviewer_scoring") -> str:
+    """`peerlake review` without a study: the papers the user ingested -- the newest `peerlake sample`
+    draw when there is one (the sample is what gets reviewed), else every non-synthetic paper.
+    Never the demo corpus."""
+    has_sample = log.count("sample_drawn") > 0
+    return study_text(DEFAULT, description="The papers you ingested (written by `peerlake review`).",
+                      sample="latest" if has_sample else None, all_ingested=not has_sample,
+                      samples=samples, template=template, external_systems=["*"])
+
+
+@dataclass(frozen=True)
+class Resolution:
+    paper_ids: list[str]  # every selected paper the lake knows (manuscript, human review, status, import)
+    reviewable: list[str]  # those with an ingested manuscript: what a reviewer can read
+    missing: list[str]  # selected but unknown to the lake
+
+
+def study_pdfs(study: Study) -> list[tuple[str, Path, bool]]:
+    """(paper_id, PDF path, is_synthetic) the study's run ingests: the demo corpus and its folders."""
+    out: list[tuple[str, Path, bool]] = []
+    if study.corpus == DEMO:
+        from ingest.demo_corpus import demo_papers
+
+        only = settings.demo_only()
+        out += [(p.stem, p, True) for p in demo_papers() if only is None or p.stem in only]
+    for folder in study.folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise StudyError(f"study {study.name!r}: papers folder {folder} does not exist")
+        out += [(p.stem, p, False) for p in sorted(path.glob("*.pdf"))]
+    return out
+
+
+def study_review_files(study: Study) -> list[Path]:
+    """Human-review files the study's run imports (the demo corpus's OpenReview-shaped notes)."""
+    if study.corpus != DEMO:
+        return []
+    from ingest.demo_corpus import demo_reviews
+
+    only = settings.demo_only()
+    return [p for p in demo_reviews() if only is None or p.stem in only]
+
+
+def resolve_papers(log: EventLog, study: Study) -> Resolution:
+    """The paper ids the study covers now: the union of its selectors, restricted to papers the lake
+    knows; those with a manuscript are the ones a reviewer can read."""
+    from ingest.manuscripts import latest_versions
+
+    latest = latest_versions(log)
+    known = set(latest)
+    known |= {e.paper_id for e in log.iter_events("human_review_imported")}
+    known |= {e.paper_id for e in log.iter_events("paper_status_recorded")}
+    known |= {e.paper_id for e in log.iter_events("external_review_imported")}
+    synthetic = {pid for pid, e in latest.items() if e.is_synthetic}
+    chosen: set[str] = {pid for pid, _, _ in study_pdfs(study)}
+    chosen |= set(study.ids)
+    if study.sample:
+        chosen |= set(_sample_ids(log, study))
+    if study.venues:
+        chosen |= {pid for pid, e in latest.items() if e.venue in study.venues}
+        chosen |= {e.paper_id for e in log.iter_events("paper_status_recorded") if e.venue in study.venues}
+    if study.all_ingested:
+        chosen |= known - synthetic
+    return Resolution(paper_ids=sorted(chosen & known), reviewable=sorted(chosen & set(latest)),
+                      missing=sorted(chosen - known))
+
+
+def _sample_ids(log: EventLog, study: Study) -> list[str]:
+    draws = list(log.iter_events("sample_drawn"))
+    if study.sample == "latest":
+        if not draws:
+            raise StudyError(f"study {study.name!r}: papers.sample = 'latest' but no sample was drawn "
+                             "(run `peerlake sample ...` first)")
+        draw = max(draws, key=lambda e: e.event_id)
+    else:
+        found = [e for e in draws if e.sample_id == study.sample]
+        if not found:
+            raise StudyError(f"study {study.name!r}: no sample {study.sample!r} in this lake "
+                             f"(known: {', '.join(sorted(e.sample_id for e in draws)) or 'none'})")
+        draw = found[-1]
+    return list(json.loads(draw.paper_ids_json))
+
+
+def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs: list[ReviewerConfig],
+                      asset: str, code_versions: list[str] | None = None) -> StudyResolved:
+    """Append what the study covered in this run (the text goes to the blob store first)."""
+    log.blobs.put_text(study.text)
+    versions = code_versions or [c.code_version() for c in configs]
+    reviewers = [{"reviewer_config": v, "template": c.template, "provider": c.provider,
+                  "model": c.model, "samples": c.samples} for c, v in zip(configs, versions)]
+    event = StudyResolved(study_id=study.name, study_sha256=study.sha256,
+                          paper_ids_json=json.dumps(sorted(paper_ids)),
+                          reviewers_json=json.dumps(reviewers),
+                          external_systems_json=json.dumps(list(study.external_systems)),
+                          paper_source=study.paper_source(), asset=asset)
+    log.append(event)
+    return event
+
+
+def with_study(requests: list, study: Study) -> list:
+    """Label requests with the study that asks (recorded on a paid call; not part of its identity)."""
+    if not requests or not hasattr(requests[0], "study"):
+        return requests
+    return [replace(r, study=study.name) for r in requests]

@@ -1,0 +1,84 @@
+"""The input gates (they run before any statistic is built): human ratings on the venue's scale,
+token counts ≥ 0, and costs that are null only with a reason."""
+
+import pandas as pd
+import pytest
+
+from expectations import validate_frame
+from tests.expectations.test_gates import calls
+
+
+def failed(suite: str, data: pd.DataFrame) -> set[str]:
+    result = validate_frame(suite, data)
+    assert not result.success, result.describe()
+    return {f.split(": ", 1)[0] for f in result.failures}
+
+
+def human(**changes) -> pd.DataFrame:
+    """A valid fct_human_reviews: ICLR 2025's gapped 1..10 scale and a 0..10 one (mins/maxes by hand)."""
+    frame = pd.DataFrame({
+        "human_review_id": ["r1", "r2", "r3"],
+        "paper_id": ["P1", "P1", "P2"],
+        "rating": [6.0, 10.0, 0.0],
+        "rating_scale": ["ICLR2025:1,3,5,6,8,10", "ICLR2025:1,3,5,6,8,10", "ICLR2026:0,2,4,6,8,10"],
+        "rating_scale_min": [1.0, 1.0, 0.0],
+        "rating_scale_max": [10.0, 10.0, 10.0],
+        "is_rating_on_scale": [True, True, True],
+        "has_known_paper": [True, True, True],
+    })
+    for column, values in changes.items():
+        frame[column] = values
+    return frame
+
+
+def test_human_reviews_on_their_venues_scales_pass():
+    result = validate_frame("human_reviews", human())
+    assert result.success, result.describe()
+
+
+def test_a_rating_outside_its_scales_bounds_fails_naming_the_bound_and_the_review():
+    result = validate_frame("human_reviews", human(rating=[6.0, 11.0, -1.0],
+                                                   is_rating_on_scale=[True, False, False]))
+    by_expectation = {f.split(": ", 1)[0]: f for f in result.failures}
+    above = ("expect_column_pair_values_a_to_be_greater_than_b(column_A=rating_scale_max, column_B=rating, "
+             "or_equal=True, ignore_row_if=either_value_is_missing)")
+    below = ("expect_column_pair_values_a_to_be_greater_than_b(column_A=rating, column_B=rating_scale_min, "
+             "or_equal=True, ignore_row_if=either_value_is_missing)")
+    assert set(by_expectation) == {above, below, "expect_column_values_to_be_in_set(is_rating_on_scale, "
+                                                 "value_set=[True])"}
+    assert "['r2']" in by_expectation[above] and "['r3']" in by_expectation[below]
+
+
+def test_a_scale_the_mart_could_not_parse_fails_even_when_no_rating_is_checked():
+    # "1-10" is not NAME:v1,v2,… : the mart gets no bounds and is_rating_on_scale cannot be decided.
+    frame = human(rating_scale=["1-10"] * 3, rating_scale_min=[None] * 3, rating_scale_max=[None] * 3,
+                  is_rating_on_scale=[None] * 3)
+    assert failed("human_reviews", frame) == {"expect_column_values_to_not_be_null(rating_scale_min)",
+                                              "expect_column_values_to_not_be_null(rating_scale_max)"}
+
+
+def test_token_counts_of_every_kind_must_not_be_negative():
+    frame = calls(cached_input_tokens=pd.array([-1, None, None, 0], dtype="Int64"),
+                  reasoning_tokens=pd.array([50, None, None, -3], dtype="Int64"))
+    assert failed("llm_calls", frame) == {"expect_column_values_to_be_between(cached_input_tokens, min_value=0.0)",
+                                          "expect_column_values_to_be_between(reasoning_tokens, min_value=0.0)"}
+
+
+@pytest.mark.parametrize("cost_usd, cost_status, expectation", [
+    # e1 priced but without a cost: a known price silently dropped from cost_by_model's total
+    ([None, None, None, 0.0], ["priced", "no_usage", "unknown_model", "free"],
+     "expect_column_values_to_not_be_null(cost_usd, where cost_status IN ['priced', 'free'])"),
+    # e3 has no cost yet claims to be a free call: an unknown price passed off as known
+    ([0.002, None, None, 0.0], ["priced", "no_usage", "free", "free"],
+     "expect_column_values_to_be_in_set(cost_status, value_set=['unknown_model', 'no_usage', 'bad_usage'], "
+     "where cost_usd is null)"),
+])
+def test_an_unknown_cost_must_be_flagged_and_a_flagged_cost_must_be_unknown(cost_usd, cost_status, expectation):
+    assert failed("llm_calls", calls(cost_usd=cost_usd, cost_status=cost_status)) == {expectation}
+
+
+def test_a_cost_status_the_gateway_never_writes_fails():
+    frame = calls(cost_status=["mystery", "no_usage", "unknown_model", "free"])
+    assert failed("llm_calls", frame) == {
+        "expect_column_values_to_be_in_set(cost_status, value_set=['priced', 'free', 'unknown_model', "
+        "'no_usage', 'bad_usage'])"}

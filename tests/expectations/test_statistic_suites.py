@@ -1,0 +1,187 @@
+"""The statistic marts' suites on small hand-made frames: a valid one passes, each broken one fails
+naming the broken expectation (values worked out by hand, not by the marts' code)."""
+
+import pandas as pd
+import pytest
+
+from expectations import validate_frame
+
+
+def frame(rows: list[dict], **changes) -> pd.DataFrame:
+    out = pd.DataFrame(rows)
+    for column, values in changes.items():
+        out[column] = values
+    return out
+
+
+def failed(suite: str, data: pd.DataFrame) -> dict[str, str]:
+    """expectation text -> full failure line, for a gate that must fail."""
+    result = validate_frame(suite, data)
+    assert not result.success, result.describe()
+    return {f.split(": ", 1)[0]: f for f in result.failures}
+
+
+VALIDITY = [  # c over all papers and one venue-year; d has no human scores or labels: nulls, zeros
+    {"validity_id": "c|all", "reviewer_config": "c", "scope": "all", "n_papers": 7, "pearson": 0.5,
+     "spearman": 0.4, "mae": 1.2, "rmse": 1.5, "n_papers_labeled": 6, "n_accepted": 3,
+     "acceptance_auc": 0.75, "n_papers_labeled_not_withdrawn": 5, "acceptance_auc_excluding_withdrawn": 0.7},
+    {"validity_id": "c|venue_year:ICLR / 2017", "reviewer_config": "c", "scope": "venue_year:ICLR / 2017",
+     "n_papers": 2, "pearson": -1.0, "spearman": -1.0, "mae": 0.5, "rmse": 0.5, "n_papers_labeled": 2,
+     "n_accepted": 1, "acceptance_auc": 0.0, "n_papers_labeled_not_withdrawn": 2,
+     "acceptance_auc_excluding_withdrawn": 0.0},
+    {"validity_id": "d|all", "reviewer_config": "d", "scope": "all", "n_papers": 0, "pearson": None,
+     "spearman": None, "mae": None, "rmse": None, "n_papers_labeled": 0, "n_accepted": 0,
+     "acceptance_auc": None, "n_papers_labeled_not_withdrawn": 0, "acceptance_auc_excluding_withdrawn": None},
+]
+
+
+def test_validity_passes_with_null_statistics_where_inputs_are_missing():
+    result = validate_frame("validity", frame(VALIDITY))
+    assert result.success, result.describe()
+
+
+def test_validity_fails_on_a_correlation_beyond_one_a_negative_error_and_more_accepted_than_labeled():
+    bad = frame(VALIDITY, pearson=[1.2, -1.0, None], rmse=[1.5, -0.5, None], n_accepted=[7, 1, 0])
+    failures = failed("validity", bad)
+    assert set(failures) == {
+        "expect_column_values_to_be_between(pearson, min_value=-1.0, max_value=1.0)",
+        "expect_column_values_to_be_between(rmse, min_value=0.0)",
+        "expect_column_pair_values_a_to_be_greater_than_b(column_A=n_papers_labeled, column_B=n_accepted, "
+        "or_equal=True)"}
+    assert "['c|all']" in failures["expect_column_values_to_be_between(pearson, min_value=-1.0, max_value=1.0)"]
+    assert "(6, 7)" in failures["expect_column_pair_values_a_to_be_greater_than_b(column_A=n_papers_labeled, "
+                                "column_B=n_accepted, or_equal=True)"]
+
+
+def test_validity_fails_on_an_auc_above_one_and_an_unknown_scope():
+    failures = failed("validity", frame(VALIDITY, acceptance_auc_excluding_withdrawn=[0.7, 1.5, None],
+                                        scope=["all", "venue:ICLR", "all"]))
+    assert set(failures) == {
+        "expect_column_values_to_be_between(acceptance_auc_excluding_withdrawn, min_value=0.0, max_value=1.0)",
+        "expect_column_values_to_match_regex(scope, regex=^(?:all|venue_year:.+)$)"}
+
+
+REPEATABILITY = [
+    # c1: 3 papers, 2 repeated ([5,5,6] and [4,6,8,8]: ⌊3/2⌋ + ⌊4/2⌋ = 3 disjoint pairs), one single score
+    {"reviewer_config": "c1", "n_reviews": 9, "n_parsed_reviews": 8, "n_papers": 3,
+     "reviews_per_paper_mean": 8 / 3, "reviews_per_paper_min": 1, "n_papers_repeated": 2,
+     "n_disjoint_pairs": 3, "parse_success_rate": 8 / 9, "share_papers_identical": 0.0,
+     "share_papers_range_le_1": 0.5, "pairwise_agreement_mean": 0.25, "share_scores_5_to_7": 0.5,
+     "share_scores_5_to_6": 0.375, "variance_hat": 2.0, "within_paper_sd": 2.0 ** 0.5,
+     "paper_variance_p10": 0.4, "paper_variance_p25": 1.0, "paper_variance_p50": 2.0,
+     "paper_variance_p75": 3.0, "paper_variance_p90": 3.6, "drift_ci_low": -1.0, "drift_ci_high": 1.5},
+    # c3: only an unparsable answer: no papers, every statistic null, counts 0
+    {"reviewer_config": "c3", "n_reviews": 1, "n_parsed_reviews": 0, "n_papers": 0,
+     "reviews_per_paper_mean": None, "reviews_per_paper_min": None, "n_papers_repeated": 0,
+     "n_disjoint_pairs": 0, "parse_success_rate": 0.0, "share_papers_identical": None,
+     "share_papers_range_le_1": None, "pairwise_agreement_mean": None, "share_scores_5_to_7": None,
+     "share_scores_5_to_6": None, "variance_hat": None, "within_paper_sd": None,
+     "paper_variance_p10": None, "paper_variance_p25": None, "paper_variance_p50": None,
+     "paper_variance_p75": None, "paper_variance_p90": None, "drift_ci_low": None, "drift_ci_high": None},
+]
+
+
+def test_repeatability_passes_including_a_configuration_with_nothing_parsed():
+    result = validate_frame("repeatability", frame(REPEATABILITY))
+    assert result.success, result.describe()
+
+
+def test_repeatability_fails_on_a_negative_sd_a_share_above_one_and_more_parsed_than_answered():
+    bad = frame(REPEATABILITY, within_paper_sd=[-0.1, None], pairwise_agreement_mean=[1.25, None],
+                n_parsed_reviews=[10, 0])
+    failures = failed("repeatability", bad)
+    assert {"expect_column_values_to_be_between(within_paper_sd, min_value=0.0)",
+            "expect_column_values_to_be_between(pairwise_agreement_mean, min_value=0.0, max_value=1.0)"
+            } <= set(failures)
+    pair = [f for f in failures if "column_A=n_reviews, column_B=n_parsed_reviews" in f]
+    assert len(pair) == 1 and "['c1']" in failures[pair[0]]
+
+
+def test_repeatability_fails_when_nested_shares_or_pairs_do_not_nest():
+    # [5, 6] ⊂ [5, 7], so fewer scores can lie in [5, 7]; two repeated papers need ≥ 2 disjoint pairs.
+    bad = frame(REPEATABILITY, share_scores_5_to_6=[0.625, None], n_disjoint_pairs=[1, 0])
+    failures = failed("repeatability", bad)
+    assert [f.split("(")[1].split(",")[:2] for f in failures] == [
+        ["column_A=n_disjoint_pairs", " column_B=n_papers_repeated"],
+        ["column_A=share_scores_5_to_7", " column_B=share_scores_5_to_6"]]
+
+
+def histogram(config: str, counts: list[int]) -> pd.DataFrame:
+    """Ten bins of one configuration; shares worked out from the counts by hand below."""
+    total = sum(counts)
+    return pd.DataFrame({"score_histogram_id": [f"{config}|{b}" for b in range(1, 11)],
+                         "reviewer_config": config, "score_bin": range(1, 11), "n_scores": counts,
+                         "share_of_scores": [c / total for c in counts]})
+
+
+HIST = pd.concat([histogram("c1", [0, 0, 0, 0, 2, 0, 1, 0, 0, 1]),  # 2/4, 1/4, 1/4
+                  histogram("c2", [1, 1, 1, 0, 0, 0, 0, 0, 0, 0])], ignore_index=True)  # thirds
+
+
+def test_score_histogram_passes_on_ten_bins_whose_shares_sum_to_one():
+    result = validate_frame("score_histogram", HIST)
+    assert result.success, result.describe()
+    assert validate_frame("score_histogram", HIST.iloc[0:0]).success  # an empty lake
+
+
+def test_score_histogram_fails_when_shares_do_not_match_their_counts():
+    bad = HIST.copy()
+    bad.loc[4, "share_of_scores"] = 0.6  # c1 bin 5: 2 of 4 is 0.5; the shares now sum to 1.1
+    failures = failed("score_histogram", bad)
+    assert set(failures) == {
+        "expect_column_values_to_be_between(config_share_total, min_value=0.999999999, max_value=1.000000001)",
+        "expect_column_values_to_be_between(share_deviation, max_value=1e-09)"}
+    assert "['c1|5']" in failures["expect_column_values_to_be_between(share_deviation, max_value=1e-09)"]
+
+
+def test_score_histogram_fails_on_a_missing_bin_a_bin_off_the_scale_and_a_negative_count():
+    bad = HIST.drop(index=19).copy()  # c2 loses bin 10 (an empty one: shares still sum to 1)
+    bad.loc[0, ["score_bin", "score_histogram_id"]] = [11, "c1|11"]
+    bad.loc[10, "n_scores"] = -1
+    failures = failed("score_histogram", bad)
+    assert {"expect_column_values_to_be_between(config_n_bins, min_value=10.0, max_value=10.0)",
+            "expect_column_values_to_be_in_set(score_bin, value_set=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10])",
+            "expect_column_values_to_be_between(n_scores, min_value=0.0)"} <= set(failures)
+    assert "c2|1" in failures["expect_column_values_to_be_between(config_n_bins, min_value=10.0, max_value=10.0)"]
+
+
+COSTS = [  # the cost_by_model unit test's groups, by hand (dbt_project/models/marts/cost_by_model.yml)
+    {"cost_group_id": "g1", "provider": "p", "model": "m1", "n_calls": 4, "n_ok_calls": 3, "n_failed_calls": 1,
+     "input_tokens": 400, "cached_input_tokens": 40, "cache_write_tokens": None, "output_tokens": 90,
+     "reasoning_tokens": None, "cost_usd": 0.75, "n_calls_cost_unknown": 2, "n_ok_calls_cost_unknown": 1,
+     "is_cost_complete": False},
+    {"cost_group_id": "g2", "provider": "p", "model": "m2", "n_calls": 2, "n_ok_calls": 1, "n_failed_calls": 1,
+     "input_tokens": None, "cached_input_tokens": None, "cache_write_tokens": None, "output_tokens": None,
+     "reasoning_tokens": None, "cost_usd": 0.25, "n_calls_cost_unknown": 1, "n_ok_calls_cost_unknown": 0,
+     "is_cost_complete": True},
+    {"cost_group_id": "g3", "provider": "p", "model": "m3", "n_calls": 1, "n_ok_calls": 1, "n_failed_calls": 0,
+     "input_tokens": None, "cached_input_tokens": None, "cache_write_tokens": None, "output_tokens": None,
+     "reasoning_tokens": None, "cost_usd": None, "n_calls_cost_unknown": 1, "n_ok_calls_cost_unknown": 1,
+     "is_cost_complete": False},
+]
+
+
+def costs(**changes) -> pd.DataFrame:
+    out = frame(COSTS, **changes)
+    tokens = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"]
+    return out.astype({c: "Int64" for c in tokens})
+
+
+def test_cost_by_model_passes_with_unknown_costs_counted_and_flagged():
+    result = validate_frame("cost_by_model", costs())
+    assert result.success, result.describe()
+
+
+@pytest.mark.parametrize("changes, expectation", [
+    ({"cost_usd": [0.75, -0.25, None]}, "expect_column_values_to_be_between(cost_usd, min_value=0.0)"),
+    # an unknown cost summed as 0: m3's only call has no price
+    ({"cost_usd": [0.75, 0.25, 0.0]}, "expect_column_values_to_be_null(cost_usd, where n_calls_cost_known == 0)"),
+    # m1 has an answered call without a price, yet claims a complete total
+    ({"is_cost_complete": [True, True, False]},
+     "expect_column_values_to_be_in_set(is_cost_complete, value_set=[False], where n_ok_calls_cost_unknown > 0)"),
+    ({"n_failed_calls": [0, 1, 0]},
+     "expect_column_values_to_be_between(n_calls_unaccounted, min_value=0.0, max_value=0.0)"),
+    ({"output_tokens": [-5, None, None]}, "expect_column_values_to_be_between(output_tokens, min_value=0.0)"),
+])
+def test_cost_by_model_fails_naming_the_broken_expectation(changes, expectation):
+    assert set(failed("cost_by_model", costs(**changes))) == {expectation}

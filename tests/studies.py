@@ -1,0 +1,27 @@
+"""Test lakes written event by event have no study; this records one that covers them whole."""
+
+import hashlib
+import json
+
+from warehouse import EventLog
+from warehouse.events import StudyResolved
+
+
+def cover_everything(log: EventLog, study: str = "test", external_systems=("*",)) -> StudyResolved:
+    """A study_resolved event naming every reviewed paper and every review configuration in the log
+    (all samples), as `peerlake run` records after reviewing them. Call before sealing."""
+    papers = {e.paper_id for e in log.iter_events("paper_ingested")}
+    configs: dict[str, int] = {}
+    for e in log.iter_events("llm_call"):
+        if e.purpose in ("review", "score_probe", "score_probe_continuation"):
+            papers.add(e.subject_id)
+            configs[e.reviewer_config] = max(configs.get(e.reviewer_config, 0), e.sample_index + 1)
+    papers |= {e.paper_id for e in log.iter_events("external_review_imported")}
+    text = f"name = {json.dumps(study)}\n# written by tests.studies.cover_everything\n"
+    event = StudyResolved(
+        study_id=study, study_sha256=hashlib.sha256(text.encode()).hexdigest(),
+        paper_ids_json=json.dumps(sorted(p for p in papers if p)),
+        reviewers_json=json.dumps([{"reviewer_config": c, "samples": n} for c, n in sorted(configs.items())]),
+        external_systems_json=json.dumps(list(external_systems)), paper_source="test", asset="ai_reviews")
+    log.append(event)
+    return event

@@ -1,0 +1,105 @@
+"""Write, audit, publish: dbt writes a candidate DuckDB file, the gates audit it, and only an audited
+candidate replaces the published file that `peerlake query`, the summary and the report read.
+
+- `Lake.duckdb_path` (`<lake>/peerlake.duckdb`) is published. Only `publish()` writes it, by one
+  rename over the old file, so a reader sees the old marts or the new ones, never a mix; a reader
+  that holds the old file open keeps reading it undisturbed.
+- `Lake.candidate_duckdb_path` (`<lake>/candidate/peerlake.duckdb`) is what dbt builds into.
+  `reset_candidate()` starts each build from a copy of the published file (or from nothing), so a
+  failed candidate never leaks into the next build; until then it stays for inspection.
+- `<lake>/candidate/status.json` says what happened to the candidate (building, which gates failed,
+  published), so the CLI can tell a user why nothing is published.
+"""
+
+import json
+import os
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from warehouse.fsutil import atomic_write, fsync_dir
+from warehouse.lake import Lake
+
+BUILDING, FAILED, PUBLISHED = "building", "failed", "published"
+
+
+def _wal(db: Path) -> Path:
+    return db.with_name(db.name + ".wal")
+
+
+def _status_path(lake: Lake) -> Path:
+    return lake.candidate_duckdb_path.parent / "status.json"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def candidate_status(lake: Lake) -> dict | None:
+    """{"state", "started_at", "failed_gates": {gate: summary}, "published_at"?}, or None before any build."""
+    try:
+        return json.loads(_status_path(lake).read_text())
+    except FileNotFoundError:
+        return None
+
+
+def _write_status(lake: Lake, status: dict) -> None:
+    atomic_write(_status_path(lake), json.dumps(status, indent=1).encode())
+
+
+def _copy_synced(src: Path, dst: Path) -> None:
+    """Copy to a temporary name beside `dst`, fsync, rename over `dst`, fsync the folder."""
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    shutil.copyfile(src, tmp)
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, dst)
+    fsync_dir(dst.parent)
+
+
+def reset_candidate(lake: Lake) -> Path:
+    """Make the candidate a copy of the published file (none yet: no candidate) before dbt runs."""
+    candidate = lake.candidate_duckdb_path
+    candidate.parent.mkdir(parents=True, exist_ok=True)
+    # A dbt run killed mid-build leaves a write-ahead log; DuckDB would replay it onto the fresh
+    # copy and resurrect the failed build's tables.
+    _wal(candidate).unlink(missing_ok=True)
+    if lake.duckdb_path.is_file():
+        _copy_synced(lake.duckdb_path, candidate)
+    else:
+        candidate.unlink(missing_ok=True)
+    _write_status(lake, {"state": BUILDING, "started_at": _now(), "failed_gates": {}})
+    return candidate
+
+
+def record_gate_failure(lake: Lake, gate: str, summary: str) -> None:
+    """Note a failed gate on the candidate. Gates run one at a time (they share the DuckDB
+    concurrency tag), so this read-modify-write needs no lock."""
+    status = candidate_status(lake) or {"started_at": None, "failed_gates": {}}
+    status["state"] = FAILED
+    status.setdefault("failed_gates", {})[gate] = summary
+    _write_status(lake, status)
+
+
+def publish(lake: Lake) -> Path:
+    """Atomically replace the published file with the (audited) candidate; return its path."""
+    import duckdb
+
+    candidate, published = lake.candidate_duckdb_path, lake.duckdb_path
+    if not candidate.is_file():
+        raise FileNotFoundError(f"no candidate at {candidate} to publish (run the dbt build first)")
+    # Fold the write-ahead log into the file: the copy below takes the file alone.
+    con = duckdb.connect(str(candidate))
+    try:
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    if _wal(candidate).exists():
+        raise RuntimeError(f"{_wal(candidate)} survived a checkpoint; another process has the candidate open")
+    # Readers open the published file read-only and never write a log; a leftover one comes from
+    # the days when dbt wrote this file directly and would be replayed onto the new file.
+    _wal(published).unlink(missing_ok=True)
+    _copy_synced(candidate, published)
+    status = candidate_status(lake) or {"started_at": None}
+    _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "published_at": _now()})
+    return published
