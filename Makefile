@@ -10,11 +10,12 @@ WHEELS  := $(HOME)/.cache/peerlake/wheels/$(CPU_TAG)
 LLAMA   := llama-cpp-python==0.3.36
 
 .DEFAULT_GOAL := help
-.PHONY: help install model demo test ui bench clean-lake
+.PHONY: help install model demo test lint ui bench clean-lake
 
 help:
 	@echo "make demo    set up .venv + the embedded model, run the whole pipeline on the demo corpus"
-	@echo "make test    run the test suite (sets up what it needs first)"
+	@echo "make test    run the test suite (sets up what it needs first; includes the linters)"
+	@echo "make lint    only the linters: ruff, the layer contract (import-linter), sqlfluff on the dbt models"
 	@echo "make ui      open the Dagster UI on http://127.0.0.1:3000 (lineage, runs, checks)"
 	@echo "make bench   run the benchmarks in benchmarks/"
 	@echo "make clean-lake   delete the local lake (warehouse/lake) — all events, blobs and runs"
@@ -43,6 +44,18 @@ demo: model
 
 test: model
 	$(BIN)/python -m pytest
+
+# The same checks tests/test_layers.py and tests/test_linters.py run, with the tools' own output. The
+# dbt templater opens the profile's database and writes target/: a scratch folder keeps the lake out.
+# All three run even when one fails, so one pass shows everything.
+lint: install
+	@status=0; scratch=$$(mktemp -d); \
+	echo "==> ruff"; $(BIN)/ruff check . || status=1; \
+	echo "==> import-linter"; $(BIN)/lint-imports --no-cache || status=1; \
+	echo "==> sqlfluff"; PEERLAKE_HOME=$$scratch PEERLAKE_DUCKDB_PATH=$$scratch/lint.duckdb \
+	  DBT_TARGET_PATH=$$scratch/target DBT_LOG_PATH=$$scratch/logs \
+	  $(BIN)/sqlfluff lint --disable-progress-bar dbt_project/models || status=1; \
+	rm -rf "$$scratch"; exit $$status
 
 ui: install
 	$(BIN)/peerlake ui

@@ -95,7 +95,8 @@ def asap_cost() -> dict:
         seal_s = time.perf_counter() - t0
         log.close()
     return {"papers": result["ingested"], "reviews": result["imported"], "statuses": result["status_recorded"],
-            "rejected": result["rejected"], "rejected_reasons": [o.reason for o in outcomes if o.status == "rejected"][:5],
+            "rejected": result["rejected"],
+            "rejected_reasons": [o.reason for o in outcomes if o.status == "rejected"][:5],
             "extract_seconds": round(extract_s, 2), "import_seconds": round(import_s, 2),
             "seal_seconds": round(seal_s, 2),
             "ms_per_paper": round(1000 * (import_s + seal_s) / max(result["ingested"], 1), 2)}

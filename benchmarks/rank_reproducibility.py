@@ -15,8 +15,7 @@ import os
 import platform
 import sys
 import time
-from datetime import datetime, timezone
-from itertools import combinations
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +32,7 @@ def naive_counts(scores: list[list[float]], a_sets, b_sets, groups: list[str]) -
     """The loop as one would write it first: partitions × paper pairs × block means."""
     same = tie = reverse = 0
     n = len(scores)
-    for a, b in zip(a_sets, b_sets):
+    for a, b in zip(a_sets, b_sets, strict=True):
         k = len(a)
         for i in range(n):
             for j in range(i + 1, n):
@@ -114,7 +113,7 @@ def main() -> None:
     }
     result = {
         "benchmark": "rank_reproducibility",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "numpy": np.__version__},
         "params": vars(args),

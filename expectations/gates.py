@@ -8,7 +8,7 @@ Each suite declares its STAGE: "inputs" gates check the facts statistics are com
 on the protocol's scale, ratings on the venue's scale, token counts, costs) and run before any
 statistic is built, so bad inputs never reach a published number; "statistics" gates check the
 statistic marts themselves. A suite may define `derive(frame)` to add per-group columns (e.g. a
-histogram's total share per configuration) that row-wise expectations then check.
+histogram's total share) that row-wise expectations then check.
 """
 
 from dataclasses import dataclass, field
@@ -24,6 +24,7 @@ from expectations import (
     suite_budgets,
     suite_close_pairs,
     suite_cost_by_model,
+    suite_cost_by_study,
     suite_distribution_estimation,
     suite_granularity,
     suite_human_reviews,
@@ -49,6 +50,7 @@ SUITES: dict[str, ModuleType] = {
     "repeatability": suite_repeatability,
     "score_histogram": suite_score_histogram,
     "cost_by_model": suite_cost_by_model,
+    "cost_by_study": suite_cost_by_study,
 }
 
 INPUTS = "inputs"

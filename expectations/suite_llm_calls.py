@@ -38,7 +38,7 @@ def expectations() -> list:
         gx.expectations.ExpectColumnValuesToBeInSet(
             column="cost_status", value_set=[UNKNOWN_MODEL, NO_USAGE, BAD_USAGE],
             row_condition=Column("cost_usd").is_null()),
-        gx.expectations.ExpectColumnValuesToNotBeNull(
-            column="cost_usd", row_condition=Column("cost_status").is_in([PRICED, FREE])),
+        gx.expectations.ExpectColumnValuesToBeNull(
+            column="cost_usd", row_condition=Column("cost_status").is_in([UNKNOWN_MODEL, NO_USAGE, BAD_USAGE])),
         gx.expectations.ExpectColumnValuesToBeBetween(column="latency_ms", min_value=0),
     ]

@@ -2,14 +2,14 @@
 counts nest (parsed ≤ reviews; repeated papers ≤ papers and ≤ disjoint pairs)."""
 
 MODEL = "reliability_repeatability"
-KEY = "reviewer_config"
+KEY = "repeatability_id"
 STAGE = "statistics"
 SHARES = ("parse_success_rate", "share_papers_identical", "share_papers_range_le_1",
           "pairwise_agreement_mean", "share_scores_5_to_7", "share_scores_5_to_6")
 VARIANCES = ("variance_hat", "within_paper_sd", "paper_variance_p10", "paper_variance_p25",
              "paper_variance_p50", "paper_variance_p75", "paper_variance_p90")
-COLUMNS = ["reviewer_config", "n_reviews", "n_parsed_reviews", "n_papers", "reviews_per_paper_mean",
-           "reviews_per_paper_min", "n_papers_repeated", "n_disjoint_pairs", *SHARES, *VARIANCES,
+COLUMNS = ["repeatability_id", "reviewer_config", "n_reviews", "n_parsed_reviews", "n_papers", "reviews_per_paper_mean",
+           "reviews_per_paper_min", "n_papers_repeated", "n_certified_pairs", *SHARES, *VARIANCES,
            "drift_ci_low", "drift_ci_high"]
 
 
@@ -25,14 +25,15 @@ def expectations() -> list:
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
         gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_reviews", min_value=1),
-        *[e for col in ("n_parsed_reviews", "n_papers", "n_papers_repeated", "n_disjoint_pairs") for e in (
+        *[e for col in ("n_parsed_reviews", "n_papers", "n_papers_repeated", "n_certified_pairs") for e in (
             gx.expectations.ExpectColumnValuesToNotBeNull(column=col),
             gx.expectations.ExpectColumnValuesToBeBetween(column=col, min_value=0))],
         at_least("n_reviews", "n_parsed_reviews"),
         at_least("n_papers", "n_papers_repeated"),
         # Every repeated paper gives at least one disjoint pair (⌊n_i/2⌋ ≥ 1 for n_i ≥ 2).
-        at_least("n_disjoint_pairs", "n_papers_repeated"),
+        at_least("n_certified_pairs", "n_papers_repeated"),
         gx.expectations.ExpectColumnValuesToBeBetween(column="reviews_per_paper_min", min_value=1),
         at_least("reviews_per_paper_mean", "reviews_per_paper_min"),
         *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1) for c in SHARES],

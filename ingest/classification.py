@@ -165,8 +165,7 @@ def _continues_reference(prev: str, fragment: str) -> bool:
         return True  # numbered entries: anything without a number continues the last one
     if fragment[:1].islower() or prev.endswith(("-", ",", " and", "&")):
         return True
-    year = None
-    for year in _YEAR.finditer(prev):
-        pass
+    years = list(_YEAR.finditer(prev))
+    year = years[-1] if years else None
     # "Authors. 2017." is an entry whose title is still to come.
     return year is None or not prev[year.end():].strip(" .")

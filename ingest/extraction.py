@@ -82,7 +82,7 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
 
     items: list[Item] = []
     n_furniture = 0
-    for pno, (w, h, blocks) in enumerate(pages, start=1):
+    for pno, (_, h, blocks) in enumerate(pages, start=1):
         items.append(Item(pno, "page_marker", f"[page {pno}]", None))
         for b in blocks:
             if b.kind == "image":

@@ -9,7 +9,12 @@ events). New code inside `ingest/` imports those directly.
 from ingest.batch import Outcome
 from ingest.extraction import EXTRACTOR, extract_package, extract_records
 from ingest.package import (
-    PACKAGE_VERSION, TRUNCATION_NOTE, ManuscriptError, ManuscriptPackage, TextRecord, image_bytes,
+    PACKAGE_VERSION,
+    TRUNCATION_NOTE,
+    ManuscriptError,
+    ManuscriptPackage,
+    TextRecord,
+    image_bytes,
     load_package,
 )
 from ingest.papers import ingest_pdf, iter_pdfs, latest_versions

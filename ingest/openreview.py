@@ -124,17 +124,17 @@ def note_kind(note: dict) -> str:
         return "submission"
     for inv in _invitations(note):
         tail = inv.rsplit("/-/", 1)[-1].lower().replace("/", "_")
-        if tail.endswith("official_review") or tail.endswith("official_review_"):
+        if tail.endswith(("official_review", "official_review_")):
             return "review"
-        if tail.endswith("decision") or tail.endswith("acceptance"):
+        if tail.endswith(("decision", "acceptance")):
             return "decision"
-        if tail.endswith("meta_review") or tail.endswith("metareview"):
+        if tail.endswith(("meta_review", "metareview")):
             return "meta_review"
-        if tail.endswith("desk_rejection") or tail.endswith("desk_reject"):
+        if tail.endswith(("desk_rejection", "desk_reject")):
             return "desk_rejection"
-        if tail.endswith("withdrawal") or tail.endswith("withdraw"):
+        if tail.endswith(("withdrawal", "withdraw")):
             return "withdrawal"
-        if tail.endswith("submission") or tail.endswith("blind_submission"):
+        if tail.endswith(("submission", "blind_submission")):
             return "submission"
     return "other"
 

@@ -3,7 +3,7 @@ through openreview-py, keep the raw dump in the lake, then import it like an exp
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ingest.batch import Outcome
@@ -40,7 +40,7 @@ def import_live(log: EventLog, venue: str, rating_scale: str | None = None,
                 baseurl: str | None = None, client=None) -> tuple[Path, list[Outcome]]:
     """Fetch, store the dump under <lake>/raw/openreview/, import it; returns (dump, outcomes)."""
     notes = fetch_venue(venue, baseurl, client)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dump = log.lake.root / "raw" / "openreview" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', venue)}-{stamp}.json"
     dump.parent.mkdir(parents=True, exist_ok=True)
     # Kept so an import can be re-run or audited without the network.

@@ -51,10 +51,8 @@ def join_lines(lines: list[str]) -> str:
         line = re.sub(r"\s+", " ", line).strip()
         if not line:
             continue
-        if re.search(r"[a-z]-$", out) and line[:1].islower():
-            out = out[:-1] + line
-        else:
-            out = f"{out} {line}" if out else line
+        hyphenated = re.search(r"[a-z]-$", out) and line[:1].islower()
+        out = out[:-1] + line if hyphenated else (f"{out} {line}" if out else line)
     return out
 
 

@@ -6,6 +6,7 @@ carries the server's request number, so a replayed answer is distinguishable fro
 Run `python -m llm_calls.fake_server` to serve it from a separate process (prints its base URL).
 """
 
+import contextlib
 import json
 import sys
 import threading
@@ -21,6 +22,7 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     body: dict | None = None  # None: the default answer (status 200) or a default error body
+    raw_body: bytes | None = None  # sent as-is instead of JSON (a truncated or garbled answer)
     echo_auth: bool = False  # put the request's credentials into the error message, as some proxies do
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -55,7 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
                                          else fake.openai_answer(body, number))
             else:
                 payload = reply.body or self._error_body(reply, anthropic)
-            data = json.dumps(payload).encode()
+            data = reply.raw_body if reply.raw_body is not None else json.dumps(payload).encode()
             try:
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
@@ -183,10 +185,8 @@ def main() -> None:
     delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
     server = FakeLlmServer(delay_s=delay)
     print(server.url, flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server._httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -262,12 +262,12 @@ class Gateway:
         raise AssertionError("unreachable")
 
     def _base_fields(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float) -> dict:
-        return dict(request_key=req.request_key, prompt_template=req.prompt_template,
-                    prompt_hash=req.prompt_hash, reviewer_config=req.reviewer_config, purpose=req.purpose,
-                    subject_id=req.subject_id, sample_index=req.sample_index, provider=req.provider,
-                    model=req.model, params_json=canonical_json(req.params), request_sha256=request_sha,
-                    latency_ms=round(latency_ms, 3), attempt=attempt,
-                    price_table_version=self.prices.version, study=req.study, endpoint=req.endpoint)
+        return {"request_key": req.request_key, "prompt_template": req.prompt_template,
+                "prompt_hash": req.prompt_hash, "reviewer_config": req.reviewer_config, "purpose": req.purpose,
+                "subject_id": req.subject_id, "sample_index": req.sample_index, "provider": req.provider,
+                "model": req.model, "params_json": canonical_json(req.params), "request_sha256": request_sha,
+                "latency_ms": round(latency_ms, 3), "attempt": attempt,
+                "price_table_version": self.prices.version, "study": req.study, "endpoint": req.endpoint}
 
     def _record_error(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float,
                       error_type: str, message: str) -> None:

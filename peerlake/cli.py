@@ -50,13 +50,22 @@ def _print_rows(rows: list[dict], title: str | None = None) -> None:
 
 
 def _report_run(run) -> None:
-    for name, detail in run.failed_checks:
-        console.print(f"[bold red]GATE FAILED[/] {name}\n{detail}")
+    """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
+    and say what users now see: a failed build publishes nothing."""
+    for check in run.failed_checks:
+        kind = f"suite {check.suite}" if check.suite else "dbt test"
+        console.print(f"[bold red]GATE FAILED[/] {check.check} on {check.asset} ({kind})", soft_wrap=True)
+        if check.description:  # holds keys and values: print it verbatim, not as rich markup
+            console.print(check.description, markup=False, highlight=False, soft_wrap=True)
     for step in run.failed_steps:
-        console.print(f"[bold red]STEP FAILED[/] {step}")
-    if run.failed_checks:
-        console.print("[red]Downstream assets were not materialized. Inspect the rows named above with "
-                      "`peerlake query`, or open `make ui` → Runs.[/]")
+        console.print(f"[bold red]STEP FAILED[/] {step}", soft_wrap=True)
+    if run.failed_checks or any(s.startswith(("dbt_", "published_marts")) for s in run.failed_steps):
+        published = settings.duckdb_path().exists()
+        console.print("[red]Nothing was published.[/] "
+                      + ("`peerlake query` still serves the previously published marts. " if published
+                         else "No marts are published yet. ")
+                      + "The failed candidate is kept for inspection: "
+                        "`peerlake query --candidate \"select …\"` (or `make ui` → Runs).", soft_wrap=True)
 
 
 # Assets that call a model but are not part of the default demo (each would add minutes on a CPU):
@@ -125,39 +134,59 @@ def demo() -> None:
 
 @app.command()
 def build() -> None:
-    """Materialize everything that needs no model call: dbt models, their gates, the summary."""
-    from orchestration.runner import run_pipeline
+    """Build every mart from the event log into a candidate, run every gate on it, and publish it
+    only if all pass; then the summary and the report. No model call."""
+    from orchestration.studies import build_all
 
-    keys = _asset_keys(exclude=MODEL_ASSETS)
-    run = _run_quietly(run_pipeline, "build", selection=keys, tags={"peerlake/command": "build"})
+    run = _run_quietly(build_all, "build", tags={"peerlake/command": "build"})
     _report_run(run)
     if not run.success:
         raise typer.Exit(1)
-    console.print(f"Built {len(keys)} assets from the event log (run {run.run_id}).")
+    console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
 
 
 @app.command()
-def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json")) -> None:
-    """Run SQL against the lake's DuckDB file (read-only), e.g. "select * from cost_by_model"."""
+def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json"),
+          candidate: bool = typer.Option(False, "--candidate", help="read the last build's candidate "
+                                         "(audited or not, e.g. the rows a failed gate named) instead "
+                                         "of the published marts")) -> None:
+    """Run SQL (read-only) against the published marts, e.g. "select * from cost_by_model"."""
     import duckdb
 
-    path = settings.duckdb_path()
+    from warehouse import Lake
+    from warehouse.publish import FAILED, candidate_status
+
+    lake = Lake.default()
+    status = candidate_status(lake) or {}
+    failed = ", ".join(status.get("failed_gates") or {}) if status.get("state") == FAILED else ""
+    path = lake.candidate_duckdb_path if candidate else lake.duckdb_path
     if not path.exists():
-        console.print(f"[red]No database at {path}.[/] Run `make demo` (or `peerlake build`) first.")
+        if candidate:
+            console.print(f"[red]No candidate at {path}:[/] no build has run in this lake yet.")
+        elif failed:
+            console.print(f"[red]No published marts yet[/] (no {path}): the last build "
+                          f"(started {status.get('started_at')}) failed at gate {failed}. Fix the rows "
+                          "it named, or inspect them with `peerlake query --candidate \"…\"`.", soft_wrap=True)
+        else:
+            console.print(f"[red]No published marts yet[/] (no {path}). Run `make demo` (or "
+                          "`peerlake build`) first.", soft_wrap=True)
         raise typer.Exit(1)
+    if failed and not candidate:  # on stderr, so csv/json output stays parseable
+        Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
+                                   "published before it.", style="yellow", soft_wrap=True)
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.IOException as exc:
-        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a dbt run?) holds it; "
-                      "retry when it finishes.")
-        raise typer.Exit(1)
+        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a build writing the "
+                      "candidate?) holds it; retry when it finishes.")
+        raise typer.Exit(1) from None
     try:
         cur = con.execute(sql)
     except duckdb.Error as exc:
         console.print(f"[red]{type(exc).__name__}: {exc}[/]")
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     cols = [d[0] for d in cur.description] if cur.description else []
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     if fmt == "json":
         import json
 

@@ -46,7 +46,8 @@ def probe_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> 
                    params=probe_params(k),
                    response_schema=template.output_schema, top_logprobs=PROBE_TOP_LOGPROBS,
                    sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
-                   purpose="score_probe", subject_id=paper.paper_id, base_url=cfg.base_url)
+                   purpose="score_probe", subject_id=paper.paper_id, base_url=cfg.base_url,
+                   prompt_source=template.source)
         for k in range(settings.score_probe_samples())
     ]
 

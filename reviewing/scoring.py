@@ -64,6 +64,7 @@ def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) ->
         LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(messages),
                    params=cfg.params(k), response_schema=template.output_schema,
                    sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
-                   purpose="review", subject_id=paper.paper_id, base_url=cfg.base_url)
+                   purpose="review", subject_id=paper.paper_id, base_url=cfg.base_url,
+                   prompt_source=template.source)
         for k in range(cfg.samples)
     ]

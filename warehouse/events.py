@@ -10,7 +10,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -22,7 +22,7 @@ def new_event_id() -> str:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -52,14 +53,24 @@ class _WalWriter:
     """One write-ahead file per (process, lake): every EventLog of a process shares it, so a run
     makes one WAL file, not one per asset."""
 
-    _by_key: dict[tuple[str, int], "_WalWriter"] = {}
+    _by_key: ClassVar[dict[tuple[str, int], "_WalWriter"]] = {}
     _registry_lock = threading.Lock()
 
     def __init__(self, lake: Lake):
         self.lock = threading.Lock()
-        self.path = lake.wal_dir / f"{ULID()}-{socket.gethostname()}-{os.getpid()}.jsonl"
+        self.lake = lake
+        self._open()
+
+    def _open(self) -> None:
+        self.path = self.lake.wal_dir / f"{ULID()}-{socket.gethostname()}-{os.getpid()}.jsonl"
         self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        fsync_dir(lake.wal_dir)
+        fsync_dir(self.lake.wal_dir)
+
+    def ensure_linked(self) -> None:
+        """Start a new file if ours was removed: appends to an unlinked file would be lost."""
+        if os.fstat(self.fd).st_nlink == 0:
+            os.close(self.fd)
+            self._open()
 
     @classmethod
     def for_lake(cls, lake: Lake) -> "_WalWriter":
@@ -119,6 +130,7 @@ class EventLog:
         data = b"".join(to_json_line(e) for e in events)
         writer = _WalWriter.for_lake(self.lake)
         with writer.lock:
+            writer.ensure_linked()
             view = memoryview(data)
             while view:
                 n = os.write(writer.fd, view)

@@ -14,7 +14,7 @@ candidate replaces the published file that `peerlake query`, the summary and the
 import json
 import os
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from warehouse.fsutil import atomic_write, fsync_dir
@@ -32,7 +32,7 @@ def _status_path(lake: Lake) -> Path:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def candidate_status(lake: Lake) -> dict | None:

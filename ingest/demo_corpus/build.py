@@ -56,7 +56,7 @@ def body_to_html(body: str) -> str:
         if table:
             rows = [[c.strip() for c in r.strip().strip("|").split("|")] for r in table]
             widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
-            lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+            lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
             out.append("<pre>" + "\n".join(html.escape(x) for x in lines) + "</pre>")
             table.clear()
 
@@ -90,7 +90,7 @@ def render_pdf(meta: dict[str, str], body: str) -> bytes:
     writer_out = io.BytesIO()
     writer = pymupdf.DocumentWriter(writer_out)
     mediabox = pymupdf.paper_rect("letter")
-    where = mediabox + (72, 72, -72, -72)  # one-inch margins
+    where = mediabox + (72, 72, -72, -72)  # one-inch margins (Rect arithmetic)  # noqa: RUF005
     more = True
     while more:
         dev = writer.begin_page(mediabox)

@@ -1,7 +1,14 @@
 """Model providers behind one small interface; the gateway picks one by `LlmRequest.provider`."""
 
-from llm_calls.providers.base import (BadResponse, FatalProviderError, Provider, ProviderError,
-                                      ProviderResponse, ProviderUnavailable, RetryableProviderError)
+from llm_calls.providers.base import (
+    BadResponse,
+    FatalProviderError,
+    Provider,
+    ProviderError,
+    ProviderResponse,
+    ProviderUnavailable,
+    RetryableProviderError,
+)
 
 PROVIDER_NAMES = ("local", "openai", "openai_compatible", "anthropic")
 
@@ -23,5 +30,14 @@ def make_provider(name: str) -> Provider:
     raise ProviderUnavailable(f"unknown provider {name!r}; expected one of {', '.join(PROVIDER_NAMES)}")
 
 
-__all__ = ["BadResponse", "FatalProviderError", "Provider", "ProviderError", "ProviderResponse", "ProviderUnavailable",
-           "RetryableProviderError", "make_provider", "PROVIDER_NAMES"]
+__all__ = [
+    "PROVIDER_NAMES",
+    "BadResponse",
+    "FatalProviderError",
+    "Provider",
+    "ProviderError",
+    "ProviderResponse",
+    "ProviderUnavailable",
+    "RetryableProviderError",
+    "make_provider",
+]

@@ -53,7 +53,7 @@ class Provider(ABC):
     name: str = "provider"
     free: bool = False  # True for models that run on this machine: cost 0, status "free"
 
-    def ensure_ready(self) -> None:
+    def ensure_ready(self) -> None:  # noqa: B027 -- an optional hook: most providers need no check
         """Raise ProviderUnavailable if no call can possibly work; checked once per gateway."""
 
     def endpoint(self, req: LlmRequest) -> str | None:

@@ -10,8 +10,15 @@ import json
 import threading
 from typing import Any
 
-from llm_calls.providers.base import (BadResponse, FatalProviderError, Provider, ProviderResponse,
-                                      ProviderUnavailable, RetryableProviderError, retryable_status)
+from llm_calls.providers.base import (
+    BadResponse,
+    FatalProviderError,
+    Provider,
+    ProviderResponse,
+    ProviderUnavailable,
+    RetryableProviderError,
+    retryable_status,
+)
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 

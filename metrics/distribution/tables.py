@@ -19,8 +19,7 @@ METHODS = ["quick", "standard"] + [f"direct_{k}" for k in DIRECT_N]
 
 def _first_ok(calls: pd.DataFrame, purpose: str) -> pd.DataFrame:
     c = calls[(calls["purpose"] == purpose) & calls["is_ok"].astype(bool)]
-    return c.sort_values(["occurred_at", "llm_call_id"]).drop_duplicates(
-        key_columns(calls, "request_key"), keep="first")
+    return c.sort_values(["occurred_at", "llm_call_id"]).drop_duplicates("request_key", keep="first")
 
 
 def _present(value) -> bool:
@@ -40,7 +39,7 @@ def parse_probes(calls: pd.DataFrame, read_blob: Callable[[str], str]) -> pd.Dat
     """One row per ok probe call (first per request_key): r_i(s) as prob_1..prob_10, or a parse_error."""
     probes = _first_ok(calls, "score_probe")
     conts = _first_ok(calls, "score_probe_continuation")
-    link = key_columns(calls, "subject_id", "provider", "model", "prompt_hash", "sample_index", "params_json")
+    link = ["subject_id", "provider", "model", "prompt_hash", "sample_index", "params_json"]
     cont_by = {tuple(r[k] for k in link): r for _, r in conts.iterrows()}
     rows = []
     for _, c in probes.iterrows():
@@ -106,13 +105,13 @@ def _paper_data(probes: pd.DataFrame, scores: pd.DataFrame, accepted: dict, with
     return out
 
 
-def _by_study(probes: pd.DataFrame, scores: pd.DataFrame):
-    """(study key dict, probes, scores) per study of the scores; probes without a study_id serve every study."""
+def _by_study(scores: pd.DataFrame):
+    """(study key dict, scores) per study of the scores, or one group without studies."""
     if not has_study(scores):
-        yield {}, probes, scores
+        yield {}, scores
         return
     for study, sg in scores.groupby(STUDY, sort=True):
-        yield {STUDY: study}, (probes[probes[STUDY] == study] if has_study(probes) else probes), sg
+        yield {STUDY: study}, sg
 
 
 def distribution_table(probes: pd.DataFrame, scores: pd.DataFrame, context: pd.DataFrame,
@@ -123,12 +122,15 @@ def distribution_table(probes: pd.DataFrame, scores: pd.DataFrame, context: pd.D
     papers (parsed probe + five parsed full reviews) are left out."""
     accepted, withdrawn = (dict(zip(context["paper_id"], context[c], strict=True)) if c in context else {}
                            for c in ("is_accepted", "is_withdrawn"))
+    # One probe per paper: sample 0. A probe's study_id names the study that paid for the call, not
+    # the studies that cover the paper: study membership comes from the scores (a paper enters a
+    # study's row only with five of that study's integer reviews).
     probes = probes[probes["is_parsed"].astype(bool)].sort_values("sample_index").drop_duplicates(
-        key_columns(probes, "probe_config", "paper_id"), keep="first")  # one probe per paper: sample 0
+        ["probe_config", "paper_id"], keep="first")
     ints = scores[(scores["prompt_template"] == "reviewer_scoring") & scores["is_parsed"].astype(bool)]
     rows = []
-    for study, study_probes, study_ints in _by_study(probes, ints):
-        for (pcfg, prov, model), pg in study_probes.groupby(["probe_config", "provider", "model"]):
+    for study, study_ints in _by_study(ints):
+        for (pcfg, prov, model), pg in probes.groupby(["probe_config", "provider", "model"]):
             same_model = study_ints[(study_ints["provider"] == prov) & (study_ints["model"] == model)]
             for rcfg, sg in same_model.groupby("reviewer_config"):
                 papers = _paper_data(pg, sg, accepted, withdrawn)

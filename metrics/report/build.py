@@ -170,14 +170,15 @@ def _distribution(data: ReportData, labels: dict) -> str:
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution]
 
 
-def render_report(duckdb_path: Path) -> str:
-    """The page as one HTML string (plots inlined as PNG data URIs)."""
-    data = load(duckdb_path)
+def render_report(duckdb_path: Path, study: str | None = None) -> str:
+    """The page as one HTML string (plots inlined as PNG data URIs), for one study or for all rows."""
+    data = load(duckdb_path, study)
     labels = config_labels(data.get("fct_ai_review_scores"))
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = "".join(section(data, labels) for section in SECTIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>peerlake report</title><style>{CSS}</style>"
-            f"</head><body><h1>Can we believe an AI score?</h1><p class='sub'>peerlake report · {when} · "
+            f"</head><body><h1>Can we believe an AI score?</h1>"
+            f"{f'<p>Study <b>{html.escape(study)}</b></p>' if study else ''}<p class='sub'>peerlake report · {when} · "
             f"{html.escape(str(duckdb_path))}</p>{body}</body></html>")
 
 
@@ -189,9 +190,9 @@ def content_hash(page: str) -> str:
     return hashlib.sha256(re.sub(r"<p class='sub'>.*?</p>", "", page, count=1).encode()).hexdigest()[:16]
 
 
-def write_report(duckdb_path: Path, out: Path) -> Path:
+def write_report(duckdb_path: Path, out: Path, study: str | None = None) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
-    tmp.write_text(render_report(duckdb_path), encoding="utf-8")
+    tmp.write_text(render_report(duckdb_path, study), encoding="utf-8")
     tmp.replace(out)  # a reader never sees half a page
     return out

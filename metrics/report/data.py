@@ -29,8 +29,9 @@ class ReportData:
         return self.tables.get(name)
 
 
-def load(duckdb_path: Path) -> ReportData:
-    """Every table in NEEDS that exists with its columns; the rest named in `missing` with the reason."""
+def load(duckdb_path: Path, study: str | None = None) -> ReportData:
+    """Every table in NEEDS that exists with its columns; the rest named in `missing` with the reason.
+    With `study`, only that study's rows: the marts hold every study, and a page mixes none."""
     out = ReportData()
     if not Path(duckdb_path).is_file():
         raise FileNotFoundError(f"no warehouse at {duckdb_path}; run `peerlake build` first")
@@ -46,6 +47,8 @@ def load(duckdb_path: Path) -> ReportData:
             if lacking:
                 out.missing[name] = f"lacks column(s) {', '.join(lacking)}"
                 continue
+            if study is not None and "study_id" in df.columns:
+                df = df[df["study_id"] == study].reset_index(drop=True)
             out.tables[name] = df
     finally:
         con.close()
@@ -59,3 +62,17 @@ def config_labels(scores: pd.DataFrame | None) -> dict[str, str]:
     first = scores.drop_duplicates("reviewer_config")
     return {r.reviewer_config: f"{r.prompt_template} · {r.model} · {r.reviewer_config[:8]}"
             for r in first.itertuples(index=False)}
+
+
+def studies(duckdb_path: Path) -> list[str]:
+    """The studies that have AI or imported review scores in the marts."""
+    if not Path(duckdb_path).is_file():
+        return []
+    con = duckdb.connect(str(duckdb_path), read_only=True)
+    try:
+        return [r[0] for r in con.execute(
+            "select distinct study_id from fct_ai_review_scores order by 1").fetchall()]
+    except duckdb.Error:
+        return []
+    finally:
+        con.close()

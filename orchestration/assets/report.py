@@ -44,7 +44,7 @@ def read_summary(duckdb_path) -> list[dict]:
     try:
         cur = con.execute(SUMMARY_SQL)
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row)) for row in cur.fetchall()]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
     finally:
         con.close()
 
@@ -61,7 +61,8 @@ def review_summary(context: AssetExecutionContext, lake: LakeResource) -> Materi
     out = root.root / "reports" / "review_summary.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1, default=str))
-    header = "| reviewer_config | template | model | papers | reviews | mean score | within-paper SD | tokens | cost USD |"
+    header = ("| reviewer_config | template | model | papers | reviews | mean score | within-paper SD "
+              "| tokens | cost USD |")
     lines = [header, "|" + "---|" * 9]
     for r in rows:
         lines.append(f"| `{r['reviewer_config']}` | {r['prompt_template']} `{r['prompt_hash']}` | {r['model']} | "

@@ -6,7 +6,8 @@ from pathlib import Path
 import typer
 
 LAKE_SQL = """
-select reviewer_config, variance_hat, n_papers_repeated, n_disjoint_pairs, reviews_per_paper_min
+select study_id || '|' || reviewer_config, variance_hat, n_papers_repeated, n_certified_pairs,
+    reviews_per_paper_min
 from reliability_repeatability
 """
 
@@ -16,7 +17,8 @@ class BudgetInputError(ValueError):
 
 
 def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
-    """V̂, N, n and M for one reviewer_config (or a unique prefix of it) from the lake, read-only."""
+    """V̂, N, n and M for one `study|reviewer_config` (or a unique prefix of it, or a configuration
+    hash that only one study has) from the lake, read-only. M is the certified pair count N·⌊n_min/2⌋."""
     import duckdb
 
     if not duckdb_path.is_file():
@@ -37,7 +39,7 @@ def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
         raise BudgetInputError(f"{duckdb_path} holds no reviewer configuration yet (no AI reviews)")
     known = sorted(r[0] for r in rows)
     matches = [r for r in rows if config is None or r[0] == config] or \
-        [r for r in rows if r[0].startswith(config or "")]
+        [r for r in rows if r[0].startswith(config or "") or r[0].split("|", 1)[1].startswith(config or "")]
     if len(matches) != 1:
         why = "several configurations" if config is None else (
             f"no configuration matches {config!r}" if not matches else f"{config!r} is ambiguous")

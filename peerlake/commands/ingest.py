@@ -138,7 +138,7 @@ def sample_cmd(
     keys = tuple(s.strip() for s in strata.split(",") if s.strip())
     log = _log()
     papers = population_from_log(log)
-    venues = sorted({p.venue or "unknown" for p in papers}) if not venue else venue
+    venues = venue if venue else sorted({p.venue or "unknown" for p in papers})
     failed = False
     for v in venues:
         pool = [p for p in papers if (p.venue or "unknown") == v]

@@ -1,28 +1,39 @@
-"""`peerlake report`: write the reliability report page for the lake and optionally open it."""
+"""`peerlake report`: write the reliability report pages of the lake (one per study) and optionally open one."""
 
 import typer
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def report(open_: bool = typer.Option(False, "--open", help="open the page in a browser"),
+    def report(study: str = typer.Option(None, "--study", help="only this study (default: every study)"),
+               open_: bool = typer.Option(False, "--open", help="open the page in a browser"),
                out: str = typer.Option("", "--out",
-                                       help="where to write (default <lake>/reports/report.html)")) -> None:
-        """Write a self-contained HTML page (tables and plots) over the marts of the lake."""
+                                       help="where to write, with --study (default <lake>/reports/<study>.html)")) -> None:
+        """Write self-contained HTML pages (tables and plots) over the published marts, one per study:
+        a study's page shows only its own papers and reviews."""
         from pathlib import Path
 
-        from warehouse import settings
         from metrics.report import write_report
+        from metrics.report.data import studies
+        from warehouse import settings
 
-        target = Path(out) if out else settings.lake_root() / "reports" / "report.html"
-        try:
-            path = write_report(settings.duckdb_path(), target)
-        except FileNotFoundError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
-        typer.echo(f"report written to {path}")
+        db = settings.duckdb_path()
+        names = [study] if study else studies(db)
+        if not names:
+            typer.echo(f"error: no published marts with reviews at {db}; run `peerlake demo` or "
+                       "`peerlake run STUDY` first", err=True)
+            raise typer.Exit(1)
+        written = []
+        for name in names:
+            target = Path(out) if (out and study) else settings.lake_root() / "reports" / f"{name}.html"
+            try:
+                written.append(write_report(db, target, study=name))
+            except FileNotFoundError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from None
+            typer.echo(f"report of study {name} written to {written[-1]}")
         if open_:
             import webbrowser
 
-            if not webbrowser.open(path.resolve().as_uri()):
+            if not webbrowser.open(written[0].resolve().as_uri()):
                 typer.echo("no browser found; open the file above by hand", err=True)

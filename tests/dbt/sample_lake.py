@@ -107,7 +107,7 @@ def build_sample_lake(root: Path) -> SampleLake:
                                              ("R3", "P2", 3.0, 0), ("R3", "P2", 5.0, 5)]:
         out.human_reviews.append(HumanReviewImported(
             occurred_at=T0 + timedelta(minutes=at_min), paper_id=paper, review_id=review_id,
-            source="openreview", venue="TEST 2026", rating=rating, rating_scale="1-10",
+            source="openreview", venue="TEST 2026", rating=rating, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
             confidence=3.0, body_sha256="e" * 64))
 
     log.append_many(out.llm_calls + out.papers + out.human_reviews)

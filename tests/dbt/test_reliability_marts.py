@@ -1,7 +1,9 @@
 """One real `dbt build` over a lake of repeated reviews; the reliability marts are checked against
-independent Python computations, and their gates against tampered copies."""
+computations written out in this file (numpy, scipy, itertools loops — never metrics.stats, which
+the marts call), and their gates against tampered copies."""
 
 import json
+import math
 import shutil
 from collections import Counter, defaultdict
 from datetime import timedelta
@@ -14,9 +16,10 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from expectations import run_gate
-from metrics.stats import compute_budgets, drift_bootstrap, rank_reproducibility
 from tests.dbt.sample_lake import T0, _call, _request, review_json
-from tests.dbt.test_marts import dbt_build, query
+from tests.dbt.test_marts import dbt_build
+from tests.stats.by_hand import rank_counts_by_hand, variance_upper_by_hand
+from tests.studies import cover_everything
 from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 
 CONFIG_R = {"provider": "local", "model": "qwen-1.5b", "template": "review_v1", "hash": "h-r"}
@@ -55,9 +58,10 @@ def build_lake(root):
         for j, rating in enumerate(ratings):
             events.append(HumanReviewImported(
                 occurred_at=T0, paper_id=paper, review_id=f"{paper}-h{j}", source="openreview",
-                venue=venue, rating=rating, rating_scale="1-10", confidence=3.0, body_sha256="e" * 64))
+                venue=venue, rating=rating, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10", confidence=3.0, body_sha256="e" * 64))
     log = EventLog(Lake(root))
     log.append_many(events)
+    cover_everything(log)  # one study, "test": every paper and configuration
     log.seal()
     log.close()
     return scores, human, ids
@@ -75,7 +79,7 @@ def rows(db, sql):
     with duckdb.connect(str(db), read_only=True) as con:
         cur = con.execute(sql)
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+        return [dict(zip(cols, r, strict=False)) for r in cur.fetchall()]
 
 
 def test_repeatability_extra_columns(built):
@@ -87,14 +91,20 @@ def test_repeatability_extra_columns(built):
         variances = [np.var(s, ddof=1) for s in papers.values()]
         r = got[ids[key]]
         assert r["variance_hat"] == pytest.approx(np.mean(variances))
-        assert r["n_disjoint_pairs"] == sum(len(s) // 2 for s in papers.values())
+        # M = N·⌊n_min/2⌋ over papers with two or more scores (valid with unequal counts)
+        repeated = [len(s) for s in papers.values() if len(s) >= 2]
+        assert r["n_certified_pairs"] == len(repeated) * (min(repeated) // 2)
         assert r["share_scores_5_to_7"] == pytest.approx(np.mean([5 <= x <= 7 for x in flat]))
         assert r["share_scores_5_to_6"] == pytest.approx(np.mean([5 <= x <= 6 for x in flat]))
         for q in (10, 25, 50, 75, 90):
             assert r[f"paper_variance_p{q}"] == pytest.approx(np.quantile(variances, q / 100))
-        d = drift_bootstrap(list(papers.values()))
+        # Drift by hand: late − early half per paper, papers resampled by the documented draw
+        # (10,000 rows of default_rng(20261129).integers, percentile interval).
+        diff = np.array([np.mean(s[len(s) // 2:]) - np.mean(s[: len(s) // 2]) for s in papers.values()])
+        idx = np.random.default_rng(20261129).integers(0, diff.size, size=(10_000, diff.size))
+        lo, hi = np.percentile(diff[idx].mean(axis=1), [2.5, 97.5])
         assert (r["drift_shift"], r["drift_ci_low"], r["drift_ci_high"], r["n_papers_drift"]) == \
-            pytest.approx((d.shift, d.ci_low, d.ci_high, d.n_papers))
+            pytest.approx((diff.mean(), lo, hi, len(papers)))
 
 
 def test_score_histogram(built):
@@ -116,12 +126,12 @@ def test_rank_reproducibility_within_venue_years(built):
         db, f"select * from reliability_rank_reproducibility where reviewer_config = '{ids['R']}'")}
     assert sorted(got) == [1, 2, 3]
     for k, r in got.items():
-        c = rank_reproducibility(matrix, k, [PAPERS[p] for p in kept])
-        assert (r["n_same"], r["n_tie"], r["n_reverse"], r["n_partitions"]) == (
-            c.n_same, c.n_tie, c.n_reverse, c.n_partitions)
+        same, tie, reverse, n_parts = rank_counts_by_hand(matrix.tolist(), k, [PAPERS[p] for p in kept])
+        assert (r["n_same"], r["n_tie"], r["n_reverse"], r["n_partitions"]) == (same, tie, reverse, n_parts)
+        assert n_parts == {1: 15, 2: 45, 3: 10}[k]  # ½·C(6,k)·C(6−k,k)
         assert r["n_pairs"] == 6 + 3  # C(4,2) in 2017 without Q3, C(3,2) in 2018
         assert (r["n_papers"], r["n_papers_excluded"]) == (7, 1)
-        assert r["pct_same"] == pytest.approx(100 * c.n_same / (9 * c.n_partitions))
+        assert r["pct_same"] == pytest.approx(100 * same / (9 * n_parts))
         assert r["pct_total"] == pytest.approx(100)
 
 
@@ -148,11 +158,16 @@ def test_budgets_match_the_formulas(built):
         key = next(k for k, v in ids.items() if v == r["reviewer_config"])
         papers = [s for (k, _), s in scores.items() if k == key]
         v_hat = np.mean([np.var(s, ddof=1) for s in papers])
-        b = compute_budgets(v_hat, len(papers), 0, r["tolerance"],
-                            n_pairs=sum(len(s) // 2 for s in papers))
+        # R: Q3 kept 5 of 6 scores, so M = 8·⌊5/2⌋ = 16 pairs (Σ⌊n_i/2⌋ = 23 would be anti-conservative).
+        m = len(papers) * (min(len(s) for s in papers) // 2)
+        assert m == {"R": 16, "S": 3}[key]
+        assert (r["study_id"], r["n_pairs"], r["certified_pairs_rule"]) == ("test", m, "n_papers*floor(n_min/2)")
+        u = variance_upper_by_hand(v_hat, m, 0.05)
+        eps2 = r["tolerance"] ** 2
+        assert r["variance_upper"] == pytest.approx(u, rel=1e-9)
         assert (r["planning_budget"], r["certified_budget"], r["range_only_budget"]) == (
-            b.planning_budget, b.certified_budget, b.range_only_budget)
-        assert r["variance_upper"] == pytest.approx(b.variance_upper)
+            math.ceil(round(v_hat / (0.05 * eps2), 9)), math.ceil(round(u / (0.05 * eps2), 9)),
+            math.ceil(81 * math.log(2 / 0.05) / (2 * eps2)))
 
 
 def test_validity_against_scipy(built):
@@ -191,11 +206,13 @@ def test_gates_pass_and_catch_broken_marts(built, tmp_path):
 
 
 def test_budget_cli_reads_the_lake(built, monkeypatch):
+    """Wiring, not truth: the CLI and the mart must agree (the numbers are checked above). S has two
+    scores for every paper, so the mart's M equals the CLI's."""
     import typer
 
     from peerlake.commands.budget import register
 
-    lake_root, db, scores, _, ids = built
+    lake_root, db, _scores, _, ids = built
     app = typer.Typer()
     register(app)
     app.command("noop")(lambda: None)  # a second command keeps `budget` a subcommand
@@ -203,8 +220,9 @@ def test_budget_cli_reads_the_lake(built, monkeypatch):
     result = CliRunner().invoke(app, ["budget", "--config", ids["S"][:8], "--tolerance", "0.5", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    expected = rows(db, f"select * from reliability_budgets where reviewer_config = '{ids['S']}' and tolerance = 0.5")[0]
-    assert out["reviewer_config"] == ids["S"]
+    expected = rows(db, "select * from reliability_budgets "
+                        f"where reviewer_config = '{ids['S']}' and tolerance = 0.5")[0]
+    assert out["reviewer_config"] == f"test|{ids['S']}"
     assert {k: out[k] for k in ("variance_hat", "variance_upper", "planning_budget", "certified_budget",
                                 "range_only_budget")} == pytest.approx(
         {k: expected[k] for k in ("variance_hat", "variance_upper", "planning_budget", "certified_budget",

@@ -17,7 +17,7 @@ PREFIX = [pos('{"', [('{"', 0.99)]), pos("overall", [("overall", 0.99)]), pos('_
 
 def test_keeps_score_candidates_and_renormalizes():
     alts = [("7", 0.5), ("8", 0.2), (" 6", 0.1), ("6", 0.05), ("}", 0.05), ("x", 0.02)]
-    d = probe_distribution(PREFIX + [pos("7", alts), pos("}", [("}", 1.0)])])
+    d = probe_distribution([*PREFIX, pos("7", alts), pos("}", [("}", 1.0)])])
     kept = 0.5 + 0.2 + 0.15
     assert d.mass_kept == pytest.approx(kept)
     assert d.r[[5, 6, 7]] == pytest.approx([0.15 / kept, 0.5 / kept, 0.2 / kept])
@@ -27,8 +27,8 @@ def test_keeps_score_candidates_and_renormalizes():
 
 
 def test_one_is_split_into_one_and_ten_by_the_continuation():
-    first = PREFIX + [pos("8", [("8", 0.6), ("1", 0.4)])]
-    cont = PREFIX + [pos("1", [("1", 0.4), ("8", 0.6)]), pos("0", [("0", 0.75), ("}", 0.25)])]
+    first = [*PREFIX, pos("8", [("8", 0.6), ("1", 0.4)])]
+    cont = [*PREFIX, pos("1", [("1", 0.4), ("8", 0.6)]), pos("0", [("0", 0.75), ("}", 0.25)])]
     d = probe_distribution(first, cont)
     assert d.p_zero_after_one == pytest.approx(0.75)
     assert d.r[[0, 7, 9]] == pytest.approx([0.4 * 0.25, 0.6, 0.4 * 0.75])
@@ -38,7 +38,7 @@ def test_one_is_split_into_one_and_ten_by_the_continuation():
 
 
 def test_a_single_ten_token_needs_no_continuation():
-    d = probe_distribution(PREFIX + [pos("10", [("10", 0.3), ("1", 0.1), ("9", 0.6)])])
+    d = probe_distribution([*PREFIX, pos("10", [("10", 0.3), ("1", 0.1), ("9", 0.6)])])
     assert d.ten_method == "single_token"
     assert d.r[[0, 8, 9]] == pytest.approx([0.1, 0.6, 0.3])
 
@@ -46,14 +46,14 @@ def test_a_single_ten_token_needs_no_continuation():
 def test_no_score_token_is_a_named_error():
     with pytest.raises(ProbeParseError, match="no output token holds a digit"):
         probe_distribution(PREFIX)
-    with pytest.raises(ProbeParseError, match="no candidate among 1..10"):
-        probe_distribution(PREFIX + [pos("7", [("seven", 1.0)])])
+    with pytest.raises(ProbeParseError, match=r"no candidate among 1\.\.10"):
+        probe_distribution([*PREFIX, pos("7", [("seven", 1.0)])])
 
 
 def test_an_answer_of_one_carries_its_own_split():
     # the local model's real shape: ' ' then '1' then '}' with "0" among the alternatives
-    first = PREFIX + [pos(" ", [(" ", 0.85), ("1", 0.05)]), pos("1", [("1", 0.5), ("5", 0.3), ("0", 0.2)]),
-                      pos("}", [("}", 0.9), ("0", 0.1)])]
+    first = [*PREFIX, pos(" ", [(" ", 0.85), ("1", 0.05)]), pos("1", [("1", 0.5), ("5", 0.3), ("0", 0.2)]),
+             pos("}", [("}", 0.9), ("0", 0.1)])]
     d = probe_distribution(first)
     assert d.ten_method == "same_call" and d.p_zero_after_one == pytest.approx(0.1)
     assert d.r[[0, 4, 9]] == pytest.approx(np.array([0.45, 0.3, 0.05]) / 0.8)

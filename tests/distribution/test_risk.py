@@ -4,14 +4,13 @@ import numpy as np
 import pytest
 
 from metrics.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
-from metrics.distribution.stats import acceptance_auc
 
 
 def test_debiased_risk_matches_the_formula_term_by_term():
     q = np.array([0, 0, 0, 0, 0.1, 0.5, 0.3, 0.1, 0, 0])
     z = np.array([6, 6, 7, 9])
     m = len(z)
-    pairs = sum(z[j] == z[l] for j, l in permutations(range(m), 2))  # j ≠ l, ordered
+    pairs = sum(z[j] == z[k] for j, k in permutations(range(m), 2))  # j ≠ k, ordered
     expect = (q ** 2).sum() - 2 / m * sum(q[zj - 1] for zj in z) + pairs / (m * (m - 1))
     assert debiased_risk(q, z) == pytest.approx(expect)
     assert collision_rate(z) == pytest.approx(2 / 12)
@@ -43,11 +42,3 @@ def test_direct_sampling_risk_agrees_with_simulation():
     # collision rate is unbiased for ‖p‖²
     z = rng.choice(np.arange(1, 11), p=p, size=(20_000, 5))
     assert np.mean([collision_rate(x) for x in z]) == pytest.approx((p ** 2).sum(), rel=0.02)
-
-
-def test_acceptance_auc_counts_ties_half():
-    score = [7, 7, 5, 3]
-    acc = [True, False, True, False]
-    # pairs (pos, neg): (7,7) tie ½, (7,3) 1, (5,7) 0, (5,3) 1 → 2.5 / 4
-    assert acceptance_auc(score, acc) == pytest.approx(2.5 / 4)
-    assert acceptance_auc([1, 2], [True, True]) is None

@@ -1,5 +1,6 @@
 """Gates against small hand-made mart tables in a real DuckDB file (no dbt needed)."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -131,7 +132,7 @@ def test_parsed_review_without_score_and_unparsed_without_reason_fail():
 def test_llm_calls_gate_flags_missing_usage_negative_cost_and_unattributed_review(tmp_path):
     db = write_db(tmp_path / "bad.duckdb", fct_llm_calls=calls(
         output_tokens=pd.array([200, None, None, 10], dtype="Int64"),  # e3 is ok but has none
-        cost_usd=[0.002, None, -0.5, 0.0],
+        cost_usd=[0.002, None, -0.5, 0.0], cost_status=["priced", "no_usage", "priced", "free"],
         prompt_hash=[None, "h1", "h2", None]))  # e1 is a review without its prompt hash
     result = run_gate("llm_calls", db)
     assert not result.success
@@ -159,9 +160,9 @@ def test_missing_table_or_columns_fail_the_gate_with_a_reason(tmp_path):
 
 
 def test_unknown_suite_and_missing_file_raise_clear_errors(tmp_path, good_db):
-    with pytest.raises(ValueError, match="unknown gate suite 'nope'.*ai_review_scores"):
+    with pytest.raises(ValueError, match=r"unknown gate suite 'nope'.*ai_review_scores"):
         run_gate("nope", good_db)
-    with pytest.raises(FileNotFoundError, match="absent.duckdb does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"absent\.duckdb does not exist"):
         run_gate("llm_calls", tmp_path / "absent.duckdb")
 
 
@@ -210,3 +211,43 @@ def test_external_reviews_need_no_llm_call_or_confidence_but_peerlake_rows_do():
     assert failed == {"expect_column_values_to_not_be_null(llm_call_id, where source == 'peerlake')",
                       "expect_column_values_to_not_be_null(confidence, where is_parsed == True and "
                       "source == 'peerlake')"}
+
+
+def test_a_failure_names_the_suite_the_expectation_and_at_most_five_offending_keys():
+    ids = [f"e{i}" for i in range(1, 9)]
+    eight = pd.concat([calls()] * 2, ignore_index=True).assign(llm_call_id=ids, latency_ms=-1.0)
+    result = validate_frame("llm_calls", eight)
+    [failure] = result.failures
+    assert failure.startswith("expect_column_values_to_be_between(latency_ms, min_value=0.0): 8 of 8 rows")
+    listed = failure.split("; llm_call_id ")[1]
+    assert sorted(ast.literal_eval(listed)) == ids[:5]  # the first five, not all eight
+    assert result.describe().splitlines() == ["gate llm_calls on fct_llm_calls: FAIL "
+                                              f"({result.statistics['successful_expectations']}/"
+                                              f"{result.statistics['evaluated_expectations']} expectations met,"
+                                              " 8 rows)", f"  - {failure}"]
+
+
+def test_a_column_pairs_offending_values_print_as_plain_numbers():
+    frame = pd.DataFrame({"study_cost_id": ["k1"], "study_id": ["s"], "provider": ["p"], "model": ["m"],
+                          "n_attempts": [1], "n_paid_calls": [1], "n_failed_attempts": [0], "input_tokens": [1],
+                          "output_tokens": [1], "cost_usd": [0.5], "n_paid_calls_cost_unknown": [0],
+                          "n_review_calls_used": [1], "n_review_calls_replayed": [2],
+                          "replayed_cost_usd_saved": [None]})
+    [failure] = validate_frame("cost_by_study", frame).failures
+    assert "values [(1, 2)]; study_cost_id ['k1']" in failure
+
+
+def test_run_gate_validates_a_candidate_schema_not_the_published_one(tmp_path):
+    # Write-audit-publish: the candidate build sits beside the published marts until its gates pass.
+    db = write_db(tmp_path / "lake.duckdb", fct_llm_calls=calls())
+    with duckdb.connect(str(db)) as con:
+        con.execute("create schema candidate")
+        con.register("frame", calls(latency_ms=[812.0, -1.0, 2400.0, 90.0]))
+        con.execute("create table candidate.fct_llm_calls as select * from frame")
+    assert run_gate("llm_calls", db).success
+    candidate = run_gate("llm_calls", db, schema="candidate")
+    assert not candidate.success
+    assert candidate.failures[0].startswith("expect_column_values_to_be_between(latency_ms")
+    assert "['e2']" in candidate.failures[0]
+    [missing] = run_gate("ai_review_scores", db, schema="candidate").failures
+    assert "candidate.fct_ai_review_scores" in missing and "table not found" in missing

@@ -63,17 +63,17 @@ def test_validity_fails_on_an_auc_above_one_and_an_unknown_scope():
 
 REPEATABILITY = [
     # c1: 3 papers, 2 repeated ([5,5,6] and [4,6,8,8]: ⌊3/2⌋ + ⌊4/2⌋ = 3 disjoint pairs), one single score
-    {"reviewer_config": "c1", "n_reviews": 9, "n_parsed_reviews": 8, "n_papers": 3,
+    {"repeatability_id": "s|c1", "reviewer_config": "c1", "n_reviews": 9, "n_parsed_reviews": 8, "n_papers": 3,
      "reviews_per_paper_mean": 8 / 3, "reviews_per_paper_min": 1, "n_papers_repeated": 2,
-     "n_disjoint_pairs": 3, "parse_success_rate": 8 / 9, "share_papers_identical": 0.0,
+     "n_certified_pairs": 3, "parse_success_rate": 8 / 9, "share_papers_identical": 0.0,
      "share_papers_range_le_1": 0.5, "pairwise_agreement_mean": 0.25, "share_scores_5_to_7": 0.5,
      "share_scores_5_to_6": 0.375, "variance_hat": 2.0, "within_paper_sd": 2.0 ** 0.5,
      "paper_variance_p10": 0.4, "paper_variance_p25": 1.0, "paper_variance_p50": 2.0,
      "paper_variance_p75": 3.0, "paper_variance_p90": 3.6, "drift_ci_low": -1.0, "drift_ci_high": 1.5},
     # c3: only an unparsable answer: no papers, every statistic null, counts 0
-    {"reviewer_config": "c3", "n_reviews": 1, "n_parsed_reviews": 0, "n_papers": 0,
+    {"repeatability_id": "s|c3", "reviewer_config": "c3", "n_reviews": 1, "n_parsed_reviews": 0, "n_papers": 0,
      "reviews_per_paper_mean": None, "reviews_per_paper_min": None, "n_papers_repeated": 0,
-     "n_disjoint_pairs": 0, "parse_success_rate": 0.0, "share_papers_identical": None,
+     "n_certified_pairs": 0, "parse_success_rate": 0.0, "share_papers_identical": None,
      "share_papers_range_le_1": None, "pairwise_agreement_mean": None, "share_scores_5_to_7": None,
      "share_scores_5_to_6": None, "variance_hat": None, "within_paper_sd": None,
      "paper_variance_p10": None, "paper_variance_p25": None, "paper_variance_p50": None,
@@ -94,22 +94,30 @@ def test_repeatability_fails_on_a_negative_sd_a_share_above_one_and_more_parsed_
             "expect_column_values_to_be_between(pairwise_agreement_mean, min_value=0.0, max_value=1.0)"
             } <= set(failures)
     pair = [f for f in failures if "column_A=n_reviews, column_B=n_parsed_reviews" in f]
-    assert len(pair) == 1 and "['c1']" in failures[pair[0]]
+    assert len(pair) == 1 and "['s|c1']" in failures[pair[0]]
+
+
+def test_repeatability_of_one_configuration_in_two_studies_passes_but_a_repeated_key_fails():
+    two_studies = frame(REPEATABILITY, repeatability_id=["s|c1", "t|c1"], reviewer_config=["c1", "c1"])
+    assert validate_frame("repeatability", two_studies).success
+    assert set(failed("repeatability", frame(REPEATABILITY, repeatability_id=["s|c1", "s|c1"]))) == {
+        "expect_column_values_to_be_unique(repeatability_id)"}
 
 
 def test_repeatability_fails_when_nested_shares_or_pairs_do_not_nest():
     # [5, 6] ⊂ [5, 7], so fewer scores can lie in [5, 7]; two repeated papers need ≥ 2 disjoint pairs.
-    bad = frame(REPEATABILITY, share_scores_5_to_6=[0.625, None], n_disjoint_pairs=[1, 0])
+    bad = frame(REPEATABILITY, share_scores_5_to_6=[0.625, None], n_certified_pairs=[1, 0])
     failures = failed("repeatability", bad)
     assert [f.split("(")[1].split(",")[:2] for f in failures] == [
-        ["column_A=n_disjoint_pairs", " column_B=n_papers_repeated"],
+        ["column_A=n_certified_pairs", " column_B=n_papers_repeated"],
         ["column_A=share_scores_5_to_7", " column_B=share_scores_5_to_6"]]
 
 
-def histogram(config: str, counts: list[int]) -> pd.DataFrame:
-    """Ten bins of one configuration; shares worked out from the counts by hand below."""
+def histogram(config: str, counts: list[int], study: str | None = None) -> pd.DataFrame:
+    """Ten bins of one configuration (in one study); shares worked out from the counts by hand below."""
     total = sum(counts)
-    return pd.DataFrame({"score_histogram_id": [f"{config}|{b}" for b in range(1, 11)],
+    prefix = config if study is None else f"{study}|{config}"
+    return pd.DataFrame({"score_histogram_id": [f"{prefix}|{b}" for b in range(1, 11)],
                          "reviewer_config": config, "score_bin": range(1, 11), "n_scores": counts,
                          "share_of_scores": [c / total for c in counts]})
 
@@ -124,12 +132,20 @@ def test_score_histogram_passes_on_ten_bins_whose_shares_sum_to_one():
     assert validate_frame("score_histogram", HIST.iloc[0:0]).success  # an empty lake
 
 
+def test_one_configuration_in_two_studies_is_two_histograms_each_summing_to_one():
+    both = pd.concat([histogram("c1", [0, 0, 0, 0, 2, 0, 1, 0, 0, 1], study="demo"),
+                      histogram("c1", [1, 1, 1, 0, 0, 0, 0, 0, 0, 0], study="mine")], ignore_index=True)
+    # Grouped by configuration alone they would be one histogram of 20 bins summing to 2.
+    result = validate_frame("score_histogram", both)
+    assert result.success, result.describe()
+
+
 def test_score_histogram_fails_when_shares_do_not_match_their_counts():
     bad = HIST.copy()
     bad.loc[4, "share_of_scores"] = 0.6  # c1 bin 5: 2 of 4 is 0.5; the shares now sum to 1.1
     failures = failed("score_histogram", bad)
     assert set(failures) == {
-        "expect_column_values_to_be_between(config_share_total, min_value=0.999999999, max_value=1.000000001)",
+        "expect_column_values_to_be_between(histogram_share_total, min_value=0.999999999, max_value=1.000000001)",
         "expect_column_values_to_be_between(share_deviation, max_value=1e-09)"}
     assert "['c1|5']" in failures["expect_column_values_to_be_between(share_deviation, max_value=1e-09)"]
 
@@ -139,10 +155,10 @@ def test_score_histogram_fails_on_a_missing_bin_a_bin_off_the_scale_and_a_negati
     bad.loc[0, ["score_bin", "score_histogram_id"]] = [11, "c1|11"]
     bad.loc[10, "n_scores"] = -1
     failures = failed("score_histogram", bad)
-    assert {"expect_column_values_to_be_between(config_n_bins, min_value=10.0, max_value=10.0)",
+    assert {"expect_column_values_to_be_between(histogram_n_bins, min_value=10.0, max_value=10.0)",
             "expect_column_values_to_be_in_set(score_bin, value_set=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10])",
             "expect_column_values_to_be_between(n_scores, min_value=0.0)"} <= set(failures)
-    assert "c2|1" in failures["expect_column_values_to_be_between(config_n_bins, min_value=10.0, max_value=10.0)"]
+    assert "c2|1" in failures["expect_column_values_to_be_between(histogram_n_bins, min_value=10.0, max_value=10.0)"]
 
 
 COSTS = [  # the cost_by_model unit test's groups, by hand (dbt_project/models/marts/cost_by_model.yml)
@@ -164,7 +180,7 @@ COSTS = [  # the cost_by_model unit test's groups, by hand (dbt_project/models/m
 def costs(**changes) -> pd.DataFrame:
     out = frame(COSTS, **changes)
     tokens = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"]
-    return out.astype({c: "Int64" for c in tokens})
+    return out.astype(dict.fromkeys(tokens, "Int64"))
 
 
 def test_cost_by_model_passes_with_unknown_costs_counted_and_flagged():
@@ -185,3 +201,28 @@ def test_cost_by_model_passes_with_unknown_costs_counted_and_flagged():
 ])
 def test_cost_by_model_fails_naming_the_broken_expectation(changes, expectation):
     assert set(failed("cost_by_model", costs(**changes))) == {expectation}
+
+
+STUDY_COSTS = [  # the cost_by_study unit test's rows, by hand (dbt_project/models/marts/cost_by_study.yml)
+    {"study_cost_id": "k1", "study_id": "demo", "provider": "p", "model": "m", "n_attempts": 1, "n_paid_calls": 1,
+     "n_failed_attempts": 0, "input_tokens": 100, "output_tokens": 20, "cost_usd": 1.0,
+     "n_paid_calls_cost_unknown": 0, "n_review_calls_used": 1, "n_review_calls_replayed": 0,
+     "replayed_cost_usd_saved": None},
+    {"study_cost_id": "k2", "study_id": "mine", "provider": "p", "model": "m", "n_attempts": 2, "n_paid_calls": 1,
+     "n_failed_attempts": 1, "input_tokens": 100, "output_tokens": 20, "cost_usd": 2.0,
+     "n_paid_calls_cost_unknown": 0, "n_review_calls_used": 2, "n_review_calls_replayed": 1,
+     "replayed_cost_usd_saved": 1.0},
+]
+
+
+def test_cost_by_study_passes_with_a_replay_paid_by_another_study():
+    result = validate_frame("cost_by_study", frame(STUDY_COSTS))
+    assert result.success, result.describe()
+
+
+def test_cost_by_study_fails_on_more_replays_than_uses_and_an_attempt_counted_twice():
+    bad = frame(STUDY_COSTS, n_review_calls_replayed=[0, 3], n_failed_attempts=[1, 1])
+    assert set(failed("cost_by_study", bad)) == {
+        "expect_column_pair_values_a_to_be_greater_than_b(column_A=n_review_calls_used, "
+        "column_B=n_review_calls_replayed, or_equal=True)",
+        "expect_column_values_to_be_between(n_attempts_unaccounted, min_value=0.0, max_value=0.0)"}

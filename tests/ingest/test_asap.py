@@ -5,8 +5,8 @@ import shutil
 
 from ingest.asap import import_asap
 from ingest.batch import counts
-from ingest.package import load_package
 from ingest.openreview import ICLR2017_SCALE
+from ingest.package import load_package
 
 
 def test_sample_ingests_with_every_rating(log, shared):

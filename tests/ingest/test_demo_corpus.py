@@ -21,7 +21,7 @@ def test_build_is_byte_stable_and_matches_committed_pdfs(tmp_path):
     # Text, not bytes, against the committed PDFs: a PyMuPDF upgrade may change bytes, but the
     # papers must still say what their sources say.
     assert [p.name for p in a] == [p.name for p in demo_papers()]
-    for built, committed in zip(a, demo_papers()):
+    for built, committed in zip(a, demo_papers(), strict=True):
         assert _page_texts(built) == _page_texts(committed), (
             f"{committed} is out of date: run python -m ingest.demo_corpus.build")
 

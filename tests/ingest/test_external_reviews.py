@@ -32,7 +32,7 @@ def test_text_and_sections_import_and_bad_lines_do_not_stop_the_file(log, tmp_pa
     reasons = [o.reason for o in outcomes if o.status == "rejected"]
     for why, line_no in zip(["not valid JSON", "'score' must be a finite number", "missing or empty 'paper_id'",
                              "no review text", "'sample_index' must be a non-negative integer",
-                             "not a JSON object"], [3, 4, 5, 6, 7, 8]):
+                             "not a JSON object"], [3, 4, 5, 6, 7, 8], strict=True):
         assert any(why in r and f"line {line_no}:" in r and str(path) in r for r in reasons), why
     events = list(log.iter_events("external_review_imported"))
     assert [(e.review_id, e.system, e.sample_index, e.score, e.confidence) for e in events] == [

@@ -16,8 +16,8 @@ from ingest.manuscripts import ingest_pdf
 from ingest.openreview import import_reviews
 from tests.conftest import SHARED_DATA
 from tests.dbt.test_marts import dbt_build
-from warehouse import EventLog, Lake
 from tests.studies import cover_everything
+from warehouse import EventLog, Lake
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,8 @@ def test_dim_papers_one_row_per_version_with_status_and_mean(built):
     assert {r[0] for r in rows} == set(status) | {e.paper_id for e in ev["paper_ingested"]}
     latest = {}
     for e in ev["paper_ingested"]:
-        latest[e.paper_id] = e if e.paper_id not in latest or e.event_id > latest[e.paper_id].event_id else latest[e.paper_id]
+        if e.paper_id not in latest or e.event_id > latest[e.paper_id].event_id:
+            latest[e.paper_id] = e
     for pid, mean, st, label, pages, images in rows:
         assert mean == pytest.approx(statistics.mean(ratings[pid])) if ratings[pid] else mean is None
         assert st == status[pid].status

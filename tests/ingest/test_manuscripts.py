@@ -8,7 +8,12 @@ import pytest
 from ingest.demo_corpus import demo_papers
 from ingest.demo_corpus.build import parse_source
 from ingest.manuscripts import (
-    TRUNCATION_NOTE, ManuscriptError, ManuscriptPackage, extract_records, ingest_pdf, load_package,
+    TRUNCATION_NOTE,
+    ManuscriptError,
+    ManuscriptPackage,
+    extract_records,
+    ingest_pdf,
+    load_package,
 )
 from warehouse.blobs import sha256_hex
 
@@ -23,7 +28,7 @@ def _pdf_from_html(html: str) -> bytes:
     more = True
     while more:
         dev = writer.begin_page(mediabox)
-        more, _ = story.place(mediabox + (72, 72, -72, -72))
+        more, _ = story.place(mediabox + (72, 72, -72, -72))  # Rect arithmetic  # noqa: RUF005
         story.draw(dev)
         writer.end_page()
     writer.close()
@@ -169,7 +174,7 @@ def _bad_inputs(tmp_path):
 
 def test_bad_inputs_are_rejected_without_stopping_the_batch(log, tmp_path):
     bad = _bad_inputs(tmp_path)
-    batch = list(bad) + [DEMO[2]]
+    batch = [*bad, DEMO[2]]
     outcomes = [ingest_pdf(log, p) for p in batch]  # must not raise
     for o in outcomes[:-1]:
         assert o.status == "rejected" and o.event is None, o

@@ -3,9 +3,7 @@ import json
 import pytest
 
 from ingest.demo_corpus import demo_reviews
-from ingest.openreview import (
-    ICLR2025_SCALE, ICLR2026_SCALE, NoteError, import_reviews, parse_score, scale_values,
-)
+from ingest.openreview import ICLR2025_SCALE, ICLR2026_SCALE, NoteError, import_reviews, parse_score, scale_values
 
 
 def _notes(path):
@@ -73,7 +71,7 @@ def test_malformed_file_does_not_stop_the_batch(log, tmp_path):
     wrong_shape = tmp_path / "shape.json"
     wrong_shape.write_text('{"reviews": []}')
     results = [import_reviews(log, p) for p in (broken, wrong_shape, tmp_path / "absent.json", demo_reviews()[1])]
-    for outcomes, why in zip(results[:3], ("not valid JSON (line 1", "neither a list", "cannot be read")):
+    for outcomes, why in zip(results[:3], ("not valid JSON (line 1", "neither a list", "cannot be read"), strict=True):
         assert len(outcomes) == 1 and outcomes[0].status == "rejected"
         assert why in outcomes[0].reason and str(outcomes[0].path) in outcomes[0].reason
     assert sum(o.status == "imported" for o in results[3]) == 3

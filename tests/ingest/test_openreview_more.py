@@ -8,9 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from ingest.openreview import (
-    ICLR2017_SCALE, ScaleError, import_reviews, scale_for, status_of_decision,
-)
+from ingest.openreview import ICLR2017_SCALE, ScaleError, import_reviews, scale_for, status_of_decision
 
 
 def _v1_forum(forum="B1-Hhnslg", decision="Accept (Poster)"):
@@ -22,7 +20,8 @@ def _v1_forum(forum="B1-Hhnslg", decision="Accept (Poster)"):
     return [
         {"id": forum, "forum": forum, "invitation": "ICLR.cc/2017/conference/-/submission",
          "content": {"title": "A v1 paper", "abstract": "…"}},
-        review(1, "8: Top 50% of accepted papers, clear accept", "4: The reviewer is confident but not absolutely certain"),
+        review(1, "8: Top 50% of accepted papers, clear accept",
+               "4: The reviewer is confident but not absolutely certain"),
         review(2, "3: Clear rejection", "3: The reviewer is fairly confident that the evaluation is correct"),
         {"id": "d1", "forum": forum, "replyto": forum, "invitation": inv.format(7, "acceptance"),
          "content": {"title": "ICLR committee final decision", "decision": decision}},
@@ -56,9 +55,11 @@ def test_decision_words_map_to_status(words, expected):
 def test_withdrawal_beats_meta_review_and_one_status_per_paper(log, tmp_path):
     forum = "W1"
     notes = [
-        {"id": "m", "forum": forum, "replyto": forum, "invitations": ["ICLR.cc/2025/Conference/Submission3/-/Meta_Review"],
+        {"id": "m", "forum": forum, "replyto": forum,
+         "invitations": ["ICLR.cc/2025/Conference/Submission3/-/Meta_Review"],
          "content": {"recommendation": {"value": "Accept (Poster)"}}},
-        {"id": "w", "forum": forum, "replyto": forum, "invitations": ["ICLR.cc/2025/Conference/Submission3/-/Withdrawal"],
+        {"id": "w", "forum": forum, "replyto": forum,
+         "invitations": ["ICLR.cc/2025/Conference/Submission3/-/Withdrawal"],
          "content": {"title": {"value": "Submission Withdrawn by the Authors"}}},
         {"id": "x", "forum": "X1", "replyto": "X1", "invitations": ["ICLR.cc/2025/Conference/Submission4/-/Decision"],
          "content": {"decision": {"value": "Maybe later"}}},
@@ -170,5 +171,5 @@ def test_live_reports_an_unreachable_api(log):
         def get_all_notes(self, **kw):
             raise ConnectionError("connection refused")
 
-    with pytest.raises(LiveUnavailable, match="ICLR.cc/2025/Conference from http://127.0.0.1:9 failed"):
+    with pytest.raises(LiveUnavailable, match=r"ICLR\.cc/2025/Conference from http://127\.0\.0\.1:9 failed"):
         fetch_venue("ICLR.cc/2025/Conference", client=Broken())

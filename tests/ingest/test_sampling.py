@@ -50,7 +50,7 @@ def test_quotas_are_the_closest_feasible_ones():
         (q for q in itertools.product(*[range(math.floor(n * c / 20), math.ceil(n * c / 20) + 1)
                                          for c in counts.values()])
          if sum(q) == n and q[2] + q[3] >= 1 and q[0] + q[1] >= 1 and q[0] + q[2] >= 1 and q[1] + q[3] >= 1),
-        key=lambda q: sum(abs(qi - n * c / 20) for qi, c in zip(q, counts.values())))
+        key=lambda q: sum(abs(qi - n * c / 20) for qi, c in zip(q, counts.values(), strict=True)))
     got = solve_quotas(counts, n, ("area", "score_bin"), seed=0)
     assert tuple(got[k] for k in counts) == best
 
@@ -95,5 +95,5 @@ def test_population_from_real_asap_sample(log, shared):
     import_asap(log, shared("asap_review_iclr2017", "sample"))
     papers = population_from_log(log)
     assert len(papers) == 30 and {p.status for p in papers} == {"accepted", "rejected"}
-    chosen, quotas = draw(papers, 10, ("area", "score_bin", "status"), seed=2)
+    chosen, _ = draw(papers, 10, ("area", "score_bin", "status"), seed=2)
     assert len(chosen) == 10 and {p.score_bin(1.0) for p in chosen} == {p.score_bin(1.0) for p in papers}

@@ -2,8 +2,18 @@
 
 import pytest
 
-from llm_calls.cost import (BAD_USAGE, FREE, NO_USAGE, PRICED, UNKNOWN_MODEL, Price, compute_cost,
-                            load_price_table, parse_price_table, price_call)
+from llm_calls.cost import (
+    BAD_USAGE,
+    FREE,
+    NO_USAGE,
+    PRICED,
+    UNKNOWN_MODEL,
+    Price,
+    compute_cost,
+    load_price_table,
+    parse_price_table,
+    price_call,
+)
 from llm_calls.types import Usage
 
 PRICE = Price(input=3.0, cached_input=0.3, cache_write=3.75, output=15.0)

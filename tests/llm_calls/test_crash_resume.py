@@ -72,7 +72,8 @@ def test_kill_9_mid_batch_loses_nothing_and_resume_pays_only_for_the_rest(lake_l
     events = [e for e in lake_log.iter_events("llm_call") if e.status == "ok"]
     per_key = collections.Counter(e.request_key for e in events)
     assert len(per_key) == N and max(per_key.values()) == 1
-    assert {request(sample_index=i).request_key for i in range(N)} == set(per_key)
+    # The child's provider sends to the loopback server, so that endpoint is part of every key.
+    assert {request(sample_index=i, base_url=server.openai_base_url).request_key for i in range(N)} == set(per_key)
     # The resume paid exactly for the requests with no event; the only calls ever paid twice are
     # the ones the server answered while the process was being killed (at most one per worker).
     assert server.requests - paid_before_resume == N - len(ok)

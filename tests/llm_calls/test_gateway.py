@@ -39,12 +39,13 @@ def test_another_sample_index_is_a_new_call(make_gateway, server):
     assert a.request_key != b.request_key and a.text != b.text and not b.replayed
 
 
-def test_event_records_the_call(make_gateway, lake_log):
-    req = request(top_logprobs=3)
+def test_event_records_the_call(make_gateway, server, lake_log):
+    req = request(top_logprobs=3, base_url=server.openai_base_url)  # where the test provider sends it
     result = make_gateway().call(req)
     (ev,) = llm_events(lake_log)
     assert ev.event_id == result.event_id and ev.status == "ok" and ev.attempt == 1
     assert (ev.request_key, ev.reviewer_config, ev.sample_index) == (req.request_key, req.reviewer_config, 0)
+    assert ev.endpoint == server.openai_base_url and ev.study is None
     assert ev.params_json == '{"max_tokens":50,"seed":0,"temperature":0.7}'
     assert json.loads(lake_log.blobs.get_text(ev.request_sha256))["messages"] == list(req.messages)
     raw = json.loads(lake_log.blobs.get_text(ev.response_sha256))
@@ -94,7 +95,7 @@ def test_timeout_is_retried(make_gateway, server, lake_log):
 
 def test_fatal_400_is_not_retried(make_gateway, server, lake_log):
     server.script(Reply(status=400))
-    with pytest.raises(LlmCallFailed, match="not retryable.*HTTP400") as info:
+    with pytest.raises(LlmCallFailed, match=r"not retryable.*HTTP400") as info:
         make_gateway().call(request())
     assert server.requests == 1 and info.value.attempts == 1
     (ev,) = llm_events(lake_log)
@@ -144,7 +145,7 @@ def test_call_many_bounds_concurrency_and_keeps_order(make_gateway, server):
     gw = make_gateway(max_concurrency=3)
     reqs = [request(sample_index=i) for i in range(9)]
     results = gw.call_many(reqs, progress=False)
-    assert [r.request_key for r in results] == [r.request_key for r in reqs]
+    assert [r.request_key for r in results] == [gw.bind(r).request_key for r in reqs]
     assert server.max_in_flight == 3
     assert gw.call_many(reqs, progress=False)[4].replayed and server.requests == 9
 

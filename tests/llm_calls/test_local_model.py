@@ -11,8 +11,8 @@ from llm_calls.gateway import Gateway
 from llm_calls.providers.base import ProviderUnavailable
 from llm_calls.providers.local import LocalProvider, schema_warnings
 from llm_calls.types import LlmRequest
-from warehouse import settings
 from tests.llm_calls.support import llm_events
+from warehouse import settings
 
 PARTS = [b"first-part-bytes|", b"second|", b"third and last"]
 

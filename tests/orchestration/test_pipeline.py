@@ -4,8 +4,12 @@ The model sits behind a loopback OpenAI-compatible server here (the network edge
 bottom runs the real embedded model.
 """
 
+import json
+import statistics
+
 import duckdb
-from dagster import AssetKey, DagsterInstance
+import pytest
+from dagster import AssetCheckKey, AssetKey, DagsterInstance
 
 from tests.orchestration.conftest import run_cli
 from warehouse import EventLog, Lake
@@ -46,7 +50,8 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert first.returncode == 0, first.stdout + first.stderr
     assert "Model calls this run: 4 new" in first.stdout
     assert review_server.requests == 4 and len(_calls(lake_root)) == 4
-    scores_first = _sql(lake_root, "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2")
+    scores_sql = "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2"
+    scores_first = _sql(lake_root, scores_sql)
     assert len(scores_first) == 4 and all(s is not None for *_, s in scores_first)
     version_first = _code_version(lake_root, "ai_reviews")
 
@@ -55,7 +60,7 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert second.returncode == 0, second.stdout + second.stderr
     assert "Model calls this run: 0 new" in second.stdout
     assert review_server.requests == 4 and len(_calls(lake_root)) == 4
-    assert _sql(lake_root, "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2") == scores_first
+    assert _sql(lake_root, scores_sql) == scores_first
 
     # Asking for a third sample per paper pays for exactly the new samples.
     more = run_cli(["review", "--samples", "3"], env)
@@ -97,12 +102,77 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert "MISMATCH" in bad.stdout and seg.name in bad.stdout.replace("\n", "")
 
 
-def test_a_failing_gate_stops_downstream_and_says_which_expectation(tmp_path, review_server):
-    review_server.score = 42  # outside the protocol's 1–10
+ALL_DEMO = "demo-001,demo-002,demo-003,demo-004"
+
+
+def _query(env, sql, *, candidate=False):
+    """`peerlake query -f json` as a user runs it; (exit code, rows or the message)."""
+    res = run_cli(["query", "-f", "json", sql, *(["--candidate"] if candidate else [])], env)
+    return res.returncode, (json.loads(res.stdout) if res.returncode == 0 else " ".join(res.stdout.split()))
+
+
+def test_marts_are_published_only_after_every_gate_passes(tmp_path, review_server):
+    """Write, audit, publish: a failed gate publishes nothing and keeps the candidate to inspect."""
     lake_root = tmp_path / "lake"
-    res = run_cli(["demo"], _env(lake_root, review_server, papers="demo-001", samples=1))
-    assert res.returncode == 1
-    out = res.stdout.replace("\n", " ")
-    assert "GATE FAILED" in out and "gx_ai_review_scores" in out and "overall_score" in out
+    repeatability = "select * from reliability_repeatability order by all"
+    gate = AssetCheckKey(AssetKey("fct_ai_review_scores"), "gx_ai_review_scores")
+
+    # 1. A first build whose only review is off the 1-10 scale fails at the input gate: no mart at all.
+    review_server.score = 42
+    env = _env(lake_root, review_server, papers="demo-001", samples=1)
+    first = run_cli(["demo"], env)
+    assert first.returncode == 1
+    out = " ".join(first.stdout.split())
+    assert "GATE FAILED gx_ai_review_scores on fct_ai_review_scores (suite ai_review_scores)" in out
+    assert "expect_column_values_to_be_between(overall_score_raw" in out and "values [42.0]" in out
+    code, kept = _query(env, "select review_score_id, overall_score_raw from fct_ai_review_scores", candidate=True)
+    assert code == 0 and [r["overall_score_raw"] for r in kept] == [42.0]  # the failed candidate is kept
+    assert kept[0]["review_score_id"] in out  # ... and the CLI named its offending row
+    assert not (lake_root / "peerlake.duckdb").exists()
+    code, message = _query(env, repeatability)
+    assert code == 1 and "No published marts yet" in message and "failed at gate gx_ai_review_scores" in message
+    # The statistics were never built, not even in the candidate: bad inputs stop before them.
+    assert _query(env, repeatability, candidate=True)[0] == 1
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    assert inst.get_latest_materialization_event(AssetKey("review_summary")) is None
+    record = inst.get_latest_asset_check_evaluation_record(gate)  # the UI shows it on this asset
+    assert record is not None and record.evaluation.passed is False
+    for key in ("reliability_repeatability", "published_marts", "review_summary"):
+        assert inst.get_latest_materialization_event(AssetKey(key)) is None, key
+
+    # 2. A good rebuild publishes. The log is immutable, so the bad answer stays; the suite tolerates
+    #    up to 5 % off-scale answers (more means a broken prompt or model): 1 of 4 x 6 passes. (Few
+    #    samples per paper: the rank-reproducibility mart enumerates every split of them.)
+    review_server.score = None  # 4, 5, 6, 4, ...
+    env = _env(lake_root, review_server, papers=ALL_DEMO, samples=6)
+    second = run_cli(["demo"], env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    by_paper: dict[str, list[int]] = {}
+    for call in _calls(lake_root):
+        by_paper.setdefault(call.subject_id, []).append(json.loads(call.response_text)["overall_score"])
+    assert sorted(len(v) for v in by_paper.values()) == [6, 6, 6, 6]
+    good = {p: [s for s in v if 1 <= s <= 10] for p, v in by_paper.items()}
+    pooled_sd = statistics.fmean(statistics.variance(v) for v in good.values()) ** 0.5
+    code, published = _query(env, repeatability)
+    assert code == 0 and len(published) == 1
+    assert (published[0]["n_reviews"], published[0]["n_parsed_reviews"]) == (24, 23)
+    assert published[0]["within_paper_sd"] == pytest.approx(pooled_sd)
+    inst = DagsterInstance.from_config(str(lake_root / "dagster"))
+    published_run = inst.get_latest_materialization_event(AssetKey("published_marts")).run_id
+
+    # 3. Four more off-scale answers (5 of 28) fail the build; users keep the published marts.
+    review_server.score = 42
+    env = _env(lake_root, review_server, papers=ALL_DEMO, samples=7)
+    third = run_cli(["demo"], env)
+    assert third.returncode == 1
+    out = " ".join(third.stdout.split())
+    assert "GATE FAILED gx_ai_review_scores on fct_ai_review_scores" in out and "5 of 28 rows unexpected" in out
+    assert "Nothing was published" in out
+    assert _query(env, repeatability) == (0, published)
+    code, bad = _query(env, "select count(*) as n from fct_ai_review_scores where overall_score_raw = 42",
+                       candidate=True)
+    assert bad == [{"n": 5}]
+    assert _query(env, repeatability, candidate=True) == (0, published)  # stage 2 never saw the bad row
+    record = inst.get_latest_asset_check_evaluation_record(gate)
+    assert record.evaluation.passed is False and record.run_id != published_run
+    assert inst.get_latest_materialization_event(AssetKey("published_marts")).run_id == published_run
+    assert inst.get_latest_materialization_event(AssetKey("reliability_repeatability")).run_id == published_run

@@ -16,7 +16,7 @@ from metrics.report import write_report
 from tests.report.report_lake import build_report_lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
-MINE = "+reliability_granularity +reliability_distribution_estimation +int_score_probes_parsed"
+MINE = "+reliability_granularity +reliability_distribution_estimation +int_score_probes_parsed +fct_ai_review_scores"
 
 
 @pytest.fixture(scope="module")

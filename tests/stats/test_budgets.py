@@ -7,6 +7,7 @@ import pytest
 
 from metrics.stats.budgets import (
     certified_budget,
+    certified_pairs,
     compute_budgets,
     kl_bernoulli,
     planning_budget,
@@ -83,10 +84,52 @@ def test_compute_budgets_uses_m_pairs_and_alpha_per_config():
     assert compute_budgets(1.2, 50, 5, 0.5, n_pairs=130).n_pairs == 130
 
 
-@pytest.mark.parametrize("kwargs", [dict(tolerance=0), dict(beta=1.0), dict(alpha=0),
-                                    dict(variance_hat=-1), dict(variance_hat=41.0)])
+@pytest.mark.parametrize("kwargs", [{"tolerance": 0}, {"beta": 1.0}, {"alpha": 0},
+                                    {"variance_hat": -1}, {"variance_hat": 41.0}])
 def test_bad_input_is_a_clear_error(kwargs):
-    args = dict(variance_hat=1.0, n_papers=10, pilot_reviews=2, tolerance=0.5) | kwargs
+    args = {"variance_hat": 1.0, "n_papers": 10, "pilot_reviews": 2, "tolerance": 0.5} | kwargs
     name = next(iter(kwargs))
     with pytest.raises(ValueError, match=name):
         compute_budgets(**args)
+
+
+def _coverage(counts: list[int], p: float, alpha: float, n_pairs: int) -> float:
+    """P(V ≤ U(V̂)) computed exactly, by enumerating every outcome of a pilot.
+
+    Scores are 1 or 10 (10 with probability p): a two-point law on the scale's ends, where the
+    bound is at its tightest. A paper with n scores, j of them 10, has S² = 81·j(n − j)/(n(n − 1));
+    V̂ is the mean of independent papers' S², so its law is the convolution of the per-paper
+    binomial laws, enumerated here by hand."""
+    sums = {0.0: 1.0}  # Σ S_i² -> probability
+    for n in counts:
+        paper: dict[float, float] = {}
+        for j in range(n + 1):
+            s2 = round(81 * j * (n - j) / (n * (n - 1)), 9)
+            paper[s2] = paper.get(s2, 0.0) + math.comb(n, j) * p ** j * (1 - p) ** (n - j)
+        nxt: dict[float, float] = {}
+        for a, pa in sums.items():
+            for b, pb in paper.items():
+                key = round(a + b, 9)
+                nxt[key] = nxt.get(key, 0.0) + pa * pb
+        sums = nxt
+    true_v = 81 * p * (1 - p)
+    return sum(pr for total, pr in sums.items()
+               if variance_upper_bound(total / len(counts), n_pairs, alpha) >= true_v)
+
+
+def test_certified_pairs_keep_coverage_with_unequal_reviews_per_paper():
+    # Four papers kept 20 parsed scores, four only 2 (their other answers failed to parse).
+    counts, p, alpha = [2, 2, 2, 2, 20, 20, 20, 20], 0.3, 0.05
+    assert certified_pairs(counts) == 8 * 1  # N·⌊n_min/2⌋
+    assert _coverage(counts, p, alpha, certified_pairs(counts)) >= 1 - alpha
+    # The old count Σ⌊n_i/2⌋ = 44 treats the 2-score papers' one pair each like the others' ten:
+    # U comes out too small and misses V far more often than α (exactly 10.9 % here).
+    old = sum(n // 2 for n in counts)
+    assert old == 44 and _coverage(counts, p, alpha, old) < 1 - alpha - 0.05
+
+
+def test_certified_pairs_equal_the_classic_count_when_every_paper_has_n_scores():
+    assert certified_pairs([5] * 40) == 40 * 2 == compute_budgets(1.0, 40, 5, 0.5).n_pairs
+    assert certified_pairs([]) == 0
+    with pytest.raises(ValueError, match="at least 2"):
+        certified_pairs([1, 4])

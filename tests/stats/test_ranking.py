@@ -50,7 +50,7 @@ def brute_counts(scores, k, groups=None, rounds=None):
 def test_partition_count_formula_and_enumeration(n):
     for k in range(1, n // 2 + 1):
         a, b = partitions(n, k)
-        got = {frozenset([frozenset(x), frozenset(y)]) for x, y in zip(a.tolist(), b.tolist())}
+        got = {frozenset([frozenset(x), frozenset(y)]) for x, y in zip(a.tolist(), b.tolist(), strict=False)}
         assert len(a) == len(got) == n_partitions(n, k) == comb(n, k) * comb(n - k, k) // 2
         assert got == brute_partitions(n, k)
 
@@ -106,7 +106,7 @@ def test_close_pairs_match_brute_force_on_second_half_blocks():
             expected = [0, 0, 0]
             for i, j in members:
                 got = brute_counts([scores[i].tolist(), scores[j].tolist()], k, rounds=[4, 5, 6, 7])
-                expected = [e + g for e, g in zip(expected, got)]
+                expected = [e + g for e, g in zip(expected, got, strict=False)]
             assert (c.n_same, c.n_tie, c.n_reverse) == tuple(expected), (k, label)
             total_pairs += c.n_pairs
         assert total_pairs == comb(6, 2) + comb(4, 2)

@@ -78,8 +78,8 @@ def test_agreement_with_humans_against_pandas_and_numpy():
 
 
 def brute_auc(scores, accepted):
-    pos = [s for s, a in zip(scores, accepted) if a]
-    neg = [s for s, a in zip(scores, accepted) if not a]
+    pos = [s for s, a in zip(scores, accepted, strict=False) if a]
+    neg = [s for s, a in zip(scores, accepted, strict=False) if not a]
     wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p, n in product(pos, neg))
     return wins / (len(pos) * len(neg))
 

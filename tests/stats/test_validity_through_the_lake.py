@@ -34,7 +34,8 @@ def _write_inputs(shared_data, folder):
     for n, pid, ratings, decision in _papers(shared_data):
         prefix = f"{VENUE}/Submission{n + 1}"
         for j, rating in enumerate(ratings[1:], start=2):
-            notes.append({"id": f"{pid}-r{j}", "forum": pid, "replyto": pid, "invitations": [f"{prefix}/-/Official_Review"],
+            notes.append({"id": f"{pid}-r{j}", "forum": pid, "replyto": pid,
+                          "invitations": [f"{prefix}/-/Official_Review"],
                           "signatures": [f"{prefix}/Reviewer_{j}"], "cdate": 1635000000000 + j,
                           "content": {"rating": {"value": int(rating)}, "confidence": {"value": 3},
                                       "summary_of_the_paper": {"value": "rating-only record"}}})

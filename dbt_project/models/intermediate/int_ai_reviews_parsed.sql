@@ -94,7 +94,7 @@ checked as (
                 then 'decimal_score_not_fractional'
             -- The integer protocol asks for a whole number: 6.5 is a broken answer, not a score
             -- (it used to be accepted and later truncated to 6).
-            when prompt_template <> 'reviewer_scoring_decimal'
+            when coalesce(prompt_template, '') <> 'reviewer_scoring_decimal'
                 and overall_score_value <> floor(overall_score_value)
                 then 'integer_score_not_integer'
             when confidence_text is null then 'missing_confidence'

@@ -18,7 +18,7 @@ statuses as (
 
 human_reviews as (
 
-    select * from {{ ref('fct_human_reviews') }}
+    select * from {{ ref('int_human_reviews_checked') }}
 
 ),
 

@@ -1,5 +1,6 @@
 """Reliability §6: how well a one-call logprob probe (Quick), probe + two reviews (Standard) and
-1/2/3/5 direct reviews estimate a paper's score distribution — held-out risk and acceptance AUC."""
+1/2/3/5 direct reviews estimate a paper's score distribution — held-out risk, Standard − 2 and − 3
+reviews with paired intervals, and acceptance AUC (per input combination, with and without withdrawn)."""
 
 
 def model(dbt, session):

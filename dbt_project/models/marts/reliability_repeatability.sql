@@ -4,13 +4,20 @@ with
 
 review_scores as (
 
-    select * from {{ ref('fct_ai_review_scores') }}
+    select * from {{ ref('int_study_review_scores') }}
 
 ),
 
 drift as (
 
     select * from {{ ref('int_repeatability_drift') }}
+
+),
+
+variance as (
+
+    -- V̂, its root and the certified pair count M: one implementation, in metrics.stats
+    select * from {{ ref('int_repeatability_variance') }}
 
 ),
 
@@ -107,12 +114,6 @@ per_config as (
         avg(n_scores) as reviews_per_paper_mean,
         min(n_scores) as reviews_per_paper_min,
         count(*) filter (where is_repeated) as n_papers_repeated,
-        -- Pooled within-paper SD: the root of the mean per-paper unbiased variance.
-        avg(score_variance) filter (where is_repeated) as variance_hat,
-        sqrt(avg(score_variance) filter (where is_repeated)) as within_paper_sd,
-        -- M for the certified budget: disjoint score pairs, ⌊n_i/2⌋ per paper.
-        cast(coalesce(sum(n_scores // 2) filter (where is_repeated), 0) as bigint)
-            as n_disjoint_pairs,
         quantile_cont(score_variance, 0.1) filter (where is_repeated) as paper_variance_p10,
         quantile_cont(score_variance, 0.25) filter (where is_repeated) as paper_variance_p25,
         quantile_cont(score_variance, 0.5) filter (where is_repeated) as paper_variance_p50,
@@ -146,9 +147,10 @@ final as (
         per_config.reviews_per_paper_mean,
         per_config.reviews_per_paper_min,
         coalesce(per_config.n_papers_repeated, 0) as n_papers_repeated,
-        per_config.variance_hat,
-        per_config.within_paper_sd,
-        coalesce(per_config.n_disjoint_pairs, 0) as n_disjoint_pairs,
+        variance.variance_hat,
+        variance.within_paper_sd,
+        -- M for the certified budget: N·⌊n_min/2⌋ disjoint pairs (valid with unequal n_i)
+        coalesce(variance.n_certified_pairs, 0) as n_certified_pairs,
         per_config.share_papers_identical,
         per_config.share_papers_range_le_1,
         per_config.pairwise_agreement_mean,
@@ -169,6 +171,7 @@ final as (
     from configs
     left join per_config using (study_id, reviewer_config)
     left join drift using (study_id, reviewer_config)
+    left join variance using (study_id, reviewer_config)
 
 )
 

@@ -4,7 +4,7 @@ with
 
 review_scores as (
 
-    select * from {{ ref('fct_ai_review_scores') }}
+    select * from {{ ref('int_study_review_scores') }}
 
 ),
 

@@ -1,0 +1,25 @@
+"""`published_marts` publishes only a candidate audited whole in the same run. A UI selection of
+the publish step without the gates (they block only within one run) must not slip an unaudited
+candidate through."""
+
+import duckdb
+from dagster import DagsterInstance, materialize
+
+from orchestration.resources import LakeResource
+
+
+def test_publish_refuses_a_candidate_whose_gates_did_not_run(lake):
+    from orchestration.runner import prepare_dbt_manifest
+
+    prepare_dbt_manifest()
+    from orchestration.assets.publish import published_marts
+
+    lake.candidate_duckdb_path.parent.mkdir(parents=True)
+    with duckdb.connect(str(lake.candidate_duckdb_path)) as con:
+        con.execute("create table fct_ai_review_scores as select 42.0 as overall_score_raw")
+    result = materialize([published_marts], resources={"lake": LakeResource(root=str(lake.root))},
+                         instance=DagsterInstance.ephemeral(), raise_on_error=False)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data.error
+    assert "gx_ai_review_scores" in failure.message and "did not pass in this run" in failure.message
+    assert not lake.duckdb_path.exists()

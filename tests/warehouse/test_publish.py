@@ -1,0 +1,74 @@
+"""Write, audit, publish on the file system: the candidate starts from the published file, and
+publishing swaps the whole file at once."""
+
+import duckdb
+
+from warehouse import Lake
+from warehouse.publish import (
+    BUILDING,
+    FAILED,
+    PUBLISHED,
+    candidate_status,
+    publish,
+    record_gate_failure,
+    reset_candidate,
+)
+
+
+def _write(path, value):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(path)) as con:
+        con.execute("create or replace table reliability_repeatability as select ? as within_paper_sd", [value])
+
+
+def _read(path):
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute("select within_paper_sd from reliability_repeatability").fetchall()
+
+
+def test_a_first_build_starts_from_nothing_and_forgets_a_failed_candidate(lake):
+    _write(lake.candidate_duckdb_path, 9.9)  # left over from a failed build
+    lake.candidate_duckdb_path.with_name("peerlake.duckdb.wal").write_bytes(b"left by a killed dbt")
+    reset_candidate(lake)
+    assert not lake.candidate_duckdb_path.exists()
+    assert not lake.candidate_duckdb_path.with_name("peerlake.duckdb.wal").exists()
+    assert candidate_status(lake)["state"] == BUILDING
+
+
+def test_a_build_starts_from_a_copy_of_the_published_file(lake):
+    _write(lake.duckdb_path, 1.5)
+    _write(lake.candidate_duckdb_path, 9.9)
+    reset_candidate(lake)
+    assert _read(lake.candidate_duckdb_path) == [(1.5,)]
+    _write(lake.candidate_duckdb_path, 2.5)  # dbt writes the candidate, never the published file
+    assert _read(lake.duckdb_path) == [(1.5,)]
+
+
+def test_publish_swaps_the_whole_file_and_open_readers_keep_the_old_one(lake):
+    _write(lake.duckdb_path, 1.5)
+    reset_candidate(lake)
+    _write(lake.candidate_duckdb_path, 2.5)
+    reader = duckdb.connect(str(lake.duckdb_path), read_only=True)
+    try:
+        assert publish(lake) == lake.duckdb_path
+        # A query that began before the swap reads the file it opened, whole.
+        assert reader.execute("select within_paper_sd from reliability_repeatability").fetchall() == [(1.5,)]
+    finally:
+        reader.close()
+    assert _read(lake.duckdb_path) == [(2.5,)]
+    assert sorted(p.name for p in lake.root.glob(".*tmp")) == []  # no temporary file left behind
+    assert candidate_status(lake)["state"] == PUBLISHED
+
+
+def test_a_failed_gate_is_recorded_until_the_next_build(lake):
+    reset_candidate(lake)
+    record_gate_failure(lake, "gx_ai_review_scores", "gate ai_review_scores: FAIL")
+    record_gate_failure(lake, "gx_llm_calls", "gate llm_calls: FAIL")
+    status = candidate_status(lake)
+    assert status["state"] == FAILED and list(status["failed_gates"]) == ["gx_ai_review_scores", "gx_llm_calls"]
+    reset_candidate(lake)
+    assert candidate_status(lake)["failed_gates"] == {}
+
+
+def test_no_status_before_any_build(tmp_path):
+    assert candidate_status(Lake(tmp_path)) is None
