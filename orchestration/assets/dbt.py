@@ -4,7 +4,7 @@ them, so the lineage graph is one piece: manuscripts → stg_events__papers → 
 from collections.abc import Mapping
 from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey
+from dagster import AssetExecutionContext, AssetKey, MaterializeResult, asset
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from expectations.gates import INPUT_GATES
@@ -27,6 +27,7 @@ SOURCE_ASSETS = {
     "sample_drawn": AssetKey("paper_samples"),
     # written by the study-partitioned model assets (one source, one key: an external node)
     "study_resolved": AssetKey("study_resolutions"),
+    "llm_call_duplicated": AssetKey("llm_call_duplicates"),  # routed aside by the seal
 }
 
 
@@ -43,10 +44,51 @@ class PeerlakeDbtTranslator(DagsterDbtTranslator):
 
 # Two stages, so bad inputs never reach a statistic: stage 1 builds the marts the input gates check
 # (scores, human ratings, calls, papers) and everything they are built from; their blocking checks
-# run next; only then does stage 2 build the statistics from them. Both write the candidate file,
-# never the published one (warehouse.publish).
+# run next; only then does stage 2 build the statistics. Both write the candidate file, never the
+# published one (warehouse.publish).
 INPUT_MARTS = sorted(set(INPUT_GATES.values()))
 INPUTS_SELECT = " ".join(f"+{m}" for m in INPUT_MARTS)
+AUDITED_INPUTS = AssetKey("audited_inputs")
+
+
+@asset(group_name="publish", deps=[AssetKey(m) for m in INPUT_MARTS],
+       description="Marks that every input mart passed its gate on the candidate; the statistics "
+                   "(dbt stage 2) are built only after it.")
+def audited_inputs() -> MaterializeResult:
+    # A blocking check holds back only the assets downstream of the one it checks. The statistics
+    # read intermediate models (never marts), not the gated input marts, so lineage alone would
+    # let them run past a failed input gate; this asset sits between the two stages instead.
+    return MaterializeResult(metadata={"input_gates": ", ".join(sorted(INPUT_GATES))})
+
+
+class StatisticsTranslator(PeerlakeDbtTranslator):
+    """Stage 2: each model that reads a stage-1 model also waits for `audited_inputs`."""
+
+    def get_asset_spec(self, manifest, unique_id, project):
+        spec = super().get_asset_spec(manifest, unique_id, project)
+        stage_one = _stage_one_ids(manifest)
+        parents = manifest["parent_map"].get(unique_id, [])
+        if unique_id.startswith("model.") and unique_id not in stage_one and stage_one.intersection(parents):
+            spec = spec.merge_attributes(deps=[AUDITED_INPUTS])
+        return spec
+
+
+_STAGE_ONE: dict[int, set[str]] = {}
+
+
+def _stage_one_ids(manifest) -> set[str]:
+    """The input marts and all their ancestors: what `--select INPUTS_SELECT` builds."""
+    if id(manifest) not in _STAGE_ONE:
+        todo = [uid for uid, n in manifest["nodes"].items()
+                if n["resource_type"] == "model" and n["name"] in INPUT_MARTS]
+        seen: set[str] = set()
+        while todo:
+            uid = todo.pop()
+            if uid not in seen:
+                seen.add(uid)
+                todo.extend(manifest["parent_map"].get(uid, []))
+        _STAGE_ONE[id(manifest)] = seen
+    return _STAGE_ONE[id(manifest)]
 
 
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt, select=INPUTS_SELECT,
@@ -63,7 +105,7 @@ def dbt_inputs(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeRe
 
 
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt, exclude=INPUTS_SELECT,
-            dagster_dbt_translator=PeerlakeDbtTranslator(), op_tags=DUCKDB_TAG)
+            dagster_dbt_translator=StatisticsTranslator(), op_tags=DUCKDB_TAG)
 def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource):
     """Stage 2: every other model (statistics, costs), from input marts whose gates passed."""
     from warehouse import settings
@@ -72,7 +114,8 @@ def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource):
     yield from dbt.cli(["build"], context=context).stream()
 
 
-DBT_ASSETS = [dbt_inputs, dbt_statistics]
+DBT_ASSETS = [dbt_inputs, audited_inputs, dbt_statistics]
 # What `published_marts` waits for: every mart, so a failed gate on any of them publishes nothing.
-MART_KEYS = sorted((k for a in DBT_ASSETS for k, spec in a.specs_by_key.items() if spec.group_name == "dbt_marts"),
+MART_KEYS = sorted((k for a in (dbt_inputs, dbt_statistics) for k, spec in a.specs_by_key.items()
+                    if spec.group_name == "dbt_marts"),
                    key=lambda k: k.to_user_string())

@@ -13,7 +13,7 @@ review_calls as (
 
     select *
     from llm_calls
-    where purpose = 'review' and is_ok
+    where purpose = 'review' and is_ok and is_duplicate_success is not true
     -- Replays write no event, so a second ok event for one request_key is a producer bug;
     -- the first answer is the one every replay returned.
     qualify row_number() over (

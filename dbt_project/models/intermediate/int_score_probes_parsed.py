@@ -9,5 +9,5 @@ def model(dbt, session):
 
     blobs = BlobStore(Lake.default())  # PEERLAKE_HOME, exported by the orchestrator
     calls = dbt.ref("stg_events__llm_calls").filter(
-        "purpose in ('score_probe', 'score_probe_continuation')").df()
+        "purpose in ('score_probe', 'score_probe_continuation') and is_duplicate_success is not true").df()
     return parse_probes(calls, blobs.get_text)

@@ -50,7 +50,9 @@ final as (
         price_table_version,
         cost_usd is not null as has_known_cost,
         latency_ms,
-        study_id
+        study_id,
+        -- a second paid answer to an answered request (kept for the cost audit, never an answer)
+        is_duplicate_success
 
     from deduplicated
 

@@ -1,9 +1,13 @@
--- One row per llm_call event (every attempt). Rename and cast only.
+-- One row per llm_call event (every attempt), and per duplicate success the seal set aside.
+-- Rename and cast only.
 with
 
 source as (
 
-    select * from {{ source('events', 'llm_call') }}
+    select *, false as is_duplicate_success from {{ source('events', 'llm_call') }}
+    union all by name
+    -- paid-for second answers the seal set aside: costs count them, answers never do
+    select *, true as is_duplicate_success from {{ source('events', 'llm_call_duplicated') }}
 
 ),
 
@@ -43,7 +47,8 @@ renamed as (
         cast(latency_ms as double) as latency_ms,
         -- the study whose run paid for the call (null: a call made outside any study)
         cast(study as varchar) as study_id,
-        status = 'ok' as is_ok
+        status = 'ok' as is_ok,
+        is_duplicate_success
 
     from source
 

@@ -1,0 +1,32 @@
+"""The two dbt stages: no statistic is built before every input gate passed on the candidate."""
+
+from dagster import AssetKey
+
+
+def test_every_statistic_waits_for_the_input_gates(lake):
+    from orchestration.runner import prepare_dbt_manifest
+
+    prepare_dbt_manifest()
+    from orchestration.assets.dbt import AUDITED_INPUTS, INPUT_MARTS, MART_KEYS, dbt_statistics
+    from orchestration.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    inputs = {AssetKey(m) for m in INPUT_MARTS}
+    assert {"fct_ai_review_scores", "fct_llm_calls", "fct_human_reviews", "dim_papers"} <= set(INPUT_MARTS)
+    # audited_inputs runs after the input marts, hence after their blocking gates...
+    assert graph.get(AUDITED_INPUTS).parent_keys == inputs
+    checked = {k.asset_key for k in graph.asset_check_keys if k.name.startswith("gx_")}
+    assert inputs <= checked
+    # ... and every statistic mart is downstream of it, even those reading intermediate models
+    # rather than the gated marts (lineage alone would not hold them back).
+    downstream, todo = set(), [AUDITED_INPUTS]
+    while todo:
+        for child in graph.get(todo.pop()).child_keys:
+            if child not in downstream:
+                downstream.add(child)
+                todo.append(child)
+    statistics = [k for k in MART_KEYS if k not in inputs]
+    assert AssetKey("reliability_repeatability") in statistics
+    assert [k.to_user_string() for k in statistics if k not in downstream] == []
+    assert set(statistics) <= set(dbt_statistics.keys)
+    assert AssetKey("published_marts") in downstream
