@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngeste
 from warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "build_at_scale.json"
-T0 = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 # (provider, model, temperature): ten configurations a user might compare, all in the price table.
 CONFIGS = [("openai", "gpt-5-mini", 1.0), ("openai", "gpt-4.1-mini", 0.7), ("openai", "gpt-4.1", 0.7),
            ("openai", "gpt-5.1", 1.0), ("openai", "o4-mini", 1.0), ("anthropic", "claude-sonnet-4-5", 0.7),
@@ -369,7 +369,7 @@ def main() -> int:
     runs = [measure(args, int(p)) for p in args.papers.split(",")]
     result = {
         "benchmark": "build_at_scale",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": "peerlake build (subprocess, PEERLAKE_HOME = a fresh temporary lake)",
         "scan_sql": SCAN_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),
         "parse_scan_sql": PARSE_SQL.format(glob="<lake>/events/segments/event_type=llm_call/*.parquet"),

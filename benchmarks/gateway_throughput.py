@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -100,7 +100,7 @@ def main() -> int:
 
     result = {
         "benchmark": "gateway_throughput",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "n_calls": args.n,
         "concurrency": args.concurrency,
         "server_delay_s": args.server_delay,

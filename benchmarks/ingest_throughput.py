@@ -17,7 +17,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def main() -> int:
     ingest, images = min(runs)
     result = {
         "benchmark": "ingest_throughput",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "pdfs": len(pdfs),
         "pages": pages,
         "raw_pymupdf_pages_per_s": round(pages / raw, 1),
@@ -141,7 +141,8 @@ def main() -> int:
     print(f"raw pymupdf : {result['raw_pymupdf_pages_per_s']:8.1f} pages/s")
     print(f"ingest      : {result['ingest_pages_per_s']:8.1f} pages/s  (ratio {result['ingest_over_raw']:.3f}; "
           f"images {result['image_extraction_seconds']:.2f} s of {result['ingest_seconds']:.2f} s; without them "
-          f"{result['ingest_pages_per_s_without_images']:.1f} pages/s, ratio {result['ingest_over_raw_without_images']:.3f})")
+          f"{result['ingest_pages_per_s_without_images']:.1f} pages/s, "
+          f"ratio {result['ingest_over_raw_without_images']:.3f})")
     print(f"ASAP 487    : {a['papers']} papers, {a['reviews']} reviews, {a['statuses']} statuses in "
           f"{a['import_seconds'] + a['seal_seconds']:.2f} s ({a['ms_per_paper']} ms/paper; "
           f"extract {a['extract_seconds']} s; rejected {a['rejected']})")

@@ -4,11 +4,11 @@ from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
 from orchestration.assets import inbox, probes, publish, report_page
+from orchestration.assets.checks import gate_checks
 from orchestration.assets.dbt import DBT_ASSETS
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
 from orchestration.assets.report import review_summary
 from orchestration.assets.reviews import ai_reviews
-from orchestration.checks import gate_checks
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 

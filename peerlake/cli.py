@@ -6,96 +6,17 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from peerlake.console import console, print_rows, report_run, run_quietly
 from warehouse import settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="peerlake: an event-sourced lakehouse for evaluating AI peer reviewers.")
-console = Console()
-if not console.is_terminal:  # piped or in CI: don't squeeze tables into 80 columns
-    console = Console(width=160)
-
-
 def _count_llm_events() -> int:
     from warehouse import EventLog
 
     return EventLog().count("llm_call")
 
-
-def _fmt(v) -> str:
-    return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
-
-
-def _print_rows(rows: list[dict], title: str | None = None) -> None:
-    if not rows:
-        console.print("(no rows)")
-        return
-    cols = list(rows[0])
-    width = sum(max(len(str(c)), *(len(_fmt(r[c])) for r in rows)) + 3 for c in cols)
-    if width > console.width:  # too wide to read as a grid: one "column: value" block per row
-        for i, r in enumerate(rows, 1):
-            console.rule(f"row {i}" if not title else f"{title} · row {i}")
-            pad = max(len(str(c)) for c in cols)
-            for c in cols:
-                console.print(f"{str(c).ljust(pad)}  {_fmt(r[c])}", highlight=False, markup=False)
-        return
-    table = Table(title=title, show_lines=False)
-    for col in cols:
-        table.add_column(str(col), overflow="fold")
-    for r in rows:
-        table.add_row(*[_fmt(v) for v in r.values()])
-    console.print(table)
-
-
-def _report_run(run) -> None:
-    """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
-    and say what users now see: a failed build publishes nothing."""
-    for check in run.failed_checks:
-        kind = f"suite {check.suite}" if check.suite else "dbt test"
-        console.print(f"[bold red]GATE FAILED[/] {check.check} on {check.asset} ({kind})", soft_wrap=True)
-        if check.description:  # holds keys and values: print it verbatim, not as rich markup
-            console.print(check.description, markup=False, highlight=False, soft_wrap=True)
-    for step in run.failed_steps:
-        console.print(f"[bold red]STEP FAILED[/] {step}", soft_wrap=True)
-    if run.failed_checks or any(s.startswith(("dbt_", "published_marts")) for s in run.failed_steps):
-        published = settings.duckdb_path().exists()
-        console.print("[red]Nothing was published.[/] "
-                      + ("`peerlake query` still serves the previously published marts. " if published
-                         else "No marts are published yet. ")
-                      + "The failed candidate is kept for inspection: "
-                        "`peerlake query --candidate \"select …\"` (or `make ui` → Runs).", soft_wrap=True)
-
-
-# Assets that call a model but are not part of the default demo (each would add minutes on a CPU):
-# forced-decimal reviews and logprob probes. Materialize them from `make ui` or with a hosted model.
-OPTIONAL_MODEL_ASSETS = {"ai_reviews_decimal", "score_probes",
-                         "inbox_manuscripts"}  # partitioned per inbox PDF; its sensor runs it
-MODEL_ASSETS = {"papers", "manuscripts", "human_reviews", "ai_reviews", *OPTIONAL_MODEL_ASSETS}
-
-
-def _asset_keys(exclude: set[str]) -> list[str]:
-    from orchestration.runner import prepare_dbt_manifest
-
-    prepare_dbt_manifest()
-    from orchestration.definitions import defs
-
-    keys = [k.to_user_string() for k in defs.resolve_asset_graph().materializable_asset_keys]
-    return sorted(k for k in keys if k not in exclude)
-
-
-def _run_quietly(fn, name: str, **kwargs):
-    """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
-    import contextlib
-    from datetime import datetime, timezone
-
-    logs = settings.lake_root() / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    path = logs / f"{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{name}.log"
-    console.print(f"Running the Dagster assets in-process (dbt and step output: {path})")
-    with open(path, "w") as fh, contextlib.redirect_stdout(fh):
-        return fn(**kwargs)
 
 
 @app.command()
@@ -120,7 +41,7 @@ def demo() -> None:
              "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
-    _print_rows(show, title="AI reviewers of study demo (one row per configuration)")
+    print_rows(show, title="AI reviewers of study demo (one row per configuration)")
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")
@@ -138,8 +59,8 @@ def build() -> None:
     only if all pass; then the summary and the report. No model call."""
     from orchestration.studies import build_all
 
-    run = _run_quietly(build_all, "build", tags={"peerlake/command": "build"})
-    _report_run(run)
+    run = run_quietly(build_all, "build", tags={"peerlake/command": "build"})
+    report_run(run)
     if not run.success:
         raise typer.Exit(1)
     console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
@@ -172,6 +93,8 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
                           "`peerlake build`) first.", soft_wrap=True)
         raise typer.Exit(1)
     if failed and not candidate:  # on stderr, so csv/json output stays parseable
+        from rich.console import Console
+
         Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
                                    "published before it.", style="yellow", soft_wrap=True)
     try:
@@ -198,7 +121,7 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
         w.writeheader()
         w.writerows(rows)
     else:
-        _print_rows(rows)
+        print_rows(rows)
 
 
 @app.command()

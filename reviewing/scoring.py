@@ -3,8 +3,7 @@
 from dataclasses import dataclass
 
 from llm_calls.types import LlmRequest
-from warehouse import settings
-from warehouse import EventLog, PaperIngested
+from warehouse import EventLog, PaperIngested, settings
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def parse_study(name: str, text: str) -> Study:
         raise StudyError(f"study {name!r}: papers.corpus = {papers['corpus']!r}; the only corpus is 'demo'")
     reviewers = []
     # no [[reviewers]] table: the default reviewer; `reviewers = []`: imported reviews only
-    for i, r in enumerate(raw["reviewers"] if "reviewers" in raw else [{}]):
+    for i, r in enumerate(raw.get("reviewers", [{}])):
         _no_unknown(name, f"reviewers[{i}].", r, REVIEWER_KEYS)
         if r.get("samples") is not None and (not isinstance(r["samples"], int) or r["samples"] < 1):
             raise StudyError(f"study {name!r}: reviewers[{i}].samples must be a whole number >= 1")
@@ -280,7 +280,7 @@ def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs
     log.blobs.put_text(study.text)
     versions = code_versions or [c.code_version() for c in configs]
     reviewers = [{"reviewer_config": v, "template": c.template, "provider": c.provider,
-                  "model": c.model, "samples": c.samples} for c, v in zip(configs, versions)]
+                  "model": c.model, "samples": c.samples} for c, v in zip(configs, versions, strict=True)]
     event = StudyResolved(study_id=study.name, study_sha256=study.sha256,
                           paper_ids_json=json.dumps(sorted(paper_ids)),
                           reviewers_json=json.dumps(reviewers),

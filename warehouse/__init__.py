@@ -2,7 +2,7 @@
 
 from warehouse.blobs import BlobStore
 from warehouse.events import Event, HumanReviewImported, LlmCall, PaperIngested
-from warehouse.log import EventLog
 from warehouse.lake import Lake
+from warehouse.log import EventLog
 
 __all__ = ["BlobStore", "Event", "EventLog", "HumanReviewImported", "Lake", "LlmCall", "PaperIngested"]

@@ -1,7 +1,7 @@
 """Assemble the page: one section per question, each skipped with a note when its mart is absent."""
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -10,10 +10,12 @@ from metrics.report import figures
 from metrics.report.data import ReportData, config_labels, load
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;max-width:1060px;margin:2em auto;padding:0 1em;color:#222}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;max-width:1060px;margin:2em auto;
+padding:0 1em;color:#222}
 h1{font-size:1.6em;margin-bottom:.1em} h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 .sub{color:#666;margin-top:0} .note{background:#fff8e1;border-left:3px solid #f0b400;padding:.4em .8em;color:#5a4a00}
-table{border-collapse:collapse;margin:.6em 0;font-size:12.5px} th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:right}
+table{border-collapse:collapse;margin:.6em 0;font-size:12.5px}
+th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:right}
 th{background:#f6f6f6} td:first-child,th:first-child{text-align:left} img{max-width:100%} code{font-size:12px}
 p.how{color:#555;font-size:13px;max-width:60em}
 """
@@ -39,7 +41,7 @@ def _table(df: pd.DataFrame, cols: dict[str, str], nd: dict[str, int] | None = N
 def _ci(df: pd.DataFrame, est: str, lo: str, hi: str, out: str, nd: int = 2) -> pd.DataFrame:
     df = df.copy()
     df[out] = [f"{_fmt(e, nd)} [{_fmt(a, nd)}, {_fmt(b, nd)}]" if pd.notna(e) else "—"
-               for e, a, b in zip(df[est], df[lo], df[hi])]
+               for e, a, b in zip(df[est], df[lo], df[hi], strict=True)]
     return df
 
 
@@ -174,7 +176,7 @@ def render_report(duckdb_path: Path, study: str | None = None) -> str:
     """The page as one HTML string (plots inlined as PNG data URIs), for one study or for all rows."""
     data = load(duckdb_path, study)
     labels = config_labels(data.get("fct_ai_review_scores"))
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = "".join(section(data, labels) for section in SECTIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>peerlake report</title><style>{CSS}</style>"
             f"</head><body><h1>Can we believe an AI score?</h1>"

@@ -7,9 +7,9 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")  # headless: no display on a server or in CI
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
 STYLE = {"figure.dpi": 100, "axes.spines.top": False, "axes.spines.right": False, "font.size": 9}
 
@@ -29,7 +29,7 @@ def score_histograms(scores: pd.DataFrame, labels: dict[str, str]) -> str:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.4 * rows), squeeze=False)
         bins = np.arange(0.75, 10.76, 0.5)
-        for ax, cfg in zip(axes.flat, configs):
+        for ax, cfg in zip(axes.flat, configs, strict=False):
             s = scores.loc[(scores["reviewer_config"] == cfg) & scores["is_parsed"].astype(bool), "overall_score"]
             s = s.astype(float).dropna()
             if len(s):
@@ -51,7 +51,7 @@ def within_sd_bars(rep: pd.DataFrame, labels: dict[str, str]) -> str:
         y = np.arange(len(rep))
         ax.barh(y, rep["within_paper_sd"], color="#55A868")
         ax.set_yticks(y, [labels.get(c, c[:8]) for c in rep["reviewer_config"]])
-        for yi, v in zip(y, rep["within_paper_sd"]):
+        for yi, v in zip(y, rep["within_paper_sd"], strict=True):
             ax.text(v, yi, f" {v:.2f}", va="center")
         ax.set_xlabel("within-paper SD (score points)")
         fig.tight_layout()
@@ -66,7 +66,7 @@ def rank_curves(rank: pd.DataFrame, labels: dict[str, str]) -> str:
     rows = math.ceil(len(configs) / cols)
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.6 * rows), squeeze=False, sharey=True)
-        for ax, cfg in zip(axes.flat, configs):
+        for ax, cfg in zip(axes.flat, configs, strict=False):
             g = rank[rank["reviewer_config"] == cfg].sort_values("k")
             for col, (name, color) in lines.items():
                 ax.plot(g["k"], g[col], "-o", color=color, ms=4, label=name)

@@ -5,8 +5,17 @@ new file or new bytes. Off unless the sensor is started and PEERLAKE_INBOX is se
 from pathlib import Path
 
 from dagster import (
-    AssetExecutionContext, DataVersion, DefaultSensorStatus, DynamicPartitionsDefinition,
-    MaterializeResult, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, asset, sensor,
+    AssetExecutionContext,
+    DataVersion,
+    DefaultSensorStatus,
+    DynamicPartitionsDefinition,
+    MaterializeResult,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    asset,
+    sensor,
 )
 
 from orchestration.resources import LakeResource
@@ -55,7 +64,8 @@ def inbox_sensor(context: SensorEvaluationContext):
     # The run key carries the file's hash: the same bytes never run twice, new bytes run again.
     runs = [RunRequest(run_key=f"{key}:{sha256_hex(path.read_bytes())}", partition_key=key)
             for key, path in files.items()]
-    return SensorResult(run_requests=runs, dynamic_partitions_requests=[inbox_papers.build_add_request(new)] if new else [])
+    return SensorResult(run_requests=runs,
+                        dynamic_partitions_requests=[inbox_papers.build_add_request(new)] if new else [])
 
 
 ASSETS = [inbox_manuscripts]

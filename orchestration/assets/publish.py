@@ -10,7 +10,7 @@ from orchestration.resources import LakeResource
        description="Publishes the candidate DuckDB file (every mart) over <lake>/peerlake.duckdb, "
                    "only after every gate passed on it in this run.")
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from orchestration.checks import gate_check_keys
+    from orchestration.assets.checks import gate_check_keys
     from warehouse.publish import publish
 
     # In a run with the gates, a failed one already skips this step (they block). A run without

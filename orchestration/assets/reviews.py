@@ -17,7 +17,7 @@ REVIEWER_CODE_VERSION = ReviewerConfig.default().code_version()
 
 def keep_results(context, what: str, requests, outcomes) -> list:
     """A failed call is already an event (status=error): log it, keep the others, fail only if all did."""
-    failed = [(req, exc) for req, exc in zip(requests, outcomes) if isinstance(exc, BaseException)]
+    failed = [(req, exc) for req, exc in zip(requests, outcomes, strict=True) if isinstance(exc, BaseException)]
     for req, exc in failed:
         context.log.error(f"{what} of {req.subject_id} sample {req.sample_index} failed: {exc}")
     results = [r for r in outcomes if not isinstance(r, BaseException)]

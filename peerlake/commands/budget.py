@@ -57,7 +57,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def budget(
-        tolerance: float = typer.Option(..., "--tolerance", "-e", help="ε: wanted distance from the paper's true mean score"),
+        tolerance: float = typer.Option(..., "--tolerance", "-e",
+                                        help="ε: wanted distance from the paper's true mean score"),
         variance: float | None = typer.Option(None, "--variance", help="V̂: mean within-paper variance of the pilot"),
         papers: int | None = typer.Option(None, "--papers", help="N: papers in the pilot"),
         pilot_reviews: int | None = typer.Option(None, "--pilot-reviews", help="n: reviews per paper in the pilot"),
@@ -66,13 +67,14 @@ def register(app: typer.Typer) -> None:
         scale_min: float = typer.Option(1, "--scale-min", help="a: lowest score on the scale"),
         scale_max: float = typer.Option(10, "--scale-max", help="b: highest score on the scale"),
         configs: int = typer.Option(1, "--configs", help="m: configurations controlled at once (α/m each)"),
-        config: str | None = typer.Option(None, "--config", help="reviewer_config (or a prefix) to read V̂ from the lake"),
+        config: str | None = typer.Option(None, "--config",
+                                          help="reviewer_config (or a prefix) to read V̂ from the lake"),
         as_json: bool = typer.Option(False, "--json", help="print JSON"),
     ) -> None:
         """New reviews per paper for the mean of k to land within ε of the truth: planning (V̂),
         certified (upper bound U, P(V > U) ≤ α) and range-only (no pilot) budgets."""
-        from warehouse import settings
         from metrics.stats.budgets import compute_budgets
+        from warehouse import settings
 
         try:
             if variance is None:

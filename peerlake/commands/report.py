@@ -8,7 +8,8 @@ def register(app: typer.Typer) -> None:
     def report(study: str = typer.Option(None, "--study", help="only this study (default: every study)"),
                open_: bool = typer.Option(False, "--open", help="open the page in a browser"),
                out: str = typer.Option("", "--out",
-                                       help="where to write, with --study (default <lake>/reports/<study>.html)")) -> None:
+                                       help="where to write, with --study "
+                                            "(default <lake>/reports/<study>.html)")) -> None:
         """Write self-contained HTML pages (tables and plots) over the published marts, one per study:
         a study's page shows only its own papers and reviews."""
         from pathlib import Path

@@ -26,7 +26,8 @@ def study_new(
     venue: list[str] = typer.Option([], "--venue", help="every ingested paper of this venue (repeatable)"),
     ids: str = typer.Option(None, "--ids", help="explicit paper ids, comma-separated"),
     all_ingested: bool = typer.Option(False, "--all", help="every ingested paper that is not synthetic"),
-    samples: int = typer.Option(None, "--samples", "-k", help="independent reviews per paper (default $PEERLAKE_SAMPLES)"),
+    samples: int = typer.Option(None, "--samples", "-k",
+                                help="independent reviews per paper (default $PEERLAKE_SAMPLES)"),
     template: str = typer.Option("reviewer_scoring", "--template", help="the reviewer's prompt template"),
     external: list[str] = typer.Option([], "--external", help="include reviews imported with --system X ('*' = all)"),
     no_reviewers: bool = typer.Option(False, "--no-reviewers", help="no model reviews: measure imported reviews only"),
@@ -68,7 +69,8 @@ def study_list() -> None:
         typer.echo("no studies yet: `peerlake demo` writes `demo`; `peerlake study new NAME ...` writes yours")
     for name in names:
         e = last.get(name)
-        ran = f"last run {e.occurred_at:%Y-%m-%d %H:%M} UTC, {len(json.loads(e.paper_ids_json))} papers" if e else "never run"
+        ran = (f"last run {e.occurred_at:%Y-%m-%d %H:%M} UTC, {len(json.loads(e.paper_ids_json))} papers"
+               if e else "never run")
         typer.echo(f"{name:24} {ran}")
 
 
@@ -90,11 +92,9 @@ def study_show(name: str) -> None:
 
 def run_study_command(name: str, probes: bool, command: str) -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
-    from peerlake.cli import _report_run as report_run
-    from peerlake.cli import _run_quietly as run_quietly
-    from peerlake.cli import console
-    from reviewing.study import StudyError, load_study
     from orchestration.studies import run_study
+    from peerlake.console import console, report_run, run_quietly
+    from reviewing.study import StudyError, load_study
 
     try:
         load_study(_log(), name)
@@ -116,7 +116,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("run")
     def run(name: str = typer.Argument(..., help="the study to run (see `peerlake study list`)"),
-            probes: bool = typer.Option(False, "--probes", help="also forced-decimal reviews and logprob probes")) -> None:
+            probes: bool = typer.Option(False, "--probes",
+                                        help="also forced-decimal reviews and logprob probes")) -> None:
         """Materialize a study: ingest what it reads, review its papers, build and gate the marts."""
         result = run_study_command(name, probes, "run")
         meta = result.study.asset_metadata.get("ai_reviews", {})

@@ -7,8 +7,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from peerlake.commands.budget import register
 from metrics.stats.budgets import kl_bernoulli
+from peerlake.commands.budget import register
 
 
 @pytest.fixture

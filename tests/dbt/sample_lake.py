@@ -2,14 +2,14 @@
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from llm_calls.types import LlmRequest
 from tests.studies import cover_everything
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 # (paper, reviewer) -> one response text per sample. Most are valid reviews; the rest are the
 # ways a model's answer goes wrong and must be flagged rather than dropped.

@@ -118,8 +118,8 @@ def test_fct_ai_review_scores_keeps_and_flags_unparsed_answers(built):
         db, """select paper_id, reviewer_config, sample_index, overall_score, confidence,
                       is_parsed, llm_call_id, parse_error from fct_ai_review_scores""")}
     assert got == expected
-    errors = dict(((p, c, s), e) for p, c, s, e in query(
-        db, "select paper_id, reviewer_config, sample_index, parse_error from fct_ai_review_scores"))
+    errors = {(p, c, s): e for p, c, s, e in query(
+        db, "select paper_id, reviewer_config, sample_index, parse_error from fct_ai_review_scores")}
     a = sample.config_ids["A"]
     assert errors[("P3", a, 1)] == "overall_score_out_of_range"  # the score-42 answer
     assert errors[("P2", a, 2)] == "invalid_json"

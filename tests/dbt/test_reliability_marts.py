@@ -58,7 +58,8 @@ def build_lake(root):
         for j, rating in enumerate(ratings):
             events.append(HumanReviewImported(
                 occurred_at=T0, paper_id=paper, review_id=f"{paper}-h{j}", source="openreview",
-                venue=venue, rating=rating, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10", confidence=3.0, body_sha256="e" * 64))
+                venue=venue, rating=rating, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10", confidence=3.0,
+                body_sha256="e" * 64))
     log = EventLog(Lake(root))
     log.append_many(events)
     cover_everything(log)  # one study, "test": every paper and configuration

@@ -13,7 +13,7 @@ def _graph():
 
 
 def test_lineage_runs_from_papers_to_the_report(lake):
-    defs, graph = _graph()
+    _, graph = _graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert {"papers", "manuscripts", "human_reviews", "ai_reviews", "fct_ai_review_scores",
             "reliability_repeatability", "cost_by_model", "fct_llm_calls", "review_summary"} <= keys
@@ -33,7 +33,7 @@ def test_reviews_code_version_is_the_reviewer_configuration(lake):
 
 
 def test_gates_are_blocking_checks_on_the_marts(lake):
-    defs, graph = _graph()
+    _, graph = _graph()
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert ("fct_ai_review_scores", "gx_ai_review_scores") in checks
     assert ("fct_llm_calls", "gx_llm_calls") in checks

@@ -63,10 +63,13 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert _sql(lake_root, scores_sql) == scores_first
 
     # Asking for a third sample per paper pays for exactly the new samples.
-    more = run_cli(["review", "--samples", "3"], env)
+    more = run_cli(["demo"], {**env, "PEERLAKE_SAMPLES": "3"})
     assert more.returncode == 0, more.stdout + more.stderr
-    assert "2 model calls made, 4 replayed" in more.stdout.replace("\n", " ")
+    assert "Model calls this run: 2 new" in more.stdout and "4 reviews replayed" in more.stdout
     assert review_server.requests == 6 and len(_calls(lake_root)) == 6
+    # `peerlake review` is the user's own study: it never reviews the demo corpus.
+    mine = run_cli(["review", "--samples", "3"], env)
+    assert mine.returncode == 1 and review_server.requests == 6
 
     # Editing the reviewer template: new calls for the reviews only, a new code version, both
     # template versions in cost_by_model.
@@ -85,7 +88,8 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    assert len(inst.get_runs()) == 4
+    # (each demo is two runs: the study's partition of ingest and reviews, then the build)
+    assert len(inst.get_runs()) == 9  # 4 demos, and the refused review's study run
 
     out = run_cli(["query", "select prompt_hash, n_calls from cost_by_model"], env)
     assert out.returncode == 0 and out.stdout.count("│") > 4

@@ -7,10 +7,10 @@ import pytest
 from dagster import materialize
 
 from llm_calls.fake_server import FakeLlmServer
+from metrics.distribution.tables import parse_probes
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.probes import ai_reviews_decimal, score_probes
 from orchestration.resources import LakeResource, ReviewerResource
-from metrics.distribution.tables import parse_probes
 
 
 def _schema(body: dict) -> dict:
@@ -76,7 +76,7 @@ def test_probe_and_decimal_assets_write_llm_call_events_and_replay(lake, probe_s
     from warehouse import EventLog
 
     log = EventLog(lake)
-    calls = [e for e in log.iter_events("llm_call")]
+    calls = list(log.iter_events("llm_call"))
     by_purpose = {}
     for c in calls:
         by_purpose.setdefault(c.purpose, []).append(c)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from warehouse import settings
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
+from warehouse import settings
 
 
 @pytest.mark.model

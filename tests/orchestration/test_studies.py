@@ -87,7 +87,8 @@ def test_the_drawn_sample_is_what_gets_reviewed(tmp_path, review_server):
     # Human ratings make the papers a sampling population (one venue, two score bins).
     log = EventLog(Lake(lake_root))
     log.append_many([HumanReviewImported(paper_id=f"user-{i}", review_id=f"r{i}", source="test",
-                                         venue="TEST 2026", rating=2.0 if i <= 2 else 8.0, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
+                                         venue="TEST 2026", rating=2.0 if i <= 2 else 8.0,
+                                         rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
                                          confidence=3.0, body_sha256="e" * 64) for i in range(1, 5)])
     log.seal()
     log.close()

@@ -9,8 +9,8 @@ import pytest
 
 from ingest.demo_corpus import demo_papers
 from ingest.manuscripts import extract_records
-from warehouse import settings
 from prompts import load_template
+from warehouse import settings
 
 grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="llama-cpp-python is not installed")
 

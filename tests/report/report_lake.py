@@ -3,16 +3,16 @@ forced-decimal reviews of one model, score probes with logprob blobs, and human 
 
 import json
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
 from llm_calls.types import LlmRequest, canonical_json
-from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 from tests.studies import cover_everything
+from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
-T0 = datetime(2026, 2, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 MODEL = "qwen-test"
 N_PAPERS = 12
 
@@ -75,7 +75,8 @@ def build_report_lake(root: Path, seed: int = 0) -> dict:
         truth["human"][paper] = float(np.mean(ratings))
         for j, rating in enumerate(ratings):
             events.append(HumanReviewImported(occurred_at=T0, paper_id=paper, review_id=f"{paper}-h{j}",
-                                              source="test", venue="TEST 2026", rating=rating, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
+                                              source="test", venue="TEST 2026", rating=rating,
+                                              rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
                                               confidence=3.0, body_sha256="e" * 64))
         ints = [int(np.clip(mu + d, 1, 10)) for d in rng.choice([-1, 0, 0, 1], size=5)]
         truth["integer"][paper] = ints

@@ -39,7 +39,7 @@ def rows(db: Path, sql: str) -> list[dict]:
     with duckdb.connect(str(db), read_only=True) as con:
         cur = con.execute(sql)
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
 def test_granularity_mart_matches_a_recomputation(built):

@@ -43,7 +43,7 @@ documents as (
             when json_valid(response_braced) then response_braced::json
         end as response_json,
         not coalesce(json_valid(response_trimmed), false)
-            and coalesce(json_valid(response_braced), false) as is_json_extracted
+        and coalesce(json_valid(response_braced), false) as is_json_extracted
 
     from located
 
@@ -89,12 +89,14 @@ checked as (
             when overall_score_value is null then 'overall_score_not_numeric'
             when overall_score_value not between 1 and 10 then 'overall_score_out_of_range'
             -- The forced-decimal protocol (reliability §5) requires a non-zero fractional part.
-            when prompt_template = 'reviewer_scoring_decimal'
+            when
+                prompt_template = 'reviewer_scoring_decimal'
                 and overall_score_value = floor(overall_score_value)
                 then 'decimal_score_not_fractional'
             -- The integer protocol asks for a whole number: 6.5 is a broken answer, not a score
             -- (it used to be accepted and later truncated to 6).
-            when coalesce(prompt_template, '') <> 'reviewer_scoring_decimal'
+            when
+                coalesce(prompt_template, '') <> 'reviewer_scoring_decimal'
                 and overall_score_value <> floor(overall_score_value)
                 then 'integer_score_not_integer'
             when confidence_text is null then 'missing_confidence'

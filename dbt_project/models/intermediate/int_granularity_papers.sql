@@ -37,13 +37,15 @@ per_paper as (
 
 integer_scores as (
 
-    select * from per_paper where prompt_template = 'reviewer_scoring'
+    select * from per_paper
+    where prompt_template = 'reviewer_scoring'
 
 ),
 
 decimal_scores as (
 
-    select * from per_paper where prompt_template = 'reviewer_scoring_decimal'
+    select * from per_paper
+    where prompt_template = 'reviewer_scoring_decimal'
 
 ),
 
@@ -66,21 +68,25 @@ paired as (
 
     from integer_scores
     inner join decimal_scores
-        on integer_scores.study_id = decimal_scores.study_id
-        and integer_scores.provider = decimal_scores.provider
-        and integer_scores.model = decimal_scores.model
-        and integer_scores.paper_id = decimal_scores.paper_id
+        on
+            integer_scores.study_id = decimal_scores.study_id
+            and integer_scores.provider = decimal_scores.provider
+            and integer_scores.model = decimal_scores.model
+            and integer_scores.paper_id = decimal_scores.paper_id
 
 ),
 
 final as (
 
     select
-        md5(concat_ws('|', study_id, integer_config, decimal_config, paper_id)) as granularity_paper_id,
-        study_id || '|' || integer_config || '|' || decimal_config as granularity_pair_id,
+        md5(concat_ws(
+            '|', paired.study_id, paired.integer_config, paired.decimal_config, paired.paper_id
+        )) as granularity_paper_id,
+        paired.study_id || '|' || paired.integer_config || '|' || paired.decimal_config
+            as granularity_pair_id,
         paired.*,
         paper_context.human_score_mean,
-        n_integer_scores > 0 and n_decimal_scores > 0 as is_comparable
+        paired.n_integer_scores > 0 and paired.n_decimal_scores > 0 as is_comparable
 
     from paired
     left join paper_context using (paper_id)

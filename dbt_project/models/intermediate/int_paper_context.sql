@@ -15,7 +15,8 @@ papers as (
         partition by paper_id
         order by
             {%- if 'is_latest_version' in cols %} is_latest_version desc,{% endif %}
-            {{ 'latest_ingested_at' if 'latest_ingested_at' in cols else ('ingested_at' if 'ingested_at' in cols else 'paper_id') }} desc
+            {%- set newest = 'ingested_at' if 'ingested_at' in cols else 'paper_id' %}
+            {{ 'latest_ingested_at' if 'latest_ingested_at' in cols else newest }} desc
     ) = 1
 
 ),
@@ -28,12 +29,12 @@ derived as (
         {% if 'year' in cols -%}
         cast(year as integer) as year,
         {%- else -%}
-        try_cast(regexp_extract(venue, '(19|20)[0-9][0-9]') as integer) as year,
+            try_cast(regexp_extract(venue, '(19|20)[0-9][0-9]') as integer) as year,
         {%- endif %}
         {% if 'status' in cols -%}
         cast(status as varchar) as status,
         {%- else -%}
-        cast(null as varchar) as status,
+            cast(null as varchar) as status,
         {%- endif %}
         {% if 'is_accepted' in cols -%}
         cast(is_accepted as boolean) as is_accepted,
@@ -50,14 +51,14 @@ derived as (
             when regexp_matches(lower(status), 'reject|withdr') then false
         end as is_accepted,
         {%- else -%}
-        cast(null as boolean) as is_accepted,
+            cast(null as boolean) as is_accepted,
         {%- endif %}
         {% if 'is_withdrawn' in cols -%}
         cast(is_withdrawn as boolean) as is_withdrawn,
         {%- elif 'status' in cols -%}
         regexp_matches(lower(status), 'withdr') as is_withdrawn,
         {%- else -%}
-        cast(null as boolean) as is_withdrawn,
+            cast(null as boolean) as is_withdrawn,
         {%- endif %}
         cast({{ 'human_score_mean' if 'human_score_mean' in cols else 'human_rating_mean' }} as double)
             as human_score_mean

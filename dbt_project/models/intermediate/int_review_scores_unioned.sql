@@ -6,14 +6,19 @@ with
 
 peerlake_reviews as (
 
-    select *, 'peerlake' as source, cast(null as varchar) as external_review_imported_id
+    select
+        *,
+        'peerlake' as source,
+        cast(null as varchar) as external_review_imported_id
     from {{ ref('int_ai_reviews_parsed') }}
 
 ),
 
 external_reviews as (
 
-    select * exclude (external_review_id, body_sha256), 'external' as source
+    select
+        * exclude (external_review_id, body_sha256),
+        'external' as source
     from {{ ref('int_external_reviews_scored') }}
 
 ),
@@ -43,9 +48,10 @@ final as (
 
     select
         case
-            when source = 'peerlake' then md5(concat_ws(
-                '|', coalesce(paper_id, ''), reviewer_config, cast(sample_index as varchar)
-            ))
+            when source = 'peerlake'
+                then md5(concat_ws(
+                    '|', coalesce(paper_id, ''), reviewer_config, cast(sample_index as varchar)
+                ))
             -- another system may reuse a peerlake config name: its slots must not collide
             else md5(concat_ws(
                 '|', source, coalesce(paper_id, ''), reviewer_config, cast(sample_index as varchar)

@@ -30,12 +30,13 @@ scoped as (
     from review_scores
     inner join study_papers using (paper_id)
     inner join study_reviewers
-        on study_reviewers.study_id = study_papers.study_id
-        and study_reviewers.source = review_scores.source
-        and (
-            study_reviewers.reviewer_config = review_scores.reviewer_config
-            or (review_scores.source = 'external' and study_reviewers.reviewer_config = '*')
-        )
+        on
+            study_papers.study_id = study_reviewers.study_id
+            and review_scores.source = study_reviewers.source
+            and (
+                review_scores.reviewer_config = study_reviewers.reviewer_config
+                or (review_scores.source = 'external' and study_reviewers.reviewer_config = '*')
+            )
     -- the study asks for K samples: sample K+1 made for another study is not part of this one
     where study_reviewers.samples is null or review_scores.sample_index < study_reviewers.samples
     -- '*' and a named system may both match one external review

@@ -14,8 +14,11 @@ own as (
     select
         study_id,
         'peerlake' as source,
-        unnest(from_json(reviewers, '[{"reviewer_config": "VARCHAR", "samples": "INTEGER"}]'))
-            as reviewer
+        -- recursive unnest spreads each {reviewer_config, samples} into two columns
+        unnest(  -- noqa: AL03
+            from_json(reviewers, '[{"reviewer_config": "VARCHAR", "samples": "INTEGER"}]'),
+            recursive := true
+        )
 
     from studies
 
@@ -34,11 +37,18 @@ external as (
 
 final as (
 
-    select distinct study_id, source, reviewer.reviewer_config as reviewer_config,
-        reviewer.samples as samples
+    select distinct
+        own.study_id,
+        own.source,
+        own.reviewer_config,
+        own.samples
     from own
     union all by name
-    select distinct study_id, source, reviewer_config, cast(null as integer) as samples
+    select distinct
+        study_id,
+        source,
+        reviewer_config,
+        cast(null as integer) as samples
     from external
 
 )

@@ -41,8 +41,8 @@ final as (
         cache_write_tokens,
         -- input_tokens counts every prompt token, cached and cache-write ones included.
         input_tokens
-            - coalesce(cached_input_tokens, 0)
-            - coalesce(cache_write_tokens, 0) as uncached_input_tokens,
+        - coalesce(cached_input_tokens, 0)
+        - coalesce(cache_write_tokens, 0) as uncached_input_tokens,
         output_tokens,
         reasoning_tokens,
         cost_usd,

@@ -45,7 +45,8 @@ configs as (
 
 parsed_scores as (
 
-    select * from review_scores where is_parsed
+    select * from review_scores
+    where is_parsed
 
 ),
 
@@ -95,9 +96,10 @@ papers as (
     select
         per_paper.*,
         per_paper.n_scores >= 2 as is_repeated,
-        case when per_paper.n_scores >= 2 then
-            agreeing_pairs.n_agreeing_pairs
-            / (per_paper.n_scores * (per_paper.n_scores - 1) // 2)
+        case
+            when per_paper.n_scores >= 2 then
+                agreeing_pairs.n_agreeing_pairs
+                / (per_paper.n_scores * (per_paper.n_scores - 1) // 2)
         end as pairwise_agreement
 
     from per_paper

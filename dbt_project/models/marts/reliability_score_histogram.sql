@@ -10,7 +10,10 @@ review_scores as (
 
 parsed as (
 
-    select study_id, reviewer_config, cast(floor(overall_score) as integer) as score_bin
+    select
+        study_id,
+        reviewer_config,
+        cast(floor(overall_score) as integer) as score_bin
     from review_scores
     where is_parsed
 
@@ -23,8 +26,11 @@ bins as (
         configs.reviewer_config,
         cast(b.score_bin as integer) as score_bin
 
-    from (select distinct study_id, reviewer_config from parsed) as configs
-    cross join range(1, 11) as b(score_bin)
+    from (select distinct
+        study_id,
+        reviewer_config
+    from parsed) as configs
+    cross join range(1, 11) as b (score_bin)
 
 ),
 

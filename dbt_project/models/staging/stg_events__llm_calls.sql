@@ -4,10 +4,16 @@ with
 
 source as (
 
-    select *, false as is_duplicate_success from {{ source('events', 'llm_call') }}
+    select
+        *,
+        false as is_duplicate_success
+    from {{ source('events', 'llm_call') }}
     union all by name
     -- paid-for second answers the seal set aside: costs count them, answers never do
-    select *, true as is_duplicate_success from {{ source('events', 'llm_call_duplicated') }}
+    select
+        *,
+        true as is_duplicate_success
+    from {{ source('events', 'llm_call_duplicated') }}
 
 ),
 

@@ -1,0 +1,71 @@
+"""What every command prints: tables, failed gates and steps, and where the pipeline's log goes."""
+
+from datetime import UTC
+
+from rich.console import Console
+from rich.table import Table
+
+from warehouse import settings
+
+console = Console()
+if not console.is_terminal:  # piped or in CI: don't squeeze tables into 80 columns
+    console = Console(width=160)
+
+
+def fmt(v) -> str:
+    return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+
+def print_rows(rows: list[dict], title: str | None = None) -> None:
+    if not rows:
+        console.print("(no rows)")
+        return
+    cols = list(rows[0])
+    width = sum(max(len(str(c)), *(len(fmt(r[c])) for r in rows)) + 3 for c in cols)
+    if width > console.width:  # too wide to read as a grid: one "column: value" block per row
+        for i, r in enumerate(rows, 1):
+            console.rule(f"row {i}" if not title else f"{title} · row {i}")
+            pad = max(len(str(c)) for c in cols)
+            for c in cols:
+                console.print(f"{str(c).ljust(pad)}  {fmt(r[c])}", highlight=False, markup=False)
+        return
+    table = Table(title=title, show_lines=False)
+    for col in cols:
+        table.add_column(str(col), overflow="fold")
+    for r in rows:
+        table.add_row(*[fmt(v) for v in r.values()])
+    console.print(table)
+
+
+def report_run(run) -> None:
+    """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
+    and say what users now see: a failed build publishes nothing."""
+    for check in run.failed_checks:
+        kind = f"suite {check.suite}" if check.suite else "dbt test"
+        console.print(f"[bold red]GATE FAILED[/] {check.check} on {check.asset} ({kind})", soft_wrap=True)
+        if check.description:  # holds keys and values: print it verbatim, not as rich markup
+            console.print(check.description, markup=False, highlight=False, soft_wrap=True)
+    for step in run.failed_steps:
+        console.print(f"[bold red]STEP FAILED[/] {step}", soft_wrap=True)
+    if run.failed_checks or any(s.startswith(("dbt_", "published_marts")) for s in run.failed_steps):
+        published = settings.duckdb_path().exists()
+        console.print("[red]Nothing was published.[/] "
+                      + ("`peerlake query` still serves the previously published marts. " if published
+                         else "No marts are published yet. ")
+                      + "The failed candidate is kept for inspection: "
+                        "`peerlake query --candidate \"select …\"` (or `make ui` → Runs).", soft_wrap=True)
+
+
+def run_quietly(fn, name: str, **kwargs):
+    """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
+    import contextlib
+    from datetime import datetime
+
+    logs = settings.lake_root() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{name}.log"
+    console.print(f"Running the Dagster assets in-process (dbt and step output: {path})")
+    with open(path, "w") as fh, contextlib.redirect_stdout(fh):
+        return fn(**kwargs)
+
+
