@@ -1,4 +1,4 @@
-"""Resources: the lake (event log + blobs) and the AI reviewer (gateway + model configuration)."""
+"""Resources: the lake (event log + blobs) and the gateway the review assets call models through."""
 
 from pathlib import Path
 
@@ -25,15 +25,9 @@ class LakeResource(ConfigurableResource):
 
 
 class ReviewerResource(ConfigurableResource):
-    """Which model reviews, how, and how many independent samples per paper."""
+    """The door to the models for the review assets. Which model reviews, how, and how many samples
+    per paper is the study's business (reviewing.study; defaults from warehouse.settings)."""
 
-    provider: str = settings.reviewer_defaults().provider
-    model: str = settings.reviewer_defaults().model
-    base_url: str | None = settings.reviewer_defaults().base_url
-    samples: int = settings.reviewer_defaults().samples
-    temperature: float = settings.reviewer_defaults().temperature
-    max_output_tokens: int = settings.reviewer_defaults().max_output_tokens
-    template: str = "reviewer_scoring"
     max_concurrency: int = 2
 
     _gateway = PrivateAttr(default=None)

@@ -45,7 +45,7 @@ def demo() -> None:
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")
-    report = settings.lake_root() / "reports" / "report.html"
+    report = settings.lake_root() / "reports" / "demo.html"
     if report.exists():
         console.print(f"Reliability report: [bold]{report}[/]")
     console.print("Next: [bold]make ui[/] (Dagster UI: lineage, runs, checks) · "

@@ -17,11 +17,6 @@ class ReviewerConfig:
     base_url: str | None = None
 
     @classmethod
-    def from_resource(cls, r) -> "ReviewerConfig":
-        return cls(provider=r.provider, model=r.model, template=r.template, samples=r.samples,
-                   temperature=r.temperature, max_output_tokens=r.max_output_tokens, base_url=r.base_url)
-
-    @classmethod
     def default(cls) -> "ReviewerConfig":
         d = settings.reviewer_defaults()
         return cls(provider=d.provider, model=d.model, template="reviewer_scoring", samples=d.samples,
@@ -41,14 +36,6 @@ class ReviewerConfig:
                            params=self.params(0), response_schema=t.output_schema,
                            prompt_template=t.name, prompt_hash=t.hash)
         return probe.reviewer_config
-
-
-def latest_manuscripts(log: EventLog) -> list[PaperIngested]:
-    """The newest version of every ingested paper, in paper-id order."""
-    from ingest.manuscripts import latest_versions
-
-    latest = latest_versions(log)
-    return [latest[k] for k in sorted(latest)]
 
 
 def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:

@@ -1,4 +1,4 @@
-"""The report a person reads first: one row per reviewer configuration."""
+"""The report a person reads first: one row per study and reviewer configuration."""
 
 import json
 
@@ -11,7 +11,8 @@ from orchestration.resources import LakeResource
 
 SUMMARY_SQL = """
 with scores as (
-    select reviewer_config,
+    select study_id,
+           reviewer_config,
            any_value(provider) as provider,
            any_value(model) as model,
            any_value(prompt_template) as prompt_template,
@@ -21,21 +22,25 @@ with scores as (
            count(*) filter (where not is_parsed) as unparsed_reviews,
            avg(overall_score) filter (where is_parsed) as mean_score
     from fct_ai_review_scores
-    group by reviewer_config
+    group by study_id, reviewer_config
 ),
+-- tokens and cost of the answers the study counts, whichever study paid for them (cost_by_study
+-- splits paid from replayed)
 calls as (
-    select reviewer_config,
-           sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) as total_tokens,
-           sum(cost_usd) as cost_usd,
-           count(*) filter (where cost_usd is null) as calls_with_unknown_cost
-    from fct_llm_calls
-    group by reviewer_config
+    select s.study_id,
+           s.reviewer_config,
+           sum(coalesce(c.input_tokens, 0) + coalesce(c.output_tokens, 0)) as total_tokens,
+           sum(c.cost_usd) as cost_usd,
+           count(*) filter (where c.cost_usd is null) as calls_with_unknown_cost
+    from fct_ai_review_scores s
+    inner join fct_llm_calls c using (llm_call_id)
+    group by s.study_id, s.reviewer_config
 )
 select s.*, r.within_paper_sd, c.total_tokens, c.cost_usd, c.calls_with_unknown_cost
 from scores s
-left join reliability_repeatability r using (reviewer_config)
-left join calls c using (reviewer_config)
-order by s.prompt_template, s.model, s.reviewer_config
+left join reliability_repeatability r using (study_id, reviewer_config)
+left join calls c using (study_id, reviewer_config)
+order by s.study_id, s.prompt_template, s.model, s.reviewer_config
 """
 
 
@@ -53,7 +58,7 @@ def read_summary(duckdb_path) -> list[dict]:
        # Reads these marts from the published file, so it runs after (and only after) a publish.
        deps=[AssetKey("published_marts"), AssetKey("reliability_repeatability"), AssetKey("cost_by_model"),
              AssetKey("fct_ai_review_scores"), AssetKey("fct_llm_calls")],
-       description="Summary per reviewer configuration over the published marts: papers, reviews, "
+       description="Summary per study and reviewer configuration over the published marts: papers, reviews, "
                    "mean score, within-paper SD, tokens, cost.")
 def review_summary(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     root = lake.lake()
@@ -61,11 +66,12 @@ def review_summary(context: AssetExecutionContext, lake: LakeResource) -> Materi
     out = root.root / "reports" / "review_summary.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1, default=str))
-    header = ("| reviewer_config | template | model | papers | reviews | mean score | within-paper SD "
+    header = ("| study | reviewer_config | template | model | papers | reviews | mean score | within-paper SD "
               "| tokens | cost USD |")
-    lines = [header, "|" + "---|" * 9]
+    lines = [header, "|" + "---|" * 10]
     for r in rows:
-        lines.append(f"| `{r['reviewer_config']}` | {r['prompt_template']} `{r['prompt_hash']}` | {r['model']} | "
+        lines.append(f"| {r['study_id']} | `{r['reviewer_config']}` | {r['prompt_template']} "
+                     f"`{r['prompt_hash']}` | {r['model']} | "
                      f"{r['papers']} | {r['reviews']} | {_f(r['mean_score'])} | {_f(r['within_paper_sd'])} | "
                      f"{r['total_tokens']} | {_f(r['cost_usd'], 4)} |")
     return MaterializeResult(

@@ -1,8 +1,9 @@
 """The reliability report page (`peerlake report`) as an asset, so the demo ends with it."""
 
-from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
+from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
 
 from orchestration.assets.dbt import DUCKDB_TAG
+from orchestration.assets.hashing import content_version
 from orchestration.resources import LakeResource
 
 MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_reproducibility",
@@ -13,20 +14,26 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
 # Reads the marts from the published file, so it runs after (and only after) a publish.
 @asset(group_name="reports", op_tags=DUCKDB_TAG, deps=[AssetKey("published_marts"), *(AssetKey(m) for m in MARTS)],
        description="Self-contained HTML page (tables + plots) over the published reliability marts "
-                   "→ <lake>/reports/report.html.")
+                   "→ <lake>/reports/<study>.html, one page per study.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from metrics.report import write_report
     from metrics.report.build import content_hash
-    from metrics.report.data import load
+    from metrics.report.data import load, studies
 
     root = lake.lake()
-    out = write_report(root.duckdb_path, root.root / "reports" / "report.html")
+    pages = {}
+    # one page per study: a page never mixes the demo's numbers with a user's
+    for study in studies(root.duckdb_path):
+        out = write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study=study)
+        pages[study] = out
     missing = load(root.duckdb_path).missing
     for table, why in missing.items():
         context.log.warning(f"report section for {table} skipped: {why}")
     return MaterializeResult(
-        metadata={"path": str(out), "bytes": out.stat().st_size, "sections_skipped": len(missing)},
-        data_version=DataVersion(content_hash(out.read_text(encoding="utf-8"))),
+        metadata={"pages": MetadataValue.md("\n".join(f"- {s}: `{p}`" for s, p in pages.items()) or "none"),
+                  "sections_skipped": len(missing)},
+        data_version=DataVersion(content_version(
+            [(s, content_hash(p.read_text(encoding="utf-8"))) for s, p in sorted(pages.items())])),
     )
 
 

@@ -4,7 +4,7 @@ import json
 import math
 
 import pytest
-from dagster import materialize
+from dagster import DagsterInstance, materialize
 
 from llm_calls.fake_server import FakeLlmServer
 from metrics.distribution.tables import parse_probes
@@ -61,10 +61,15 @@ def test_probe_and_decimal_assets_write_llm_call_events_and_replay(lake, probe_s
     monkeypatch.setenv("PEERLAKE_DEMO_ONLY", "demo-001,demo-002")
     monkeypatch.setenv("PEERLAKE_DECIMAL_SAMPLES", "2")
     monkeypatch.setenv("PEERLAKE_OPENAI_COMPATIBLE_API_KEY", "sk-test-probe")
-    resources = {"lake": LakeResource(root=str(lake.root)),
-                 "reviewer": ReviewerResource(provider="openai_compatible", model="fake-model",
-                                              base_url=probe_server.openai_base_url, samples=3)}
-    result = materialize([manuscripts, ai_reviews_decimal, score_probes], resources=resources)
+    # the study `demo`'s reviewer comes from the settings, as for `peerlake demo`
+    for name, value in {"PEERLAKE_PROVIDER": "openai_compatible", "PEERLAKE_MODEL": "fake-model",
+                        "PEERLAKE_BASE_URL": probe_server.openai_base_url, "PEERLAKE_SAMPLES": "3"}.items():
+        monkeypatch.setenv(name, value)
+    resources = {"lake": LakeResource(root=str(lake.root)), "reviewer": ReviewerResource()}
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("studies", ["demo"])  # what `peerlake run demo` does first
+    result = materialize([manuscripts, ai_reviews_decimal, score_probes], resources=resources,
+                         instance=instance, partition_key="demo")
     assert result.success
     meta = {e.asset_key.to_user_string(): e.event_specific_data.materialization.metadata
             for e in result.get_asset_materialization_events()}
@@ -103,5 +108,6 @@ def test_probe_and_decimal_assets_write_llm_call_events_and_replay(lake, probe_s
     assert probes["prob_8"].tolist() == pytest.approx([0.5] * 2)
 
     # a second run replays every call: the server sees nothing new
-    again = materialize([ai_reviews_decimal, score_probes], resources=resources)
+    again = materialize([ai_reviews_decimal, score_probes], resources=resources, instance=instance,
+                        partition_key="demo")
     assert again.success and probe_server.requests == first_requests

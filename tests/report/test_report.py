@@ -158,7 +158,7 @@ def test_report_asset_writes_the_page_into_the_lake(built):
     shutil.copy(db, root / "lake" / "peerlake.duckdb")
     result = materialize([reliability_report], resources={"lake": LakeResource(root=str(root / "lake"))})
     assert result.success
-    page = (root / "lake" / "reports" / "report.html").read_text()
+    page = (root / "lake" / "reports" / "test.html").read_text()  # the lake's one study, "test"
     assert "<h2>Does finer granularity help?</h2>" in page
     (mat,) = [e.event_specific_data.materialization for e in result.get_asset_materialization_events()]
     assert mat.metadata["sections_skipped"].value >= 1  # this lake has no budgets mart

@@ -1,0 +1,81 @@
+"""Study files: what they accept, what they refuse (with a message that says what to change), and
+which papers they resolve to, on a real event log."""
+
+import json
+
+import pytest
+
+from reviewing.study import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
+from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
+from warehouse.events import SampleDrawn
+
+
+def _paper(pid, synthetic=False, venue="V 2026"):
+    return PaperIngested(paper_id=pid, title=pid, source_uri=f"file:///{pid}.pdf", pdf_sha256="a" * 64,
+                         package_sha256="b" * 64, n_pages=1, n_text_records=1, n_chars=1, venue=venue,
+                         is_synthetic=synthetic)
+
+
+@pytest.fixture
+def log(tmp_path):
+    log = EventLog(Lake(tmp_path / "lake"))
+    log.append_many([_paper("demo-001", synthetic=True), _paper("a"), _paper("b"), _paper("c", venue="W 2025"),
+                     HumanReviewImported(paper_id="only-reviews", review_id="r", source="t", venue="V 2026",
+                                         rating=5.0, rating_scale="T:1,5,9", confidence=None, body_sha256="e" * 64)])
+    yield log
+    log.close()
+
+
+@pytest.mark.parametrize("text, says", [
+    ("[papers]\nall_ingested = true\ncolour = 1\n", "unknown key(s) papers.colour"),
+    ("[papers]\n", "[papers] selects nothing"),
+    ('name = "other"\n[papers]\nids = ["a"]\n', "the file says name = 'other'"),
+    ("[papers]\ncorpus = \"iclr\"\n", "the only corpus is 'demo'"),
+    ("[papers]\nids = [\"a\"]\n[[reviewers]]\nsamples = 0\n", "samples must be a whole number >= 1"),
+    ("[papers\n", "not valid TOML"),
+])
+def test_a_broken_study_file_is_refused_with_what_to_change(text, says):
+    with pytest.raises(StudyError) as err:
+        parse_study("mine", text)
+    assert says in str(err.value)
+
+
+def test_written_studies_load_back_and_their_hash_is_their_version():
+    text = study_text("mine", ids=["a", "b"], samples=4, external_systems=["X"])
+    study = parse_study("mine", text)
+    assert study.ids == ("a", "b") and study.reviewers[0].samples == 4 and study.external_systems == ("X",)
+    assert parse_study("mine", study_text("mine", ids=["a", "b"], samples=5)).sha256 != study.sha256
+    only_imported = parse_study("mine", study_text("mine", all_ingested=True, reviewers=False, external_systems=["X"]))
+    assert only_imported.reviewers == ()
+
+
+def test_all_ingested_never_includes_the_demo_corpus(log):
+    res = resolve_papers(log, parse_study("mine", study_text("mine", all_ingested=True)))
+    assert res.paper_ids == ["a", "b", "c", "only-reviews"]
+    assert res.reviewable == ["a", "b", "c"]  # a paper known only from its reviews cannot be read
+
+
+def test_selectors_are_united_and_unknown_ids_are_reported(log):
+    res = resolve_papers(log, parse_study("mine", study_text("mine", ids=["a", "zzz"], venues=["W 2025"])))
+    assert res.paper_ids == ["a", "c"] and res.missing == ["zzz"]
+
+
+def test_the_default_study_is_the_newest_sample_once_one_is_drawn(log):
+    assert "all_ingested = true" in default_study_text(log)
+    for sample_id, papers in (("s1", ["a"]), ("s2", ["b", "c"])):
+        log.append(SampleDrawn(sample_id=sample_id, drawn_by="t", seed=1, strata="score_bin", size=len(papers),
+                               venue=None, parent_sample_id=None, quotas_json="{}", paper_ids_json=json.dumps(papers)))
+    study = parse_study("default", default_study_text(log))
+    assert study.sample == "latest" and not study.all_ingested
+    assert resolve_papers(log, study).paper_ids == ["b", "c"]
+    named = parse_study("mine", study_text("mine", sample="s1"))
+    assert resolve_papers(log, named).paper_ids == ["a"]
+    with pytest.raises(StudyError, match="no sample 'nope'"):
+        resolve_papers(log, parse_study("mine", study_text("mine", sample="nope")))
+
+
+def test_the_demo_study_is_written_on_first_use(log):
+    study = load_study(log, DEMO)
+    assert study.corpus == DEMO and (log.lake.root / "studies" / "demo.toml").is_file()
+    with pytest.raises(FileNotFoundError, match="peerlake study new nope"):
+        load_study(log, "nope")
