@@ -28,8 +28,10 @@ def test_demo_on_the_embedded_model_then_replay(tmp_path):
     texts = [c.response_text for c in calls]
     assert any(r[1] for r in rows), (rows, texts)
     assert all((r[1] and 1 <= r[2] <= 10) or (not r[1] and r[3]) for r in rows), (rows, texts)
+    # The SD needs two parsed scores of the paper; what the model answered decides whether there are.
     sd = _sql(lake_root, "select within_paper_sd, n_papers from reliability_repeatability")
-    assert len(sd) == 1 and sd[0][0] is not None and sd[0][0] >= 0
+    parsed = sum(bool(r[1]) for r in rows)
+    assert len(sd) == 1 and (sd[0][0] >= 0 if parsed == 2 else sd[0][0] is None), (sd, rows)
 
     second = run_cli(["demo"], env, timeout=600)
     assert second.returncode == 0, second.stdout + second.stderr

@@ -26,9 +26,13 @@ located as (
 
     select
         *,
-        nullif(trim(response_text), '') as response_trimmed,
+        -- JSON forbids raw line breaks and tabs inside strings, but small local models write them
+        -- (llama.cpp's grammar lets them through); read them as spaces. The event keeps the exact text.
+        nullif(trim(regexp_replace(response_text, '[\n\r\t]', ' ', 'g')), '') as response_trimmed,
         -- Small local models wrap JSON in prose or ``` fences; take the outermost {...} then.
-        regexp_extract(response_text, '(?s)\{.*\}') as response_braced
+        regexp_extract(
+            regexp_replace(response_text, '[\n\r\t]', ' ', 'g'), '\{.*\}'
+        ) as response_braced
 
     from review_calls
 
