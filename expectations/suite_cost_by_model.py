@@ -21,8 +21,7 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    def at_least(a: str, b: str):
-        return gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(column_A=a, column_B=b, or_equal=True)
+    from expectations.shared import at_least
 
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),

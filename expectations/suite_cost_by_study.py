@@ -21,15 +21,13 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
 
-    def at_least(a: str, b: str):
-        return gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(column_A=a, column_B=b, or_equal=True)
+    from expectations.shared import at_least, counts
 
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
         gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in ("study_id", "provider", "model")],
-        *[e for c in COUNTS for e in (gx.expectations.ExpectColumnValuesToNotBeNull(column=c),
-                                      gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0))],
+        *counts(COUNTS),
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_attempts_unaccounted", min_value=0, max_value=0),
         at_least("n_paid_calls", "n_paid_calls_cost_unknown"),
         at_least("n_review_calls_used", "n_review_calls_replayed"),

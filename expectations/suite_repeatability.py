@@ -17,10 +17,11 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
 
+    from expectations import shared
+
     def at_least(a: str, b: str):
         # Null together when a configuration has nothing to measure (no repeated paper, no drift).
-        return gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A=a, column_B=b, or_equal=True, ignore_row_if="either_value_is_missing")
+        return shared.at_least(a, b, ignore_missing=True)
 
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
