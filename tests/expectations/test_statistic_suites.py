@@ -226,3 +226,24 @@ def test_cost_by_study_fails_on_more_replays_than_uses_and_an_attempt_counted_tw
         "expect_column_pair_values_a_to_be_greater_than_b(column_A=n_review_calls_used, "
         "column_B=n_review_calls_replayed, or_equal=True)",
         "expect_column_values_to_be_between(n_attempts_unaccounted, min_value=0.0, max_value=0.0)"}
+
+
+def _budget_rows(variance_hat, variance_upper, planning, certified):
+    return pd.DataFrame({"budget_id": ["s|c|eps=0.5"], "reviewer_config": ["c"], "tolerance": [0.5],
+                         "variance_hat": [variance_hat], "variance_upper": [variance_upper],
+                         "planning_budget": [planning], "certified_budget": [certified],
+                         "range_only_budget": [1000], "scale_min": [1.0], "scale_max": [10.0]})
+
+
+def test_budgets_allow_a_variance_estimate_above_the_scales_maximum_variance():
+    # One paper scored 1 and 8 by a small model: V̂ = 24.5 exceeds (10 − 1)²/4 = 20.25, the most any
+    # distribution on 1..10 can vary, so the certified U is that cap and its budget is the smaller one.
+    capped = validate_frame("budgets", _budget_rows(24.5, 20.25, 1960, 1620))
+    assert capped.success, capped.failures
+    # Within the cap, U below V̂ (or a certified budget below the planning one) is a broken bound.
+    broken = validate_frame("budgets", _budget_rows(5.0, 4.0, 400, 320))
+    assert not broken.success
+    assert any("variance_upper" in f for f in broken.failures)
+    assert any("certified_budget" in f for f in broken.failures)
+    over_cap = validate_frame("budgets", _budget_rows(5.0, 30.0, 400, 2400))
+    assert not over_cap.success and any("variance_cap" in f for f in over_cap.failures)
