@@ -86,18 +86,27 @@ def study_show(name: str) -> None:
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(study.text.rstrip())
-    typer.echo(f"\n# sha256 {study.sha256}\n# papers now: {len(res.paper_ids)} ({study.paper_source()})"
-               + (f"; {len(res.missing)} selected without an ingested manuscript" if res.missing else ""))
+    typer.echo(f"\n# sha256 {study.sha256}\n# papers now: {len(res.paper_ids)} ({study.paper_source()}), "
+               f"{len(res.reviewable)} with a manuscript a reviewer can read"
+               + (f"; {len(res.missing)} selected but unknown to the lake" if res.missing else ""))
 
 
 def run_study_command(name: str, probes: bool, command: str) -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
     from peerlake.console import console, report_run, run_quietly
-    from reviewing.study import StudyError, load_study
+    from reviewing.study import StudyError, load_study, resolve_papers, study_pdfs
+    from warehouse.studies import StudyFiles
 
     try:
-        load_study(_log(), name)
+        log = _log()
+        study = load_study(log, name)
+        # Say it before starting Dagster: a study with reviewers, nothing to ingest and no ingested
+        # manuscript has nothing to review.
+        if study.reviewers and not study_pdfs(study) and not resolve_papers(log, study).reviewable:
+            raise StudyError(f"study {name!r} covers no ingested manuscript ({study.paper_source()}); "
+                             "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers] "
+                             f"({StudyFiles(log.lake).path(name)})")
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command})
