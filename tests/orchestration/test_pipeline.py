@@ -70,6 +70,7 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     # `peerlake review` is the user's own study: it never reviews the demo corpus.
     mine = run_cli(["review", "--samples", "3"], env)
     assert mine.returncode == 1 and review_server.requests == 6
+    assert "covers no ingested manuscript" in " ".join(mine.stderr.split())
 
     # Editing the reviewer template: new calls for the reviews only, a new code version, both
     # template versions in cost_by_model.
@@ -89,7 +90,7 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
     # (each demo is two runs: the study's partition of ingest and reviews, then the build)
-    assert len(inst.get_runs()) == 9  # 4 demos, and the refused review's study run
+    assert len(inst.get_runs()) == 8  # 4 demos; the refused review started none
 
     out = run_cli(["query", "select prompt_hash, n_calls from cost_by_model"], env)
     assert out.returncode == 0 and out.stdout.count("│") > 4
