@@ -38,8 +38,9 @@ from ingest.openreview import ICLR2017_SCALE  # noqa: E402
 from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
 from llm_calls.types import LlmRequest, Usage  # noqa: E402
 from prompts import load_template  # noqa: E402
+from reviewing.study import resolution_event  # noqa: E402
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested  # noqa: E402
-from warehouse.events import PaperStatusRecorded, StudyResolved, to_json_line  # noqa: E402
+from warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "build_at_scale.json"
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -200,11 +201,9 @@ def write_lake(root: Path, papers: int, n_configs: int, rounds: int, venue_year_
             flush()
     # One study covering every paper and configuration, as `peerlake run` records it: the marts are
     # keyed by study and count only what a study covers.
-    study = StudyResolved(study_id="bench", study_sha256=_sha("bench"),
-                          paper_ids_json=json.dumps([f"SYN-{i:06d}" for i in range(papers)]),
-                          reviewers_json=json.dumps([{"reviewer_config": c["config"], "samples": rounds}
-                                                     for c in configs]),
-                          external_systems_json="[]", paper_source="benchmark", asset="ai_reviews")
+    study = resolution_event("bench", _sha("bench"), [f"SYN-{i:06d}" for i in range(papers)],
+                             [{"reviewer_config": c["config"], "samples": rounds} for c in configs],
+                             paper_source="benchmark")
     buf.append(to_json_line(study))
     flush()
     write_s = time.perf_counter() - t0

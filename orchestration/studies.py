@@ -5,6 +5,7 @@ hold every study, keyed by study_id). Which assets belong to which run is read o
 (partitions and tags), not kept in a list here."""
 
 from dataclasses import dataclass
+from functools import cache
 
 from orchestration.assets.partitions import studies
 from orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
@@ -22,6 +23,7 @@ class StudyRun:
         return self.study.success and self.build is not None and self.build.success
 
 
+@cache  # one parse check and one graph per process: a study run asks for it three times
 def _graph():
     prepare_dbt_manifest()
     from orchestration.definitions import defs

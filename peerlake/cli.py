@@ -36,7 +36,7 @@ def demo() -> None:
     reviews_meta = result.study.asset_metadata.get("ai_reviews", {})
     from orchestration.assets.report import read_summary
 
-    rows = [r for r in read_summary(settings.duckdb_path()) if r.get("study_id", "demo") == "demo"]
+    rows = [r for r in read_summary(settings.duckdb_path()) if r["study_id"] == "demo"]
     show = [{"template": r["prompt_template"], "prompt_hash": r["prompt_hash"], "model": r["model"],
              "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
@@ -183,14 +183,14 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
     log replay at no cost; only new ones call the model."""
     from peerlake.commands.study import run_study_command
-    from reviewing.study import DEFAULT, default_study_text, save_study
+    from reviewing.study import DEFAULT, default_study_text, parse_study, save_study
     from warehouse import EventLog
 
     log = EventLog()
     text = default_study_text(log, samples=samples, template=template or "reviewer_scoring")
     save_study(log, DEFAULT, text)
     d = settings.reviewer_defaults()
-    what = "your newest sample" if "sample = " in text else "every paper you ingested"
+    what = "your newest sample" if parse_study(DEFAULT, text).sample else "every paper you ingested"
     console.print(f"Reviewing {what} (study [cyan]default[/]) with {d.provider}/{d.model}, "
                   f"{samples or d.samples} samples per paper")
     result = run_study_command(DEFAULT, probes=probes, command="review")

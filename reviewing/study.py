@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reviewing.scoring import ReviewerConfig
-from warehouse import EventLog, settings
+from warehouse import EventLog, PaperIngested, settings
 from warehouse.events import StudyResolved
 from warehouse.studies import StudyFiles
 
@@ -204,8 +204,12 @@ def default_study_text(log: EventLog, samples: int | None = None, template: str 
 @dataclass(frozen=True)
 class Resolution:
     paper_ids: list[str]  # every selected paper the lake knows (manuscript, human review, status, import)
-    reviewable: list[str]  # those with an ingested manuscript: what a reviewer can read
+    manuscripts: list[PaperIngested]  # newest version of those with a manuscript: what a reviewer reads
     missing: list[str]  # selected but unknown to the lake
+
+    @property
+    def reviewable(self) -> list[str]:
+        return [m.paper_id for m in self.manuscripts]
 
 
 def study_pdfs(study: Study) -> list[tuple[str, Path, bool]]:
@@ -240,9 +244,9 @@ def resolve_papers(log: EventLog, study: Study) -> Resolution:
     from ingest.manuscripts import latest_versions
 
     latest = latest_versions(log)
-    known = set(latest)
+    statuses = list(log.iter_events("paper_status_recorded"))
+    known = set(latest) | {e.paper_id for e in statuses}
     known |= {e.paper_id for e in log.iter_events("human_review_imported")}
-    known |= {e.paper_id for e in log.iter_events("paper_status_recorded")}
     known |= {e.paper_id for e in log.iter_events("external_review_imported")}
     synthetic = {pid for pid, e in latest.items() if e.is_synthetic}
     chosen: set[str] = {pid for pid, _, _ in study_pdfs(study)}
@@ -251,10 +255,11 @@ def resolve_papers(log: EventLog, study: Study) -> Resolution:
         chosen |= set(_sample_ids(log, study))
     if study.venues:
         chosen |= {pid for pid, e in latest.items() if e.venue in study.venues}
-        chosen |= {e.paper_id for e in log.iter_events("paper_status_recorded") if e.venue in study.venues}
+        chosen |= {e.paper_id for e in statuses if e.venue in study.venues}
     if study.all_ingested:
         chosen |= known - synthetic
-    return Resolution(paper_ids=sorted(chosen & known), reviewable=sorted(chosen & set(latest)),
+    return Resolution(paper_ids=sorted(chosen & known),
+                      manuscripts=[latest[p] for p in sorted(chosen & set(latest))],
                       missing=sorted(chosen - known))
 
 
@@ -274,6 +279,16 @@ def _sample_ids(log: EventLog, study: Study) -> list[str]:
     return list(json.loads(draw.paper_ids_json))
 
 
+def resolution_event(study_id: str, study_sha256: str, paper_ids, reviewers: list[dict],
+                     external_systems=(), paper_source: str = "", asset: str = "ai_reviews") -> StudyResolved:
+    """The `study_resolved` event; `reviewers` are {reviewer_config, samples, ...} rows (what the marts
+    read: int_study_reviewers)."""
+    return StudyResolved(study_id=study_id, study_sha256=study_sha256,
+                         paper_ids_json=json.dumps(sorted(paper_ids)), reviewers_json=json.dumps(reviewers),
+                         external_systems_json=json.dumps(list(external_systems)),
+                         paper_source=paper_source, asset=asset)
+
+
 def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs: list[ReviewerConfig],
                       asset: str, code_versions: list[str] | None = None) -> StudyResolved:
     """Append what the study covered in this run (the text goes to the blob store first)."""
@@ -281,17 +296,10 @@ def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs
     versions = code_versions or [c.code_version() for c in configs]
     reviewers = [{"reviewer_config": v, "template": c.template, "provider": c.provider,
                   "model": c.model, "samples": c.samples} for c, v in zip(configs, versions, strict=True)]
-    event = StudyResolved(study_id=study.name, study_sha256=study.sha256,
-                          paper_ids_json=json.dumps(sorted(paper_ids)),
-                          reviewers_json=json.dumps(reviewers),
-                          external_systems_json=json.dumps(list(study.external_systems)),
-                          paper_source=study.paper_source(), asset=asset)
-    log.append(event)
-    return event
+    return log.append(resolution_event(study.name, study.sha256, paper_ids, reviewers, study.external_systems,
+                                       study.paper_source(), asset))
 
 
 def with_study(requests: list, study: Study) -> list:
     """Label requests with the study that asks (recorded on a paid call; not part of its identity)."""
-    if not requests or not hasattr(requests[0], "study"):
-        return requests
     return [replace(r, study=study.name) for r in requests]

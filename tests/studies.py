@@ -3,6 +3,7 @@
 import hashlib
 import json
 
+from reviewing.study import resolution_event
 from warehouse import EventLog
 from warehouse.events import StudyResolved
 
@@ -18,10 +19,8 @@ def cover_everything(log: EventLog, study: str = "test", external_systems=("*",)
             configs[e.reviewer_config] = max(configs.get(e.reviewer_config, 0), e.sample_index + 1)
     papers |= {e.paper_id for e in log.iter_events("external_review_imported")}
     text = f"name = {json.dumps(study)}\n# written by tests.studies.cover_everything\n"
-    event = StudyResolved(
-        study_id=study, study_sha256=hashlib.sha256(text.encode()).hexdigest(),
-        paper_ids_json=json.dumps(sorted(p for p in papers if p)),
-        reviewers_json=json.dumps([{"reviewer_config": c, "samples": n} for c, n in sorted(configs.items())]),
-        external_systems_json=json.dumps(list(external_systems)), paper_source="test", asset="ai_reviews")
+    event = resolution_event(study, hashlib.sha256(text.encode()).hexdigest(), [p for p in papers if p],
+                             [{"reviewer_config": c, "samples": n} for c, n in sorted(configs.items())],
+                             external_systems, paper_source="test")
     log.append(event)
     return event

@@ -172,9 +172,10 @@ def _distribution(data: ReportData, labels: dict) -> str:
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution]
 
 
-def render_report(duckdb_path: Path, study: str | None = None) -> str:
-    """The page as one HTML string (plots inlined as PNG data URIs), for one study or for all rows."""
-    data = load(duckdb_path, study)
+def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None) -> str:
+    """The page as one HTML string (plots inlined as PNG data URIs), for one study or for all rows.
+    Pass `data` (from `load`) to render several studies' pages from one read of the marts."""
+    data = load(duckdb_path, study) if data is None else data.only(study)
     labels = config_labels(data.get("fct_ai_review_scores"))
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = "".join(section(data, labels) for section in SECTIONS)
@@ -192,9 +193,10 @@ def content_hash(page: str) -> str:
     return hashlib.sha256(re.sub(r"<p class='sub'>.*?</p>", "", page, count=1).encode()).hexdigest()[:16]
 
 
-def write_report(duckdb_path: Path, out: Path, study: str | None = None) -> Path:
+def write_report(duckdb_path: Path, out: Path, study: str | None = None,
+                 data: ReportData | None = None) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
-    tmp.write_text(render_report(duckdb_path, study), encoding="utf-8")
+    tmp.write_text(render_report(duckdb_path, study, data), encoding="utf-8")
     tmp.replace(out)  # a reader never sees half a page
     return out

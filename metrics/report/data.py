@@ -28,6 +28,14 @@ class ReportData:
     def get(self, name: str) -> pd.DataFrame | None:
         return self.tables.get(name)
 
+    def only(self, study: str | None) -> "ReportData":
+        """The rows of one study (tables without a study_id column whole); None: everything."""
+        if study is None:
+            return self
+        return ReportData({name: (df[df["study_id"] == study].reset_index(drop=True)
+                                  if "study_id" in df.columns else df) for name, df in self.tables.items()},
+                          dict(self.missing))
+
 
 def load(duckdb_path: Path, study: str | None = None) -> ReportData:
     """Every table in NEEDS that exists with its columns; the rest named in `missing` with the reason.
@@ -47,12 +55,10 @@ def load(duckdb_path: Path, study: str | None = None) -> ReportData:
             if lacking:
                 out.missing[name] = f"lacks column(s) {', '.join(lacking)}"
                 continue
-            if study is not None and "study_id" in df.columns:
-                df = df[df["study_id"] == study].reset_index(drop=True)
             out.tables[name] = df
     finally:
         con.close()
-    return out
+    return out.only(study)
 
 
 def config_labels(scores: pd.DataFrame | None) -> dict[str, str]:

@@ -21,12 +21,11 @@ def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> Ma
     from metrics.report.data import load, studies
 
     root = lake.lake()
-    pages = {}
+    data = load(root.duckdb_path)  # one read of the marts for every page
     # one page per study: a page never mixes the demo's numbers with a user's
-    for study in studies(root.duckdb_path):
-        out = write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study=study)
-        pages[study] = out
-    missing = load(root.duckdb_path).missing
+    pages = {study: write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study, data)
+             for study in studies(root.duckdb_path)}
+    missing = data.missing
     for table, why in missing.items():
         context.log.warning(f"report section for {table} skipped: {why}")
     return MaterializeResult(

@@ -28,8 +28,6 @@ def keep_results(context, what: str, requests, outcomes) -> list:
 
 def study_papers(context, log, study):
     """The study's paper ids and the manuscripts (newest versions) a reviewer can read."""
-    from ingest.manuscripts import latest_versions
-
     resolution = resolve_papers(log, study)
     if resolution.missing:
         context.log.warning(f"study {study.name}: {len(resolution.missing)} selected papers are unknown to "
@@ -38,11 +36,10 @@ def study_papers(context, log, study):
     if unreadable and study.reviewers:
         context.log.warning(f"study {study.name}: {len(unreadable)} papers have no ingested manuscript and "
                             f"are not reviewed: {', '.join(unreadable[:10])}")
-    if study.reviewers and not resolution.reviewable:
+    if study.reviewers and not resolution.manuscripts:
         raise StudyError(f"study {study.name!r} covers no ingested manuscript ({study.paper_source()}); "
                          "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers]")
-    latest = latest_versions(log)
-    return resolution.paper_ids, [latest[p] for p in resolution.reviewable]
+    return resolution.paper_ids, resolution.manuscripts
 
 
 @asset(group_name="reviews", deps=[manuscripts], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},

@@ -15,11 +15,12 @@ def register(app: typer.Typer) -> None:
         from pathlib import Path
 
         from metrics.report import write_report
-        from metrics.report.data import studies
+        from metrics.report.data import load, studies
         from warehouse import settings
 
         db = settings.duckdb_path()
         names = [study] if study else studies(db)
+        data = load(db) if names else None  # one read of the marts for every page
         if not names:
             typer.echo(f"error: no published marts with reviews at {db}; run `peerlake demo` or "
                        "`peerlake run STUDY` first", err=True)
@@ -28,7 +29,7 @@ def register(app: typer.Typer) -> None:
         for name in names:
             target = Path(out) if (out and study) else settings.lake_root() / "reports" / f"{name}.html"
             try:
-                written.append(write_report(db, target, study=name))
+                written.append(write_report(db, target, name, data))
             except FileNotFoundError as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(1) from None
