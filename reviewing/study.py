@@ -18,7 +18,16 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     template = "reviewer_scoring" # the environment's settings (PEERLAKE_PROVIDER, ...)
     samples = 3
     external_systems = ["*"]      # imported reviews (`peerlake ingest reviews --system X`) to include
-    judges = []                   # review-quality judges (added with the judgments issue)
+    judges = ["depth", "novelty", "flaws", "constructiveness"]   # PRISM review-quality judges
+    [judging]                     # optional; which reviews the judges read and on which model
+    papers = ["abc123"]           # judge only these of the study's papers (default: all)
+    sources = ["human", "peerlake", "external"]   # whose reviews (default: all three)
+    peerlake_samples = 1          # the first n samples of each reviewer configuration (default: all)
+    human_per_paper = 2           # at most n human reviews per paper, in review-id order (default: all)
+    repeats = 1                   # each judge step r times (judge repeatability; needs temperature > 0)
+    retrieval = "offline"         # novelty's literature backend: offline | semantic_scholar
+    max_claims = 5                # novelty claims verified per review (the first n)
+    provider = "local"            # model, temperature (default 0), max_output_tokens, base_url as reviewers
 """
 
 import hashlib
@@ -36,7 +45,12 @@ DEMO = "demo"
 DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url"}
-TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges"}
+TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging"}
+JUDGES = ("depth", "novelty", "flaws", "constructiveness")
+JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
+                "provider", "model", "temperature", "max_output_tokens", "base_url"}
+REVIEW_SOURCES = ("human", "peerlake", "external")
+RETRIEVAL_BACKENDS = ("offline", "semantic_scholar")
 
 
 class StudyError(ValueError):
@@ -69,6 +83,37 @@ class ReviewerSpec:
 
 
 @dataclass(frozen=True)
+class JudgingSpec:
+    """Which reviews the study's judges read, and the judge model (unset: the environment's reviewer
+    provider and model, at temperature 0 as PRISM)."""
+
+    papers: tuple[str, ...] = ()
+    sources: tuple[str, ...] = REVIEW_SOURCES
+    peerlake_samples: int | None = None
+    human_per_paper: int | None = None
+    repeats: int = 1
+    retrieval: str = "offline"
+    max_claims: int = 5
+    provider: str | None = None
+    model: str | None = None
+    temperature: float = 0.0
+    max_output_tokens: int | None = None
+    base_url: str | None = None
+
+    def model_settings(self) -> dict:
+        """provider, model, temperature, max_output_tokens, base_url, repeats: a judge configuration."""
+        d = settings.reviewer_defaults()
+        provider = self.provider or d.provider
+        model = self.model or (d.model if provider == d.provider else "")
+        if not model:
+            raise StudyError(f"[judging]: provider {provider!r} needs a model")
+        return {"provider": provider, "model": model, "temperature": self.temperature,
+                "max_output_tokens": self.max_output_tokens or d.max_output_tokens,
+                "base_url": self.base_url if self.base_url is not None else d.base_url,
+                "repeats": self.repeats}
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     text: str
@@ -82,6 +127,7 @@ class Study:
     reviewers: tuple[ReviewerSpec, ...] = (ReviewerSpec(),)
     external_systems: tuple[str, ...] = ()
     judges: tuple[str, ...] = field(default=())
+    judging: JudgingSpec = JudgingSpec()
 
     @property
     def sha256(self) -> str:
@@ -122,13 +168,41 @@ def parse_study(name: str, text: str) -> Study:
         if r.get("samples") is not None and (not isinstance(r["samples"], int) or r["samples"] < 1):
             raise StudyError(f"study {name!r}: reviewers[{i}].samples must be a whole number >= 1")
         reviewers.append(ReviewerSpec(**r))
+    judges = raw.get("judges", [])
+    if not isinstance(judges, list) or (unknown := sorted(set(map(str, judges)) - set(JUDGES))):
+        raise StudyError(f"study {name!r}: judges must be a list of {', '.join(JUDGES)}"
+                         + (f"; unknown: {', '.join(unknown)}" if isinstance(judges, list) else ""))
+    judging = _judging(name, raw.get("judging", {}))
     return Study(name=name, text=text, description=raw.get("description", ""),
                  corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
                  sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
                  ids=tuple(str(i) for i in papers.get("ids", ())),
                  all_ingested=bool(papers.get("all_ingested", False)), reviewers=tuple(reviewers),
                  external_systems=tuple(raw.get("external_systems", ())),
-                 judges=tuple(raw.get("judges", ())))
+                 judges=tuple(j for j in JUDGES if j in judges), judging=judging)
+
+
+def _judging(name: str, table: dict) -> JudgingSpec:
+    _no_unknown(name, "judging.", table, JUDGING_KEYS)
+    for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims"):
+        v = table.get(key)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+            raise StudyError(f"study {name!r}: judging.{key} must be a whole number >= 1")
+    sources = tuple(table.get("sources", REVIEW_SOURCES))
+    if bad := sorted(set(sources) - set(REVIEW_SOURCES)):
+        raise StudyError(f"study {name!r}: judging.sources has {', '.join(bad)}; known: {', '.join(REVIEW_SOURCES)}")
+    if table.get("retrieval", "offline") not in RETRIEVAL_BACKENDS:
+        raise StudyError(f"study {name!r}: judging.retrieval = {table['retrieval']!r}; "
+                         f"known: {', '.join(RETRIEVAL_BACKENDS)}")
+    t = table.get("temperature", 0.0)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
+        raise StudyError(f"study {name!r}: judging.temperature must be a number >= 0")
+    return JudgingSpec(papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
+                       peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
+                       repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
+                       max_claims=table.get("max_claims", 5), provider=table.get("provider"),
+                       model=table.get("model"), temperature=float(t),
+                       max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
 
 
 def _no_unknown(name: str, prefix: str, table: dict, known: set[str]) -> None:

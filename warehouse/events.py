@@ -275,14 +275,86 @@ class StudyResolved(Event):
     reviewers_json: str  # [{reviewer_config, template, provider, model, samples}]
     external_systems_json: str  # imported systems whose reviews the study includes
     paper_source: str  # how the papers were chosen, e.g. "corpus:demo", "sample:<id>"
-    asset: str  # the Dagster asset that resolved it (ai_reviews, ai_reviews_decimal, score_probes)
+    asset: str  # the Dagster asset that resolved it (ai_reviews, ai_reviews_decimal, score_probes, judgments_*)
+    # v2: the judges a judgments asset ran for the study: [{judge, judge_config, repeats, scope}]
+    judges_json: str = "[]"
+    schema_version: ClassVar[int] = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgmentRecorded(Event):
+    """What a judge extracted from one subject (a review, a paper, or a pool of reviews of one paper):
+    validated units, or null with a reason. Derived only from the calls it names, so every number a
+    mart computes from the units traces to those calls and their prompt text.
+
+    Units are a JSON list of flat objects whose keys depend on (judge, step); see judging/README.md.
+    `judgment_key` is the SHA-256 of what determines the units (judge, step, config, subject, repeat,
+    the request keys behind it and the parser version): a replayed run finds it and writes nothing."""
+
+    event_type: ClassVar[str] = "judgment_recorded"
+
+    judgment_key: str
+    judge: str  # depth | novelty | flaws | constructiveness | validation
+    step: str  # units | claims | paper | pool | order | comments ...
+    judge_config: str  # 16 hex: the judge's templates + model + parameters + schemas
+    subject_key: str  # a review key (judging.reviews), "paper:<id>", or "pool:<paper>|<system>"
+    paper_id: str | None
+    repeat: int
+    status: str  # ok | null
+    null_reason: str | None
+    units_json: str
+    dropped_json: str  # {"not_verbatim": n, ...}: what validation removed, counted
+    llm_call_ids_json: str  # the llm_call (and retrieval_call) event ids the units came from
+    request_keys_json: str
+    inputs_json: str = "{}"  # what the judge read: {"source", "system", "fields", "chars", "text_sha256"}
+    study: str | None = None  # the study whose run recorded it (a label; judgments are shared)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrievalCall(Event):
+    """One search of a literature backend (offline index, Semantic Scholar), successful or not.
+    Replayed like an llm_call: a request_key with an ok event is answered from the log."""
+
+    event_type: ClassVar[str] = "retrieval_call"
+
+    request_key: str
+    backend: str  # offline | semantic_scholar
+    query: str
+    params_json: str  # limit, year filter, index version ...
+    results_json: str | None  # [{candidate_id, title, abstract, year, venue, score, rank}]
+    n_results: int | None
+    latency_ms: float
+    attempt: int
+    status: str  # ok | error
+    error_type: str | None = None
+    error_message: str | None = None
+    purpose: str | None = None  # e.g. judge_novelty_retrieval
+    subject_id: str | None = None
+    study: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RelatedWorkImported(Event):
+    """A related-work record (title, abstract, year, venue) imported from a user's JSONL, for the
+    offline literature index."""
+
+    event_type: ClassVar[str] = "related_work_imported"
+
+    work_id: str
+    title: str
+    abstract: str | None
+    year: int | None
+    venue: str | None
+    source_path: str
+    line_no: int
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
                                     LlmCallDuplicated, PromptTemplateStored,
-                                    StudyResolved)
+                                    StudyResolved, JudgmentRecorded, RetrievalCall,
+                                    RelatedWorkImported)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
@@ -308,6 +380,15 @@ def _llm_call_v1_to_v2(record: dict) -> dict:
 
 
 UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2]
+
+
+def _study_resolved_v1_to_v2(record: dict) -> dict:
+    """v1 resolutions predate judges: none ran."""
+    record.setdefault("judges_json", "[]")
+    return record
+
+
+UPCASTERS[("study_resolved", 1)] = [_study_resolved_v1_to_v2]
 
 _ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
           datetime: pa.timestamp("us", tz="UTC")}

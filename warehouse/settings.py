@@ -27,6 +27,7 @@ API_KEY_ENV = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
     "openai_compatible": "PEERLAKE_OPENAI_COMPATIBLE_API_KEY",
+    "semantic_scholar": "SEMANTIC_SCHOLAR_API_KEY",  # a literature backend, not a model (retrieval/)
 }
 
 
@@ -193,3 +194,22 @@ def openreview_baseurl() -> str:
     """OpenReview API v2 base URL for `ingest openreview --live` ($PEERLAKE_OPENREVIEW_BASEURL).
     Credentials, when a venue needs them, are openreview-py's own OPENREVIEW_USERNAME/PASSWORD."""
     return os.environ.get("PEERLAKE_OPENREVIEW_BASEURL", "https://api2.openreview.net")
+
+
+def semantic_scholar_api_key() -> str | None:
+    """Semantic Scholar Graph API key ($SEMANTIC_SCHOLAR_API_KEY): optional, raises the rate limit.
+    Never stored; redaction scrubs it like a model provider's key."""
+    return os.environ.get("SEMANTIC_SCHOLAR_API_KEY") or None
+
+
+def semantic_scholar_baseurl() -> str:
+    """Graph API base URL ($PEERLAKE_S2_BASEURL); tests point it at a loopback server."""
+    return os.environ.get("PEERLAKE_S2_BASEURL", "https://api.semanticscholar.org/graph/v1")
+
+
+def judge_max_chars(provider: str) -> int:
+    """How much paper text a judge that reads the paper sees (novelty extraction, flaw validation).
+    PRISM gives its judges 45k-128k characters; the local model's 4k-token context holds about
+    6,000 after the judge's instructions and answer."""
+    default = "6000" if provider == "local" else "128000"
+    return int(os.environ.get("PEERLAKE_JUDGE_MAX_CHARS", default))

@@ -1,0 +1,211 @@
+"""What every judge shares: its configuration and identity, its requests, reading its answers, and
+recording what it extracted as `judgment_recorded` events (once: a replayed run writes nothing)."""
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from llm_calls.types import LlmRequest, LlmResult, canonical_json
+from warehouse import EventLog
+from warehouse.events import JudgmentRecorded
+
+JUDGES = ("depth", "novelty", "flaws", "constructiveness")
+SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, probes 2000 + k)
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """The model a judge runs on. Temperature 0 as PRISM; `repeats` > 1 measures the judge's own
+    noise and needs a temperature above 0 to differ (a seed alone does not change a greedy answer)."""
+
+    provider: str
+    model: str
+    temperature: float = 0.0
+    max_output_tokens: int = 700
+    base_url: str | None = None
+    repeats: int = 1
+
+    def params(self, repeat: int, max_tokens: int | None = None) -> dict:
+        return {"temperature": self.temperature, "max_tokens": min(max_tokens or self.max_output_tokens,
+                                                                    self.max_output_tokens),
+                "seed": SEED_BASE + repeat}
+
+    def identity(self, judge: str, templates: Sequence[str]) -> str:
+        """16 hex: changes exactly when the judge's answers could (template texts, schemas, model,
+        endpoint, parameters); the repeat count and the study are not part of it."""
+        from prompts import load_template
+
+        parts = []
+        for name in templates:
+            t = load_template(name)
+            parts.append({"template": name, "hash": t.hash, "schema": t.output_schema})
+        probe = LlmRequest(provider=self.provider, model=self.model, messages=(), base_url=self.base_url)
+        ident = {"judge": judge, "templates": parts, "provider": self.provider, "model": self.model,
+                 "endpoint": probe.endpoint, "temperature": self.temperature,
+                 "max_output_tokens": self.max_output_tokens}
+        return hashlib.sha256(canonical_json(ident).encode()).hexdigest()[:16]
+
+
+def judge_request(cfg: JudgeConfig, judge: str, step: str, template: str, *, subject_id: str,
+                  repeat: int = 0, max_tokens: int | None = None, **ctx) -> LlmRequest:
+    """One judge call: purpose `judge_<judge>_<step>`, so every llm_call event says which judge and
+    step made it; the repeat is the sample index."""
+    from prompts import load_template
+
+    t = load_template(template)
+    return LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(t.render(**ctx)),
+                      params=cfg.params(repeat, max_tokens), response_schema=t.output_schema,
+                      sample_index=repeat, prompt_template=t.name, prompt_hash=t.hash,
+                      purpose=f"judge_{judge}_{step}", subject_id=subject_id, base_url=cfg.base_url,
+                      prompt_source=t.source)
+
+
+def answer(result: LlmResult | BaseException | None) -> dict | None:
+    """The JSON object a judge answered, or None (failed call, no JSON). Small models wrap JSON in
+    prose or ``` fences: the outermost {...} is tried then."""
+    if result is None or isinstance(result, BaseException):
+        return None
+    if isinstance(result.parsed, dict):
+        return result.parsed
+    text = result.text or ""
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        try:
+            doc = json.loads(text[start:end + 1])
+        except ValueError:
+            return None
+        return doc if isinstance(doc, dict) else None
+    return None
+
+
+_WS = re.compile(r"\s+")
+
+
+def _squash(text: str) -> tuple[str, list[int]]:
+    """Text with every whitespace run as one space, and each kept char's offset in the original."""
+    out, where, prev_space = [], [], False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if prev_space:
+                continue
+            out.append(" ")
+            prev_space = True
+        else:
+            out.append(ch)
+            prev_space = False
+        where.append(i)
+    return "".join(out), where
+
+
+def find_verbatim(span: str, text: str, start: int = 0) -> int | None:
+    """The offset of `span` in `text`, or None. Verbatim up to whitespace (a model re-wraps lines)
+    and surrounding quotes or spaces; anything else is not the review's own words."""
+    span = _WS.sub(" ", span.strip().strip('"“”\'').strip())
+    if not span:
+        return None
+    squashed, where = _squash(text)
+    # map the search start into the squashed text
+    s0 = next((k for k, i in enumerate(where) if i >= start), len(squashed))
+    k = squashed.find(span, s0)
+    return where[k] if k >= 0 else None
+
+
+def judgment_key(judge: str, step: str, judge_config: str, subject_key: str, repeat: int,
+                 request_keys: Iterable[str], parser_version: str) -> str:
+    ident = {"judge": judge, "step": step, "config": judge_config, "subject": subject_key, "repeat": repeat,
+             "requests": sorted(set(request_keys)), "parser": parser_version}
+    return hashlib.sha256(canonical_json(ident).encode()).hexdigest()
+
+
+@dataclass
+class Judgment:
+    """What one judge step extracted from one subject, before it is recorded."""
+
+    judge: str
+    step: str
+    subject_key: str
+    paper_id: str | None
+    repeat: int
+    units: list[dict] = field(default_factory=list)
+    null_reason: str | None = None
+    dropped: dict[str, int] = field(default_factory=dict)
+    results: list = field(default_factory=list)  # LlmResults / retrieval results behind the units
+    inputs: dict = field(default_factory=dict)  # what the judge read (fields, source, system, chars ...)
+    # A call that failed (network, retries exhausted) is not an answer: the judgment is not recorded,
+    # so the next run retries it; the mart shows the review as not judged meanwhile.
+    failed_call: str | None = None
+
+    def drop(self, why: str, n: int = 1) -> None:
+        self.dropped[why] = self.dropped.get(why, 0) + n
+
+
+@dataclass
+class JudgeContext:
+    """What a judge module needs to run: the lake, the gateway, its configuration and identity."""
+
+    log: EventLog
+    gateway: object  # llm_calls.gateway.Gateway
+    cfg: JudgeConfig
+    judge_config: str
+    repeat: int = 0
+    study: str | None = None
+    progress: bool | None = None
+    retrieval: object | None = None  # retrieval.RetrievalClient (novelty only)
+    options: dict = field(default_factory=dict)  # judge-specific settings (max_claims, retrieval backend ...)
+
+    def call_many(self, requests: Sequence[LlmRequest], description: str) -> list:
+        """Results in order; a failed call's slot holds its exception (already an error event)."""
+        reqs = [dataclasses.replace(r, study=self.study) for r in requests]
+        return self.gateway.call_many(reqs, progress=self.progress, description=description,
+                                      return_exceptions=True)
+
+
+def review_inputs(review) -> dict:
+    """A judged review's description, stored with its judgment (inputs_json)."""
+    text = review.text
+    return {"source": review.source, "system": review.system, "fields": list(review.fields),
+            "chars": len(text), "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "sample_index": review.sample_index}
+
+
+class Recorder:
+    """Appends each judgment once: a judgment whose key is already in the log is not written again."""
+
+    def __init__(self, log: EventLog, judge_config: str, parser_version: str, study: str | None = None):
+        self.log = log
+        self.judge_config = judge_config
+        self.parser_version = parser_version
+        self.study = study
+        self.known = {e.judgment_key for e in log.iter_events("judgment_recorded")}
+        self.written = 0
+        self.skipped = 0
+        self.failed = 0
+
+    def record(self, j: Judgment) -> JudgmentRecorded | None:
+        if j.failed_call is not None:
+            self.failed += 1
+            return None
+        keys = [r.request_key for r in j.results if r is not None and not isinstance(r, BaseException)]
+        ids = [r.event_id for r in j.results if r is not None and not isinstance(r, BaseException)]
+        key = judgment_key(j.judge, j.step, self.judge_config, j.subject_key, j.repeat, keys,
+                           self.parser_version)
+        if key in self.known:
+            self.skipped += 1
+            return None
+        ok = j.null_reason is None
+        ev = JudgmentRecorded(judgment_key=key, judge=j.judge, step=j.step, judge_config=self.judge_config,
+                              subject_key=j.subject_key, paper_id=j.paper_id, repeat=j.repeat,
+                              status="ok" if ok else "null", null_reason=j.null_reason,
+                              units_json=json.dumps(j.units if ok else [], ensure_ascii=False),
+                              dropped_json=json.dumps(j.dropped, sort_keys=True),
+                              llm_call_ids_json=json.dumps(sorted(set(ids))),
+                              request_keys_json=json.dumps(sorted(set(keys))),
+                              inputs_json=json.dumps(j.inputs, sort_keys=True, ensure_ascii=False),
+                              study=self.study)
+        self.log.append(ev)
+        self.known.add(key)
+        self.written += 1
+        return ev
