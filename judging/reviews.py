@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from warehouse import EventLog
 
-# The fields PRISM judges (summary, strengths, weaknesses). Venues name them differently; the first
-# group a review has wins, and the fields used are recorded with every judgment.
+# The fields PRISM judges (summary, strengths, weaknesses). Venues name them differently; the group of
+# which a review has the most fields wins (the first on a tie), and the fields used are recorded with
+# every judgment.
 ARGUMENT_FIELDS: tuple[tuple[str, ...], ...] = (
     ("summary", "strengths", "weaknesses"),
     ("summary_of_the_paper", "strength_and_weaknesses", "summary_of_the_review"),  # ICLR 2022/2023
@@ -60,12 +61,13 @@ def _value(v) -> str | None:
 
 
 def argument_sections(content: dict) -> tuple[tuple[str, str], ...]:
-    """The first field group of ARGUMENT_FIELDS the review has (any of its fields non-empty)."""
+    """The field group of ARGUMENT_FIELDS the review fills most (its non-empty fields, in order)."""
+    best: tuple[tuple[str, str], ...] = ()
     for group in ARGUMENT_FIELDS:
         found = tuple((f, t) for f in group if (t := _value(content.get(f))) is not None)
-        if found:
-            return found
-    return ()
+        if len(found) > len(best):
+            best = found
+    return best
 
 
 def human_reviews(log: EventLog, paper_ids: Iterable[str] | None = None) -> list[JudgedReview]:

@@ -3,7 +3,7 @@
 from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
-from orchestration.assets import inbox, probes, publish, report_page
+from orchestration.assets import inbox, judgments, probes, publish, report_page
 from orchestration.assets.checks import gate_checks
 from orchestration.assets.dbt import DBT_ASSETS
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
@@ -12,7 +12,8 @@ from orchestration.assets.reviews import ai_reviews
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, *DBT_ASSETS, *publish.ASSETS,
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, *judgments.JUDGE_ASSETS,
+          judgments.judgments, *DBT_ASSETS, *publish.ASSETS,
           review_summary, *report_page.ASSETS, *inbox.ASSETS]
 CHECKS = gate_checks()
 RESOURCES = {
@@ -26,7 +27,9 @@ defs = Definitions(
     asset_checks=CHECKS,
     resources=RESOURCES,
     sensors=inbox.SENSORS,  # off by default: start it in the UI to ingest PDFs dropped into $PEERLAKE_INBOX
-    # DuckDB takes one process per file: steps tagged peerlake/duckdb run one at a time.
+    # DuckDB takes one process per file: steps tagged peerlake/duckdb run one at a time. The judges
+    # share the model (on the embedded one, the CPU): one judge step at a time, each batching its calls.
     executor=multiprocess_executor.configured(
-        {"tag_concurrency_limits": [{"key": "peerlake/duckdb", "limit": 1}]}),
+        {"tag_concurrency_limits": [{"key": "peerlake/duckdb", "limit": 1},
+                                    {"key": "peerlake/judge", "limit": 1}]}),
 )

@@ -216,7 +216,7 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
                folders: list[str] = (), sample: str | None = None, venues: list[str] = (),
                ids: list[str] = (), all_ingested: bool = False, samples: int | None = None,
                template: str = "reviewer_scoring", external_systems: list[str] = (),
-               reviewers: bool = True) -> str:
+               reviewers: bool = True, judges: list[str] = (), judging: dict | None = None) -> str:
     """A study file as `peerlake study new` writes it (TOML, stable key order, so equal studies hash equal)."""
     lines = ["# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.",
              f"name = {json.dumps(name)}"]
@@ -224,7 +224,7 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
         lines.append(f"description = {json.dumps(description)}")
     if external_systems:
         lines.append(f"external_systems = {json.dumps(list(external_systems))}")
-    lines += ["judges = []", "", "[papers]"]
+    lines += [f"judges = {json.dumps(list(judges))}", "", "[papers]"]
     if corpus:
         lines.append(f"corpus = {json.dumps(corpus)}")
     if folders:
@@ -243,19 +243,32 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
             lines.append(f"samples = {samples}")
     else:  # top-level keys must precede the tables
         lines.insert(2, "reviewers = []  # imported reviews only (external_systems)")
+    if judging:
+        lines += ["", "[judging]"] + [f"{k} = {json.dumps(v)}" for k, v in judging.items()]
     text = "\n".join(lines) + "\n"
     parse_study(name, text)  # never write a file that would not load
     return text
 
 
+# The demo judges one paper's first AI review and one of its human reviews with all four judges, so
+# `make demo` stays under 10 minutes on 2 cores; a study may judge everything (drop [judging] papers/limits).
+DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1}
 DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
-                       corpus=DEMO)
+                       corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
+
+
+# Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT
+# (a study the user edited is left alone).
+_OLD_DEMO_SHA256 = {hashlib.sha256(study_text(
+    DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
+    corpus=DEMO).encode()).hexdigest()}
 
 
 def load_study(log: EventLog, name: str) -> Study:
     """The study file from the lake; the built-in `demo` study is written on first use."""
     files = StudyFiles(log.lake)
-    if name == DEMO and not files.exists(DEMO):
+    if name == DEMO and (not files.exists(DEMO)
+                         or hashlib.sha256(files.read(DEMO).encode()).hexdigest() in _OLD_DEMO_SHA256):
         files.write(DEMO, DEMO_TEXT)
     return parse_study(name, files.read(name))
 
@@ -354,24 +367,27 @@ def _sample_ids(log: EventLog, study: Study) -> list[str]:
 
 
 def resolution_event(study_id: str, study_sha256: str, paper_ids, reviewers: list[dict],
-                     external_systems=(), paper_source: str = "", asset: str = "ai_reviews") -> StudyResolved:
+                     external_systems=(), paper_source: str = "", asset: str = "ai_reviews",
+                     judges: list[dict] = ()) -> StudyResolved:
     """The `study_resolved` event; `reviewers` are {reviewer_config, samples, ...} rows (what the marts
-    read: int_study_reviewers)."""
+    read: int_study_reviewers); `judges` are {judge, judge_config, repeats, review_keys, ...} rows (the
+    judgments asset's: which reviews each judge covered for the study)."""
     return StudyResolved(study_id=study_id, study_sha256=study_sha256,
                          paper_ids_json=json.dumps(sorted(paper_ids)), reviewers_json=json.dumps(reviewers),
                          external_systems_json=json.dumps(list(external_systems)),
-                         paper_source=paper_source, asset=asset)
+                         paper_source=paper_source, asset=asset, judges_json=json.dumps(list(judges)))
 
 
 def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs: list[ReviewerConfig],
-                      asset: str, code_versions: list[str] | None = None) -> StudyResolved:
+                      asset: str, code_versions: list[str] | None = None,
+                      judges: list[dict] = ()) -> StudyResolved:
     """Append what the study covered in this run (the text goes to the blob store first)."""
     log.blobs.put_text(study.text)
     versions = code_versions or [c.code_version() for c in configs]
     reviewers = [{"reviewer_config": v, "template": c.template, "provider": c.provider,
                   "model": c.model, "samples": c.samples} for c, v in zip(configs, versions, strict=True)]
     return log.append(resolution_event(study.name, study.sha256, paper_ids, reviewers, study.external_systems,
-                                       study.paper_source(), asset))
+                                       study.paper_source(), asset, judges))
 
 
 def with_study(requests: list, study: Study) -> list:

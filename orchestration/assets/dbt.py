@@ -28,6 +28,9 @@ SOURCE_ASSETS = {
     # written by the study-partitioned model assets (one source, one key: an external node)
     "study_resolved": AssetKey("study_resolutions"),
     "llm_call_duplicated": AssetKey("llm_call_duplicates"),  # routed aside by the seal
+    "judgment_recorded": AssetKey("judgments"),  # the judges' units (the judgments asset closes the set)
+    "retrieval_call": AssetKey("judgments_novelty"),  # literature searches made by the novelty judge
+    "related_work_imported": AssetKey("related_work"),  # `peerlake ingest related-work`
 }
 
 

@@ -79,3 +79,46 @@ def test_the_demo_study_is_written_on_first_use(log):
     assert study.corpus == DEMO and (log.lake.root / "studies" / "demo.toml").is_file()
     with pytest.raises(FileNotFoundError, match="peerlake study new nope"):
         load_study(log, "nope")
+
+
+@pytest.mark.parametrize("text, says", [
+    ('judges = ["depth", "taste"]\n[papers]\nids = ["a"]\n', "unknown: taste"),
+    ('judges = "depth"\n[papers]\nids = ["a"]\n', "judges must be a list"),
+    ('[papers]\nids = ["a"]\n[judging]\nrepeats = 0\n', "judging.repeats must be a whole number >= 1"),
+    ('[papers]\nids = ["a"]\n[judging]\nsources = ["robots"]\n', "judging.sources has robots"),
+    ('[papers]\nids = ["a"]\n[judging]\nretrieval = "google"\n', "judging.retrieval = 'google'"),
+    ('[papers]\nids = ["a"]\n[judging]\ntemperature = -1\n', "judging.temperature must be a number >= 0"),
+    ('[papers]\nids = ["a"]\n[judging]\nvibes = 1\n', "unknown key(s) judging.vibes"),
+])
+def test_a_broken_judging_table_is_refused_with_what_to_change(text, says):
+    with pytest.raises(StudyError) as err:
+        parse_study("mine", text)
+    assert says in str(err.value)
+
+
+def test_judges_and_the_judging_table_round_trip_and_default_to_the_reviewer_model(monkeypatch):
+    monkeypatch.setenv("PEERLAKE_PROVIDER", "openai")
+    monkeypatch.delenv("PEERLAKE_MODEL", raising=False)
+    text = study_text("mine", ids=["a"], judges=["flaws", "depth"],
+                      judging={"papers": ["a"], "repeats": 3, "temperature": 0.5})
+    study = parse_study("mine", text)
+    assert study.judges == ("depth", "flaws")  # canonical order, whatever the file's
+    assert study.judging.papers == ("a",) and study.judging.repeats == 3
+    settings = study.judging.model_settings()
+    assert (settings["provider"], settings["model"], settings["temperature"]) == ("openai", "gpt-4.1-mini", 0.5)
+    # no [judging]: temperature 0 (PRISM), every source, one repeat
+    plain = parse_study("p", study_text("p", ids=["a"], judges=["depth"])).judging
+    assert (plain.temperature, plain.repeats, plain.sources) == (0.0, 1, ("human", "peerlake", "external"))
+
+
+def test_a_lake_holding_the_old_builtin_demo_study_gets_the_judges(log):
+    from warehouse.studies import StudyFiles
+
+    old = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
+                     corpus=DEMO)
+    StudyFiles(log.lake).write(DEMO, old)
+    assert load_study(log, DEMO).judges == ("depth", "novelty", "flaws", "constructiveness")
+    # a demo study the user edited is theirs: left as it is
+    edited = old.replace("judges = []", 'judges = ["depth"]')
+    StudyFiles(log.lake).write(DEMO, edited)
+    assert load_study(log, DEMO).judges == ("depth",)

@@ -1,0 +1,135 @@
+"""Judgments, one partition per study: each PRISM judge the study names reads the study's reviews
+(human, peerlake, imported) through the LLM gateway and records what it extracted as
+`judgment_recorded` events; `judgments` then records which reviews each judge covered, and the dbt
+marts compute every score from the units. Judge calls another study already paid for replay free."""
+
+import hashlib
+import importlib
+import json
+
+from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
+
+from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
+from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews
+from orchestration.assets.ingest import human_reviews as human_reviews_asset
+from orchestration.assets.partitions import studies, study_of
+from orchestration.assets.reviews import ai_reviews
+from orchestration.resources import LakeResource, ReviewerResource
+from reviewing.study import JudgingSpec, Study, load_study, record_resolution, resolve_papers
+
+MODULES = {judge: importlib.import_module(f"judging.{judge}") for judge in JUDGES}
+
+
+def judge_config(spec: JudgingSpec) -> JudgeConfig:
+    return JudgeConfig(**spec.model_settings())
+
+
+def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
+    """The study's paper ids, and the reviews its judges read ([judging] narrows both)."""
+    spec = study.judging
+    paper_ids = resolve_papers(log, study).paper_ids
+    judged = [p for p in paper_ids if not spec.papers or p in spec.papers]
+    reviews: list[JudgedReview] = []
+    if "human" in spec.sources:
+        per_paper: dict[str, int] = {}
+        for r in human_reviews(log, judged):  # in review-id order
+            per_paper[r.paper_id] = per_paper.get(r.paper_id, 0) + 1
+            if spec.human_per_paper is None or per_paper[r.paper_id] <= spec.human_per_paper:
+                reviews.append(r)
+    if "peerlake" in spec.sources and study.reviewers:
+        samples = {c.code_version(): min(c.samples, spec.peerlake_samples or c.samples)
+                   for c in study.reviewer_configs()}
+        reviews += peerlake_reviews(log, judged, samples, samples=samples)
+    if "external" in spec.sources and study.external_systems:
+        reviews += external_reviews(log, judged, study.external_systems)
+    return paper_ids, reviews
+
+
+def _options(judge: str, spec: JudgingSpec) -> dict:
+    return {"max_claims": spec.max_claims, "retrieval": spec.retrieval} if judge == "novelty" else {}
+
+
+def _code_version(judge: str) -> str:
+    """The default judge configuration's identity: editing a judge's template marks it stale."""
+    return judge_config(JudgingSpec()).identity(judge, MODULES[judge].TEMPLATES)
+
+
+def _judge_asset(judge: str):
+    module = MODULES[judge]
+
+    @asset(name=f"judgments_{judge}", group_name="judgments", deps=[ai_reviews, human_reviews_asset],
+           code_version=_code_version(judge), kinds={"llm"}, partitions_def=studies,
+           op_tags={"peerlake/judge": "serial"},
+           description=f"The {judge} judge (PRISM) on the study's reviews → llm_call and judgment_recorded "
+                       "events (nothing when the study does not name it).")
+    def _judge(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+        log = lake.event_log()
+        study = load_study(log, study_of(context))
+        if judge not in study.judges:
+            context.log.info(f"study {study.name} does not name the {judge} judge (judges = {list(study.judges)})")
+            return MaterializeResult(metadata={"study": study.name, "skipped": "judge not in the study"})
+        _, reviews = judged_reviews(log, study)
+        cfg = judge_config(study.judging)
+        config_id = cfg.identity(judge, module.TEMPLATES)
+        recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
+        retrieval = None
+        if judge == "novelty":
+            from retrieval import RetrievalClient
+
+            retrieval = RetrievalClient(log)
+        gateway = reviewer.gateway(log)
+        before = gateway.stats.snapshot()
+        keys = []
+        for repeat in range(cfg.repeats):
+            ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
+                               study=study.name, retrieval=retrieval)
+            for j in module.judge(ctx, reviews, **_options(judge, study.judging)):
+                recorder.record(j)
+                keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
+        log.seal()
+        failed = [k for k in keys if k[3] is not None]
+        for subject, repeat, _, why in failed[:20]:
+            context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
+        if keys and len(failed) == len(keys):
+            raise RuntimeError(f"every {judge} judgment failed; first: {failed[0][3]}")
+        made = gateway.stats.calls_made - before.calls_made
+        nulls = sum(1 for k in keys if k[2] is not None and k[3] is None)
+        context.log.info(f"{judge}: {len(keys)} judgments ({recorder.written} new, {recorder.skipped} already "
+                         f"recorded, {nulls} null with a reason, {len(failed)} failed); {made} model calls made")
+        return MaterializeResult(
+            metadata={"study": study.name, "judge_config": config_id, "model": f"{cfg.provider}/{cfg.model}",
+                      "reviews": len(reviews), "judgments": len(keys), "new_judgments": recorder.written,
+                      "null_judgments": nulls, "failed": len(failed), "model_calls_made": made,
+                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd)},
+            data_version=DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
+
+    return _judge
+
+
+JUDGE_ASSETS = [_judge_asset(judge) for judge in JUDGES]
+
+
+@asset(group_name="judgments", deps=[AssetKey(f"judgments_{j}") for j in JUDGES], partitions_def=studies,
+       description="Which reviews (and flaw pools) each of the study's judges covered → a study_resolved "
+                   "event the quality marts scope by (a listed review without a judgment shows as not_judged).")
+def judgments(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    log = lake.event_log()
+    study = load_study(log, study_of(context))
+    paper_ids, reviews = judged_reviews(log, study) if study.judges else (resolve_papers(log, study).paper_ids, [])
+    cfg = judge_config(study.judging) if study.judges else None
+    rows = []
+    for judge in study.judges:
+        module = MODULES[judge]
+        row = {"judge": judge, "judge_config": cfg.identity(judge, module.TEMPLATES), "provider": cfg.provider,
+               "model": cfg.model, "repeats": cfg.repeats}
+        if judge == "flaws":
+            pools = module.pools(reviews)
+            row["pools"] = [p.key for p in pools]
+            row["review_keys"] = sorted({r.review_key for p in pools for r in p.reviews})
+        else:
+            row["review_keys"] = [r.review_key for r in reviews]
+        rows.append(row)
+    record_resolution(log, study, paper_ids, [], asset="judgments", judges=rows)
+    log.seal()
+    return MaterializeResult(metadata={"study": study.name, "judges": ", ".join(study.judges) or "none",
+                                       "reviews": len(reviews)})
