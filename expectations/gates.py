@@ -30,6 +30,13 @@ from expectations import (
     suite_human_reviews,
     suite_llm_calls,
     suite_papers,
+    suite_quality_comparison,
+    suite_quality_constructiveness,
+    suite_quality_depth,
+    suite_quality_flaws,
+    suite_quality_judge_repeatability,
+    suite_quality_judge_validation,
+    suite_quality_novelty,
     suite_rank_reproducibility,
     suite_repeatability,
     suite_score_histogram,
@@ -51,6 +58,13 @@ SUITES: dict[str, ModuleType] = {
     "score_histogram": suite_score_histogram,
     "cost_by_model": suite_cost_by_model,
     "cost_by_study": suite_cost_by_study,
+    "quality_comparison": suite_quality_comparison,
+    "quality_judge_validation": suite_quality_judge_validation,
+    "quality_depth": suite_quality_depth,
+    "quality_novelty": suite_quality_novelty,
+    "quality_flaws": suite_quality_flaws,
+    "quality_constructiveness": suite_quality_constructiveness,
+    "quality_judge_repeatability": suite_quality_judge_repeatability,
 }
 
 INPUTS = "inputs"

@@ -27,6 +27,7 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     repeats = 1                   # each judge step r times (judge repeatability; needs temperature > 0)
     retrieval = "offline"         # novelty's literature backend: offline | semantic_scholar
     max_claims = 5                # novelty claims verified per review (the first n)
+    verify_top = 3                # candidates verified per claim (the most relevant; s_c uses the top 3)
     provider = "local"            # model, temperature (default 0), max_output_tokens, base_url as reviewers
 """
 
@@ -48,6 +49,7 @@ REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max
 TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
+                "verify_top",
                 "provider", "model", "temperature", "max_output_tokens", "base_url"}
 REVIEW_SOURCES = ("human", "peerlake", "external")
 RETRIEVAL_BACKENDS = ("offline", "semantic_scholar")
@@ -94,6 +96,7 @@ class JudgingSpec:
     repeats: int = 1
     retrieval: str = "offline"
     max_claims: int = 5
+    verify_top: int = 3
     provider: str | None = None
     model: str | None = None
     temperature: float = 0.0
@@ -184,7 +187,7 @@ def parse_study(name: str, text: str) -> Study:
 
 def _judging(name: str, table: dict) -> JudgingSpec:
     _no_unknown(name, "judging.", table, JUDGING_KEYS)
-    for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims"):
+    for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims", "verify_top"):
         v = table.get(key)
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
             raise StudyError(f"study {name!r}: judging.{key} must be a whole number >= 1")
@@ -200,7 +203,8 @@ def _judging(name: str, table: dict) -> JudgingSpec:
     return JudgingSpec(papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
                        repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
-                       max_claims=table.get("max_claims", 5), provider=table.get("provider"),
+                       max_claims=table.get("max_claims", 5), verify_top=table.get("verify_top", 3),
+                       provider=table.get("provider"),
                        model=table.get("model"), temperature=float(t),
                        max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
 

@@ -199,7 +199,7 @@ class IngestRejected(Event):
 
     event_type: ClassVar[str] = "ingest_rejected"
 
-    source: str  # pdf | openreview | asap | reviews
+    source: str  # pdf | openreview | asap | reviews | related_work
     path: str
     reason: str
     severity: str = "error"  # error | warning (e.g. a scan with no text layer)
@@ -349,12 +349,29 @@ class RelatedWorkImported(Event):
     line_no: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class SpanAnnotationImported(Event):
+    """Human span annotations of one review (e.g. SubstanReview's claim / evidence spans), imported to
+    validate what a judge extracts from the same review."""
+
+    event_type: ClassVar[str] = "span_annotation_imported"
+
+    review_key: str  # the judged review's key (judging.reviews), e.g. external:substanreview:<id>
+    dataset: str  # e.g. substanreview
+    split: str | None  # e.g. train | test
+    annotator: str | None  # None: the dataset's final (adjudicated) labels
+    spans_json: str  # [{"start", "end", "label", "role": "claim"|"premise"|null}] character offsets
+    text_sha256: str  # the annotated text's SHA-256: the offsets are into exactly that text
+    source_path: str
+    line_no: int
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
                                     LlmCallDuplicated, PromptTemplateStored,
                                     StudyResolved, JudgmentRecorded, RetrievalCall,
-                                    RelatedWorkImported)
+                                    RelatedWorkImported, SpanAnnotationImported)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metrics.report import figures
+from metrics.report import figures, quality
 from metrics.report.data import ReportData, config_labels, load
 
 CSS = """
@@ -169,7 +169,8 @@ def _distribution(data: ReportData, labels: dict) -> str:
                      {"n_papers": 0, "acceptance_auc": 3}))
 
 
-SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution]
+SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,
+            quality.section]
 
 
 def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None) -> str:

@@ -17,6 +17,10 @@ NEEDS = {
     "reliability_granularity": ["granularity_pair_id", "integer_config", "decimal_config", "mean_shift"],
     "reliability_distribution_estimation": ["probe_config", "review_config", "method", "risk", "risk_ci_low",
                                             "risk_ci_high", "acceptance_auc"],
+    "quality_comparison": ["system", "metric", "n_pairs", "mean_system", "mean_system_ci_low", "mean_system_ci_high",
+                           "mean_human", "mean_human_ci_low", "mean_human_ci_high", "mean_diff", "ci_low", "ci_high",
+                           "wilcoxon_p", "holm_p", "cliffs_delta", "magnitude", "skip_reason", "bootstrap_seed",
+                           "n_resamples"],
 }
 
 

@@ -132,3 +132,36 @@ def risk_bars(dist: pd.DataFrame) -> str:
         ax.legend(fontsize=7, frameon=False)
         fig.tight_layout()
         return _png(fig)
+
+
+def quality_profile(rows: pd.DataFrame, panels: list[tuple[str, str]], labels: dict[str, str]) -> str:
+    """One panel per quality metric (all on [0, 1]); per system a row: its mean (colour) and the paired
+    humans' mean (grey) with their 95% bootstrap intervals. Hollow markers: fewer than 10 pairs, no
+    interval. `rows`: quality_comparison rows; `panels`: (metric, title)."""
+    systems = sorted(rows["system"].unique())
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels), 0.5 * len(systems) + 1.3),
+                                 sharey=True, squeeze=False)
+        for ax, (metric, title) in zip(axes.flat, panels, strict=True):
+            m = rows[rows["metric"] == metric].set_index("system")
+            for y, system in enumerate(systems):
+                if system not in m.index:
+                    continue
+                r = m.loc[system]
+                for side, dy, color in (("system", -0.14, f"C{y % 10}"), ("human", 0.14, "#8C8C8C")):
+                    est, lo, hi = r[f"mean_{side}"], r[f"mean_{side}_ci_low"], r[f"mean_{side}_ci_high"]
+                    if pd.isna(est):
+                        continue
+                    tested = pd.notna(lo)
+                    err = [[est - lo], [hi - est]] if tested else None
+                    ax.errorbar(est, y + dy, xerr=err, fmt="o", ms=5, capsize=2, color=color,
+                                mfc=color if tested else "white")
+            ax.set_title(title, fontsize=8)
+            ax.set_xlim(-0.05, 1.05)
+            ax.grid(axis="x", color="#eee")
+        axes.flat[0].set_yticks(range(len(systems)), [labels.get(s, s[:12]) for s in systems])
+        axes.flat[0].set_ylim(len(systems) - 0.5, -0.5)
+        fig.text(0.01, -0.02, "colour: system · grey: its paired humans · hollow: < 10 pairs, no interval",
+                 fontsize=7, color="#555")
+        fig.tight_layout()
+        return _png(fig)

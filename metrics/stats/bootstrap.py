@@ -24,8 +24,32 @@ def bootstrap_mean_ci(values, *, n_resamples: int = N_RESAMPLES, seed: int = 0,
         raise ValueError(f"bootstrap_mean_ci: level must be in (0, 1), got {level}")
     if v.size == 0:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, v.size, size=(n_resamples, v.size))
+    idx = resample_indices(v.size, n_resamples=n_resamples, seed=seed)
+    return _percentile_interval(v[idx].mean(axis=1), level)
+
+
+def resample_indices(n: int, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """The draw behind every interval: n_resamples rows of n paper indices (with replacement) from
+    default_rng(seed).integers. Share the array to give several statistics one bootstrap world."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+def resampled_mean_ci(values, indices: np.ndarray, *, level: float = LEVEL) -> tuple[float, float]:
+    """Percentile interval of the mean over the papers each row of `indices` drew, counting only the
+    papers with a value (nan = this statistic has none for the paper). Several statistics over one
+    set of papers, each missing on some, then share one draw (metrics.quality); rows that drew no
+    paper with a value are left out. With no nan it equals bootstrap_mean_ci on the same draw."""
+    v = np.asarray(values, dtype=float)
+    has = ~np.isnan(v)
+    if not has.any():
+        return float("nan"), float("nan")
+    counts = has[indices].sum(axis=1)
+    sums = np.where(has, v, 0.0)[indices].sum(axis=1)
+    keep = counts > 0
+    return _percentile_interval(sums[keep] / counts[keep], level)
+
+
+def _percentile_interval(means: np.ndarray, level: float) -> tuple[float, float]:
     tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(v[idx].mean(axis=1), [tail, 100 - tail])
+    lo, hi = np.percentile(means, [tail, 100 - tail])
     return float(lo), float(hi)

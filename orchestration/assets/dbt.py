@@ -31,6 +31,7 @@ SOURCE_ASSETS = {
     "judgment_recorded": AssetKey("judgments"),  # the judges' units (the judgments asset closes the set)
     "retrieval_call": AssetKey("judgments_novelty"),  # literature searches made by the novelty judge
     "related_work_imported": AssetKey("related_work"),  # `peerlake ingest related-work`
+    "span_annotation_imported": AssetKey("span_annotations"),  # `peerlake validate-judges`
 }
 
 

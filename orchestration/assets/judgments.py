@@ -46,7 +46,9 @@ def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
 
 
 def _options(judge: str, spec: JudgingSpec) -> dict:
-    return {"max_claims": spec.max_claims, "retrieval": spec.retrieval} if judge == "novelty" else {}
+    if judge != "novelty":
+        return {}
+    return {"max_claims": spec.max_claims, "retrieval": spec.retrieval, "verify_top": spec.verify_top}
 
 
 def _code_version(judge: str) -> str:
@@ -125,7 +127,7 @@ def judgments(context: AssetExecutionContext, lake: LakeResource) -> Materialize
         if judge == "flaws":
             pools = module.pools(reviews)
             row["pools"] = [p.key for p in pools]
-            row["review_keys"] = sorted({r.review_key for p in pools for r in p.reviews})
+            row["review_keys"] = sorted({r.review_key for p in pools for r in p.members})
         else:
             row["review_keys"] = [r.review_key for r in reviews]
         rows.append(row)

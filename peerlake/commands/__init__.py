@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report", "study")
+MODULES = ("ingest", "budget", "report", "study", "validate")
 
 
 def register_all(app) -> None:

@@ -1,4 +1,4 @@
-"""`peerlake ingest pdf|openreview|asap|reviews` and `peerlake sample`: bring papers and reviews
+"""`peerlake ingest pdf|openreview|asap|reviews|related-work` and `peerlake sample`: bring papers and reviews
 into the lake. Every set-aside input is printed with its reason and kept as `ingest_rejected`."""
 
 from pathlib import Path
@@ -119,6 +119,18 @@ def ingest_reviews_cmd(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     _finish(log, outcomes, ("imported", "skipped", "rejected"), strict)
+
+
+@ingest_app.command("related-work")
+def ingest_related_work_cmd(
+    path: Path = typer.Argument(..., help="JSONL file, one work per line: title, abstract, year, venue, id"),
+    strict: bool = typer.Option(False),
+) -> None:
+    """Related work (title, abstract, year, venue) → the offline literature index of the novelty judge."""
+    from ingest.related_work import import_related_work
+
+    log = _log()
+    _finish(log, import_related_work(log, path), ("imported", "skipped", "rejected"), strict)
 
 
 def sample_cmd(

@@ -19,7 +19,9 @@ renamed as (
         cast(paper_source as varchar) as paper_source,
         cast(paper_ids_json as json) as paper_ids,
         cast(reviewers_json as json) as reviewers,
-        cast(external_systems_json as json) as external_systems
+        cast(external_systems_json as json) as external_systems,
+        -- v2: the judges a judgments asset ran ([] for every other asset and for v1 events)
+        cast(coalesce(judges_json, '[]') as json) as judges
 
     from source
 

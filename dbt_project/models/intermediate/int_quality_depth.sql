@@ -1,0 +1,57 @@
+-- Depth of analysis per (study, judge configuration, review): the per-repeat scores of
+-- int_quality_depth_repeats averaged over the repeats that have one, with the SD of DoA across them.
+with
+
+repeats as (
+
+    select * from {{ ref('int_quality_depth_repeats') }}
+
+),
+
+final as (
+
+    select
+        concat_ws('|', study_id, judge_config, review_key) as quality_depth_id,
+        study_id,
+        any_value(paper_id) as paper_id,
+        any_value(source) as source,
+        any_value(system) as system,
+        review_key,
+        any_value(judge) as judge,
+        judge_config,
+        any_value(judge_provider) as judge_provider,
+        any_value(judge_model) as judge_model,
+        any_value(fields_used) as fields_used,
+        count(judgment_id) as n_repeats,
+        count(doa) as n_repeats_scored,
+        avg(n_units) as n_units,
+        avg(n_claims) as n_claims,
+        avg(n_premises) as n_premises,
+        avg(n_premises_grounded) as n_premises_grounded,
+        avg(premise_ratio) as premise_ratio,
+        avg(grounding_norm) as grounding_norm,
+        avg(doa) as doa,
+        stddev_samp(doa) as doa_sd,
+        avg(share_units_soundness) as share_units_soundness,
+        avg(share_units_clarity) as share_units_clarity,
+        avg(share_units_contribution) as share_units_contribution,
+        avg(share_units_other) as share_units_other,
+        avg(share_premises_soundness) as share_premises_soundness,
+        avg(share_premises_clarity) as share_premises_clarity,
+        avg(share_premises_contribution) as share_premises_contribution,
+        avg(share_premises_other) as share_premises_other,
+        avg(doa) is null as is_null,
+        -- all repeats null: the first repeat's reason speaks for the review
+        case
+            when avg(doa) is null then
+                arg_min(null_reason, coalesce(repeat_index, -1)) filter (where null_reason is not null)
+        end as null_reason,
+        coalesce(list(judgment_id order by repeat_index) filter (where judgment_id is not null), [])
+            as judgment_ids
+
+    from repeats
+    group by study_id, judge_config, review_key
+
+)
+
+select * from final

@@ -1,0 +1,338 @@
+-- Flaws found, and in what order, per (study, judge configuration, pool, review, repeat). The pool's
+-- valid flaws are its ground truth G_c (critical) and G_m (minor).
+--   recall_critical = |found ∩ G_c| / |G_c| (null when G_c is empty); recall_minor likewise.
+--   weighted: flaw i weighs W_i = (distinct reviews raising i) / (pool members);
+--     recall_critical_weighted = sum(W_i, i in found ∩ G_c) / sum(W_i, i in G_c) (the 1 / members cancels).
+--   hallucination_rate = invalid flaws raised / flaws raised (null when it raised none).
+--   From the order step's mentions sorted by (position, list order), i from 0, w = 2 critical, 1 minor:
+--     CPS = sum(w_i / log2(i + 2)); ICPS = the same with the weights sorted descending;
+--     ncps = CPS / ICPS, null when ICPS = 0 (no mentions).
+with
+
+pools as (
+
+    select * from {{ ref('int_judged_pools') }}
+
+),
+
+members as (
+
+    select * from {{ ref('int_judged_pool_members') }}
+
+),
+
+review_keys as (
+
+    select * from {{ ref('int_judging_review_keys') }}
+
+),
+
+order_judgments as (
+
+    select * from {{ ref('int_judgments_latest') }}
+    where judge = 'flaws' and step = 'order'
+
+),
+
+pool_rows as (
+
+    select
+        judged_pool_id,
+        unnest(  -- noqa: AL03
+            from_json(
+                units,
+                '[{"kind": "VARCHAR", "review_key": "VARCHAR", "flaw_id": "VARCHAR", "is_valid": "BOOLEAN",
+                   "severity": "VARCHAR"}]'
+            ),
+            recursive := true
+        )
+
+    from pools
+    where null_reason is null
+
+),
+
+recorded_members as (
+
+    select distinct
+        judged_pool_id,
+        review_key
+
+    from pool_rows
+    where kind = 'member'
+
+),
+
+raises as (
+
+    -- a flaw raised by one review counts once for it, however many quotes it has
+    select distinct
+        judged_pool_id,
+        flaw_id,
+        review_key
+
+    from pool_rows
+    where kind = 'raise'
+
+),
+
+flaws as (
+
+    select
+        judged_pool_id,
+        flaw_id,
+        bool_and(is_valid) as is_valid,
+        any_value(severity) as severity
+
+    from pool_rows
+    where kind = 'raise'
+    group by judged_pool_id, flaw_id
+
+),
+
+flaw_raisers as (
+
+    select
+        flaws.*,
+        count(raises.review_key) as n_raisers
+
+    from flaws
+    inner join raises using (judged_pool_id, flaw_id)
+    group by all
+
+),
+
+ground_truth as (
+
+    select
+        judged_pool_id,
+        count(*) filter (where is_valid and severity = 'critical') as n_critical_flaws,
+        count(*) filter (where is_valid and severity = 'minor') as n_minor_flaws,
+        count(*) filter (where not is_valid) as n_invalid_flaws,
+        sum(n_raisers) filter (where is_valid and severity = 'critical') as critical_raisers,
+        sum(n_raisers) filter (where is_valid and severity = 'minor') as minor_raisers
+
+    from flaw_raisers
+    group by judged_pool_id
+
+),
+
+found as (
+
+    select
+        raises.judged_pool_id,
+        raises.review_key,
+        count(*) as n_flaws_raised,
+        count(*) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'critical') as n_critical_found,
+        count(*) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'minor') as n_minor_found,
+        count(*) filter (where not flaw_raisers.is_valid) as n_invalid_raised,
+        sum(flaw_raisers.n_raisers) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'critical')
+            as critical_raisers_found,
+        sum(flaw_raisers.n_raisers) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'minor')
+            as minor_raisers_found
+
+    from raises
+    inner join flaw_raisers using (judged_pool_id, flaw_id)
+    group by raises.judged_pool_id, raises.review_key
+
+),
+
+mentions as (
+
+    select
+        judgment_id as order_judgment_id,
+        unnest(  -- noqa: AL03
+            from_json(units, '[{"flaw_id": "VARCHAR", "severity": "VARCHAR", "position": "INTEGER"}]'),
+            recursive := true
+        ),
+        -- the judge's own list order breaks ties between mentions at one position
+        generate_subscripts(from_json(units, '["JSON"]'), 1) as list_index
+
+    from order_judgments
+    where is_ok
+
+),
+
+weighted_mentions as (
+
+    select
+        order_judgment_id,
+        case severity when 'critical' then 2 else 1 end as weight,
+        position,
+        list_index
+
+    from mentions
+
+),
+
+ranked_mentions as (
+
+    select
+        *,
+        row_number() over (partition by order_judgment_id order by position, list_index) - 1 as text_rank,
+        row_number() over (
+            partition by order_judgment_id order by weight desc, position asc, list_index asc
+        ) - 1 as ideal_rank
+
+    from weighted_mentions
+
+),
+
+order_scores as (
+
+    select
+        order_judgment_id,
+        count(*) as n_mentions,
+        sum(weight / log2(text_rank + 2)) as cps,
+        sum(weight / log2(ideal_rank + 2)) as icps
+
+    from ranked_mentions
+    group by order_judgment_id
+
+),
+
+pool_reviews as (
+
+    -- each review of a pool in each judged repeat of the pool (or the pool's not_judged row)
+    select
+        pools.* exclude (units, null_reason),  -- noqa: RF02
+        members.review_key,
+        pools.null_reason as pool_null_reason,
+        recorded_members.review_key is not null as is_recorded_member
+
+    from pools
+    inner join members using (study_id, judge_config, pool_key)
+    left join recorded_members
+        on
+            pools.judged_pool_id = recorded_members.judged_pool_id
+            and members.review_key = recorded_members.review_key
+
+),
+
+joined as (
+
+    select
+        pool_reviews.*,
+        order_judgments.judgment_id as order_judgment_id,
+        order_judgments.status as order_status,
+        order_judgments.null_reason as order_null_reason,
+        order_judgments.inputs as order_inputs,
+        ground_truth.n_critical_flaws,
+        ground_truth.n_minor_flaws,
+        ground_truth.n_invalid_flaws,
+        ground_truth.critical_raisers,
+        ground_truth.minor_raisers,
+        found.n_flaws_raised,
+        found.n_critical_found,
+        found.n_minor_found,
+        found.n_invalid_raised,
+        found.critical_raisers_found,
+        found.minor_raisers_found,
+        order_scores.n_mentions,
+        order_scores.cps,
+        order_scores.icps
+
+    from pool_reviews
+    left join ground_truth using (judged_pool_id)
+    left join found
+        on
+            pool_reviews.judged_pool_id = found.judged_pool_id
+            and pool_reviews.review_key = found.review_key
+    left join order_judgments
+        on
+            pool_reviews.judge_config = order_judgments.judge_config
+            and pool_reviews.repeat_index = order_judgments.repeat_index
+            and order_judgments.subject_key = pool_reviews.pool_key || '|' || pool_reviews.review_key
+    left join order_scores on order_judgments.judgment_id = order_scores.order_judgment_id
+
+),
+
+scored as (
+
+    select
+        *,
+        case
+            when pool_null_reason is not null then pool_null_reason
+            -- the study expects the review in this pool but the pool judgment did not include it
+            when not is_recorded_member then 'not_in_pool'
+        end as null_reason
+
+    from joined
+
+),
+
+final as (
+
+    select
+        concat_ws(
+            '|', scored.study_id, scored.judge_config, scored.pool_key, scored.review_key,
+            coalesce(cast(scored.repeat_index as varchar), 'none')
+        ) as flaws_repeat_id,
+        scored.study_id,
+        scored.judge,
+        scored.judge_config,
+        scored.judge_provider,
+        scored.judge_model,
+        scored.repeats,
+        scored.pool_key,
+        scored.pool_paper_id,
+        scored.pool_system,
+        scored.review_key,
+        coalesce(review_keys.paper_id, scored.pool_paper_id) as paper_id,
+        coalesce(
+            review_keys.source, scored.order_inputs ->> 'source', split_part(scored.review_key, ':', 1)
+        ) as source,
+        array_to_string(from_json(scored.order_inputs -> 'fields', '["VARCHAR"]'), ',') as fields_used,
+        scored.repeat_index,
+        scored.judgment_id as pool_judgment_id,
+        scored.order_judgment_id,
+        scored.null_reason,
+        -- counts of a scored row: zero, not null, where the pool has none
+        case when scored.null_reason is null then coalesce(scored.n_critical_flaws, 0) end as n_critical_flaws,
+        case when scored.null_reason is null then coalesce(scored.n_minor_flaws, 0) end as n_minor_flaws,
+        case when scored.null_reason is null then coalesce(scored.n_invalid_flaws, 0) end as n_invalid_flaws,
+        case when scored.null_reason is null then coalesce(scored.n_flaws_raised, 0) end as n_flaws_raised,
+        case when scored.null_reason is null then coalesce(scored.n_critical_found, 0) end as n_critical_found,
+        case when scored.null_reason is null then coalesce(scored.n_minor_found, 0) end as n_minor_found,
+        case when scored.null_reason is null then coalesce(scored.n_invalid_raised, 0) end as n_invalid_raised,
+        case when scored.null_reason is null then coalesce(scored.n_mentions, 0) end as n_mentions,
+        case
+            when scored.null_reason is null and scored.n_critical_flaws > 0 then
+                coalesce(scored.n_critical_found, 0) / scored.n_critical_flaws
+        end as recall_critical,
+        case
+            when scored.null_reason is null and scored.n_minor_flaws > 0 then
+                coalesce(scored.n_minor_found, 0) / scored.n_minor_flaws
+        end as recall_minor,
+        case
+            when scored.null_reason is null and scored.n_critical_flaws > 0 then
+                coalesce(scored.critical_raisers_found, 0) / scored.critical_raisers
+        end as recall_critical_weighted,
+        case
+            when scored.null_reason is null and scored.n_minor_flaws > 0 then
+                coalesce(scored.minor_raisers_found, 0) / scored.minor_raisers
+        end as recall_minor_weighted,
+        case
+            when scored.null_reason is null and scored.n_flaws_raised > 0 then
+                scored.n_invalid_raised / scored.n_flaws_raised
+        end as hallucination_rate,
+        case when scored.null_reason is null then scored.cps end as cps,
+        case when scored.null_reason is null then scored.icps end as icps,
+        case when scored.null_reason is null then scored.cps / nullif(scored.icps, 0) end as ncps,
+        case
+            when scored.null_reason is not null then scored.null_reason
+            when scored.order_judgment_id is null then 'order_not_judged'
+            when scored.order_status != 'ok' then coalesce(scored.order_null_reason, 'status:' || scored.order_status)
+            when coalesce(scored.icps, 0) = 0 then 'no_mentions'
+        end as ncps_null_reason
+
+    from scored
+    left join review_keys on scored.review_key = review_keys.review_key
+
+)
+
+select
+    *,
+    -- the system under test: a human review is scored once per pool, against that pool's system
+    case when source = 'human' then 'human' else pool_system end as system
+from final
