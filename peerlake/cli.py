@@ -42,6 +42,15 @@ def demo() -> None:
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
     print_rows(show, title="AI reviewers of study demo (one row per configuration)")
+    from orchestration.assets.report import read_quality
+
+    quality = read_quality(settings.duckdb_path(), "demo")
+    if quality:
+        print_rows([{"paper": r["paper_id"], "review": r["source"] + (f" {r['system']}" if r["source"] != "human"
+                                                                      else ""),
+                     "DoA": r["doa"], "NS": r["ns"], "recall (critical)": r["recall_critical"],
+                     "nCPS": r["ncps"], "MCS": r["mcs"], "null because": r["null_reasons"]} for r in quality],
+                   title="Review quality (PRISM judges on the embedded model: machinery, not a measurement)")
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")

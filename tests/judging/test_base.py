@@ -2,7 +2,7 @@
 
 import json
 
-from judging.base import Judgment, JudgeConfig, Recorder, find_verbatim
+from judging.base import JudgeConfig, Judgment, Recorder, find_verbatim
 from llm_calls.types import LlmResult, Usage
 from warehouse import EventLog, Lake
 
