@@ -161,7 +161,7 @@ def _extract(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
         shown = [{"label": f"R{i}", "text": _cut(r.text, budget // len(members))} for i, r in enumerate(members, 1)]
         reqs.append(judge_request(ctx.cfg, JUDGE, "extract", "judge_flaws_extract", subject_id=job.pool.key,
                                   repeat=ctx.repeat, max_tokens=EXTRACT_TOKENS, reviews=shown))
-    for job, result in zip(jobs, _call(ctx, reqs, "judge flaws: extract"), strict=True):
+    for job, result in zip(jobs, _call(ctx, reqs, "flaws: extract"), strict=True):
         job.judgment.results.append(result)
         doc = answer(result)
         if doc is None or not isinstance(doc.get("flaws"), list):
@@ -213,7 +213,7 @@ def _validate(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
                           repeat=ctx.repeat, max_tokens=VALIDATE_TOKENS, paper_text=job.paper_text,
                           flaws=[{"flaw_id": f.flaw_id, "topic": f.topic, "summary": f.summary} for f in job.flaws])
             for job in jobs]
-    for job, result in zip(jobs, _call(ctx, reqs, "judge flaws: validate"), strict=True):
+    for job, result in zip(jobs, _call(ctx, reqs, "flaws: validate"), strict=True):
         job.judgment.results.append(result)
         doc = answer(result)
         if doc is None or not isinstance(doc.get("evaluations"), list):
@@ -255,7 +255,7 @@ def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
                                           repeat=ctx.repeat, max_tokens=ORDER_TOKENS,
                                           review=_cut(review.text, max_chars),
                                           flaws=listed))
-    for (j, review, valid), result in zip(asks, _call(ctx, reqs, "judge flaws: order"), strict=True):
+    for (j, review, valid), result in zip(asks, _call(ctx, reqs, "flaws: order"), strict=True):
         j.results.append(result)
         doc = answer(result)
         if isinstance(result, BaseException):

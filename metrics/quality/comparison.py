@@ -150,15 +150,17 @@ def paper_means(frame: pd.DataFrame) -> pd.DataFrame:
 
     `frame`: int_quality_review_metrics rows. A human row with a pool_system (a flaws metric) is
     compared only with that system; a human row without one, with every system of the study."""
-    values = frame.dropna(subset=["value"])
-    is_human = values["source"] == "human"
     keys = ["study_id", "system", "metric", "paper_id"]
+    # Plain object keys: pandas' Arrow-backed strings cannot merge an empty side (every judgment of a
+    # study null, or no human judged yet), which must give an empty comparison, not an error.
+    values = frame.dropna(subset=["value"]).astype({k: object for k in [*keys, "source", "pool_system"]})
+    is_human = values["source"] == "human"
     system = values[~is_human].groupby(keys, as_index=False)["value"].mean().rename(
         columns={"value": "system_mean"})
     humans = values[is_human]
     pooled = humans[humans["pool_system"].notna()].drop(columns="system").rename(columns={"pool_system": "system"})
     shared = humans[humans["pool_system"].isna()].drop(columns=["system", "pool_system"])
-    systems = frame.loc[frame["source"] != "human", ["study_id", "system"]].drop_duplicates()
+    systems = frame.loc[frame["source"] != "human", ["study_id", "system"]].drop_duplicates().astype(object)
     shared = shared.merge(systems, on="study_id")  # the same humans for every system of the study
     human = pd.concat([pooled[[*keys, "value"]], shared[[*keys, "value"]]]).groupby(
         keys, as_index=False)["value"].mean().rename(columns={"value": "human_mean"})

@@ -59,7 +59,9 @@ with keys as (
 ),
 flaws as (
     select study_id, review_key, avg(recall_critical) as recall_critical, avg(ncps) as ncps,
-           string_agg(distinct coalesce(null_reason, ncps_null_reason), ',') as flaws_null
+           string_agg(distinct coalesce(null_reason, concat_ws(',',
+               case when n_critical_flaws = 0 then 'no_critical_flaws' end, ncps_null_reason)), ',')
+               as flaws_null
     from quality_flaws where study_id = $study group by all
 )
 select k.paper_id, k.source, left(k.system, 16) as system, k.review_key,

@@ -228,3 +228,22 @@ def test_gate_passes_on_the_table_and_catches_each_broken_contract():
     failures = _gate_failures(broken)
     assert "expect_column_values_to_be_unique(quality_comparison_id)" in failures
     assert "expect_column_values_to_be_between(holm_p, min_value=0.0, max_value=1.0)" in failures
+
+
+@pytest.mark.parametrize("null_side", ["everyone", "humans", "systems"])
+def test_a_study_whose_judgments_are_all_null_on_one_side_compares_nothing_without_failing(null_side):
+    # dbt hands the model DuckDB's frame: string columns as pandas' `str` dtype, values all NaN when
+    # every judgment was null (e.g. a judge whose answers never parsed). That built no mart at all.
+    frame = _lake_frame()
+    if null_side in ("everyone", "humans"):
+        frame.loc[frame["source"] == "human", "value"] = None
+    if null_side in ("everyone", "systems"):
+        frame.loc[frame["source"] != "human", "value"] = None
+    strings = ["study_id", "judge", "judge_config", "metric", "review_key", "paper_id", "source", "system",
+               "pool_system", "null_reason"]
+    frame = frame.astype({c: "str" for c in strings} | {"value": "float64"})
+    frame["pool_system"] = frame["pool_system"].where(frame["pool_system"] != "None")
+    table = comparison_table(frame)
+    assert set(table["system"]) == {"cfgA", "cfgB"}  # every system still gets its rows ...
+    assert (table["n_pairs"] == 0).all() and (table["skip_reason"] == "fewer_than_10_pairs").all()  # ... unpaired
+    assert table["wilcoxon_p"].isna().all()
