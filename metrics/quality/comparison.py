@@ -153,7 +153,7 @@ def paper_means(frame: pd.DataFrame) -> pd.DataFrame:
     keys = ["study_id", "system", "metric", "paper_id"]
     # Plain object keys: pandas' Arrow-backed strings cannot merge an empty side (every judgment of a
     # study null, or no human judged yet), which must give an empty comparison, not an error.
-    values = frame.dropna(subset=["value"]).astype({k: object for k in [*keys, "source", "pool_system"]})
+    values = frame.dropna(subset=["value"]).astype(dict.fromkeys([*keys, "source", "pool_system"], object))
     is_human = values["source"] == "human"
     system = values[~is_human].groupby(keys, as_index=False)["value"].mean().rename(
         columns={"value": "system_mean"})

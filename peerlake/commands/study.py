@@ -31,6 +31,9 @@ def study_new(
     template: str = typer.Option("reviewer_scoring", "--template", help="the reviewer's prompt template"),
     external: list[str] = typer.Option([], "--external", help="include reviews imported with --system X ('*' = all)"),
     no_reviewers: bool = typer.Option(False, "--no-reviewers", help="no model reviews: measure imported reviews only"),
+    judges: str = typer.Option("", "--judges",
+                               help="PRISM judges on every review, comma-separated: depth,novelty,flaws,"
+                                    "constructiveness or 'all' (narrow them with a [judging] table in the file)"),
     description: str = typer.Option("", "--description"),
     force: bool = typer.Option(False, "--force", help="replace an existing study file"),
 ) -> None:
@@ -45,11 +48,19 @@ def study_new(
         text = study_text(name, description=description, folders=[str(p) for p in papers], sample=sample,
                           venues=venue, ids=[i.strip() for i in (ids or "").split(",") if i.strip()],
                           all_ingested=all_ingested, samples=samples, template=template,
-                          external_systems=external, reviewers=not no_reviewers)
+                          external_systems=external, reviewers=not no_reviewers,
+                          judges=_judges(judges))
         path = save_study(log, name, text)
     except (StudyError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(f"study {name} written to {path}\nrun it with: peerlake run {name}")
+
+
+def _judges(option: str) -> list[str]:
+    from reviewing.study import JUDGES
+
+    names = [j.strip() for j in option.split(",") if j.strip()]
+    return list(JUDGES) if names == ["all"] else names
 
 
 @study_app.command("list")

@@ -241,7 +241,7 @@ def test_a_study_whose_judgments_are_all_null_on_one_side_compares_nothing_witho
         frame.loc[frame["source"] != "human", "value"] = None
     strings = ["study_id", "judge", "judge_config", "metric", "review_key", "paper_id", "source", "system",
                "pool_system", "null_reason"]
-    frame = frame.astype({c: "str" for c in strings} | {"value": "float64"})
+    frame = frame.astype(dict.fromkeys(strings, "str") | {"value": "float64"})
     frame["pool_system"] = frame["pool_system"].where(frame["pool_system"] != "None")
     table = comparison_table(frame)
     assert set(table["system"]) == {"cfgA", "cfgB"}  # every system still gets its rows ...

@@ -28,6 +28,11 @@ def _calls(lake_root):
     return list(EventLog(Lake(lake_root)).iter_events("llm_call"))
 
 
+def _reviews(lake_root):
+    """The review calls (the demo study's judges make calls of their own, purpose judge_*)."""
+    return [c for c in _calls(lake_root) if c.purpose == "review"]
+
+
 def _sql(lake_root, q):
     con = duckdb.connect(str(lake_root / "peerlake.duckdb"), read_only=True)
     try:
@@ -48,8 +53,14 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
 
     first = run_cli(["demo"], env)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "Model calls this run: 4 new" in first.stdout
-    assert review_server.requests == 4 and len(_calls(lake_root)) == 4
+    assert len(_reviews(lake_root)) == 4
+    # the judges read demo-001's first review and its first human review (the fake's answers are no
+    # judge's JSON, so they record nulls with reasons; tests/judging has the judges' own tests)
+    judged = len(_calls(lake_root)) - 4
+    assert judged > 0 and {c.purpose.split("_")[1] for c in _calls(lake_root) if c.purpose != "review"} == {
+        "depth", "novelty", "flaws", "constructiveness"}
+    assert f"Model calls this run: {4 + judged} new" in first.stdout
+    assert review_server.requests == 4 + judged
     scores_sql = "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2"
     scores_first = _sql(lake_root, scores_sql)
     assert len(scores_first) == 4 and all(s is not None for *_, s in scores_first)
@@ -59,33 +70,36 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     second = run_cli(["demo"], env)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "Model calls this run: 0 new" in second.stdout
-    assert review_server.requests == 4 and len(_calls(lake_root)) == 4
+    assert review_server.requests == 4 + judged and len(_calls(lake_root)) == 4 + judged
     assert _sql(lake_root, scores_sql) == scores_first
 
-    # Asking for a third sample per paper pays for exactly the new samples.
+    # Asking for a third sample per paper pays for exactly the new samples (the judges read sample 0).
     more = run_cli(["demo"], {**env, "PEERLAKE_SAMPLES": "3"})
     assert more.returncode == 0, more.stdout + more.stderr
     assert "Model calls this run: 2 new" in more.stdout and "4 reviews replayed" in more.stdout
-    assert review_server.requests == 6 and len(_calls(lake_root)) == 6
+    assert review_server.requests == 6 + judged and len(_reviews(lake_root)) == 6
     # `peerlake review` is the user's own study: it never reviews the demo corpus.
     mine = run_cli(["review", "--samples", "3"], env)
-    assert mine.returncode == 1 and review_server.requests == 6
+    assert mine.returncode == 1 and review_server.requests == 6 + judged
     assert "covers no ingested manuscript" in " ".join(mine.stderr.split())
 
-    # Editing the reviewer template: new calls for the reviews only, a new code version, both
-    # template versions in cost_by_model.
+    # Editing the reviewer template: new review calls, a new code version, both template versions in
+    # cost_by_model; the judges judge the new review of demo-001 (and only that).
     tpl = prompts_copy / "templates" / "reviewer_scoring.j2"
     tpl.write_text(tpl.read_text().replace("Be critical and specific.", "Be critical, specific and fair."))
     third = run_cli(["demo"], env)
     assert third.returncode == 0, third.stdout + third.stderr
     calls = _calls(lake_root)
-    assert review_server.requests == 10 and len(calls) == 10
-    assert {c.purpose for c in calls} == {"review"}
+    assert len(_reviews(lake_root)) == 10 and review_server.requests == len(calls)
+    new_judge_calls = [c for c in calls[4 + judged + 2:] if c.purpose != "review"]
+    assert new_judge_calls and all(c.subject_id != "human:demo-001-review-1" for c in new_judge_calls
+                                   if c.purpose in ("judge_depth_units", "judge_constructiveness_comments"))
     assert _code_version(lake_root, "ai_reviews") != version_first
-    rows = _sql(lake_root, "select prompt_template, prompt_hash, n_calls from cost_by_model order by 2")
-    assert len(rows) == 2 and rows[0][1] != rows[1][1] and all(r[0] == "reviewer_scoring" for r in rows)
+    rows = _sql(lake_root, "select prompt_template, prompt_hash, n_calls from cost_by_model "
+                           "where prompt_template = 'reviewer_scoring' order by 2")
+    assert len(rows) == 2 and rows[0][1] != rows[1][1]
     # An unpriced model: cost is null and counted as unknown, never summed as 0.
-    assert _sql(lake_root, "select count(*) from fct_llm_calls where cost_usd is null")[0][0] == 10
+    assert _sql(lake_root, "select count(*) from fct_llm_calls where cost_usd is null")[0][0] == len(calls)
 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
@@ -152,7 +166,7 @@ def test_marts_are_published_only_after_every_gate_passes(tmp_path, review_serve
     second = run_cli(["demo"], env)
     assert second.returncode == 0, second.stdout + second.stderr
     by_paper: dict[str, list[int]] = {}
-    for call in _calls(lake_root):
+    for call in _reviews(lake_root):
         by_paper.setdefault(call.subject_id, []).append(json.loads(call.response_text)["overall_score"])
     assert sorted(len(v) for v in by_paper.values()) == [6, 6, 6, 6]
     good = {p: [s for s in v if 1 <= s <= 10] for p, v in by_paper.items()}
