@@ -58,6 +58,16 @@ class Batch:
                 paper_id=paper_id, content_sha256=content_sha256))
         return self.add(Outcome("rejected", Path(path), item, paper_id, None, reason, severity))
 
+    def read_utf8(self, path: Path) -> str | None:
+        """A JSONL file's text, or None after rejecting the whole file (unreadable, or not UTF-8)."""
+        try:
+            return Path(path).read_bytes().decode("utf-8")
+        except OSError as exc:
+            self.reject(path, f"cannot be read ({exc.strerror or exc})")
+        except UnicodeDecodeError as exc:
+            self.reject(path, f"not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8")
+        return None
+
     def emit(self, status: str, path: Path, event: Event, *, item: str | None = None,
              paper_id: str | None = None) -> Outcome:
         """An item that becomes an event (written at `commit()`)."""

@@ -79,13 +79,8 @@ def import_external_reviews(log: EventLog, path: Path, system: str) -> list[Outc
     if not _SYSTEM.match(system or ""):
         raise ValueError(f"--system {system!r}: use 1–64 letters, digits or ._:+- (it names the reviewer)")
     batch = Batch(log, "reviews")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        batch.reject(path, f"cannot be read ({exc.strerror or exc})")
-        return batch.commit()
-    except UnicodeDecodeError as exc:
-        batch.reject(path, f"not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8")
+    text = batch.read_utf8(path)
+    if text is None:
         return batch.commit()
 
     known = {(e.system, e.review_id) for e in log.iter_events("external_review_imported")}

@@ -66,13 +66,8 @@ def import_related_work(log: EventLog, path: Path) -> list[Outcome]:
     input. A file that cannot be read as UTF-8 text is rejected whole."""
     path = Path(path)
     batch = Batch(log, "related_work")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        batch.reject(path, f"cannot be read ({exc.strerror or exc})")
-        return batch.commit()
-    except UnicodeDecodeError as exc:
-        batch.reject(path, f"not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8")
+    text = batch.read_utf8(path)
+    if text is None:
         return batch.commit()
 
     known = {e.work_id for e in log.iter_events("related_work_imported")}

@@ -102,13 +102,8 @@ def import_substanreview(log: EventLog, data_dir: Path, split: str = "test",
     path = Path(data_dir) / "annotation_final" / f"{split}.jsonl"
     # rejections are of kind "reviews" (stg_events__ingest_rejections accepts a fixed set); the path names the file
     batch = Batch(log, "reviews")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        batch.reject(path, f"cannot be read ({exc.strerror or exc})")
-        return batch.commit()
-    except UnicodeDecodeError as exc:
-        batch.reject(path, f"not UTF-8 text (byte {exc.start}: {exc.reason})")
+    text = batch.read_utf8(path)
+    if text is None:
         return batch.commit()
 
     reviews = {e.review_id for e in log.iter_events("external_review_imported") if e.system == SYSTEM}

@@ -26,10 +26,10 @@ from dataclasses import asdict, dataclass
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.progress import call_progress
 from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
-from llm_calls.redact import redact_message, redact_payload, redact_stored
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
 from warehouse.events import LlmCall, PromptTemplateStored
 from warehouse.log import EventLog
+from warehouse.redact import redact_message, redact_payload, redact_stored
 
 _INDEX_TYPES = ("llm_call", "prompt_template_stored")
 

@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from retrieval.backend import Backend, RetrievalError
-from retrieval.redact import redact_message, redact_stored
 from retrieval.types import Candidate, RetrievalRequest, RetrievalResult, canonical_json
 from warehouse.events import RetrievalCall
 from warehouse.log import EventLog
+from warehouse.redact import redact_message, redact_stored
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ import pytest
 
 from llm_calls.fake_server import Reply
 from llm_calls.gateway import LlmCallFailed
-from llm_calls.redact import REDACTED, redact_message, redact_payload, redact_stored
 from tests.llm_calls.support import FAKE_KEYS, llm_events, request
+from warehouse.redact import REDACTED, redact_message, redact_payload, redact_stored
 
 COMPAT_KEY = FAKE_KEYS["PEERLAKE_OPENAI_COMPATIBLE_API_KEY"]
 # Looks like a key, is nobody's key: text a paper on API security could well contain.

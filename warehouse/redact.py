@@ -1,4 +1,6 @@
 """Keep secrets out of the lake without touching the inputs and answers it exists to keep exact.
+Every door to the outside (llm_calls/ for models, retrieval/ for literature searches) redacts with
+these rules before it writes an event or a blob.
 
 Two strengths, for two kinds of text:
 - `redact_stored` (requests, responses, answer text): only the configured secret values and the
