@@ -2,6 +2,10 @@
 -- and per pool for the flaws metrics (a human review is scored in one pool per system under test).
 -- value is the mean over the judge's repeats; a null value always has a null_reason: the review's, or
 -- for a flaws metric of a scored review, the metric's own (its denominator is empty).
+-- A table, not a view: a dozen data tests and quality_comparison read it, and as a view each of
+-- them would re-run the whole judgments chain (2.3 s of every build).
+{{ config(materialized='table') }}
+
 with
 
 depth as (
