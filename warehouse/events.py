@@ -360,7 +360,9 @@ class SpanAnnotationImported(Event):
     dataset: str  # e.g. substanreview
     split: str | None  # e.g. train | test
     annotator: str | None  # None: the dataset's final (adjudicated) labels
-    spans_json: str  # [{"start", "end", "label", "role": "claim"|"premise"|null}] character offsets
+    # [{"start", "end", "label", "role": "claim"|"premise"|null, "pair", "judged_start", "judged_end"}]:
+    # start/end index the dataset's raw text; judged_* the text the judge reads (ingest/substanreview.py)
+    spans_json: str
     text_sha256: str  # the annotated text's SHA-256: the offsets are into exactly that text
     source_path: str
     line_no: int
