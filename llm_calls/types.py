@@ -1,23 +1,15 @@
 """Request and result types shared by the gateway, providers and callers."""
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from warehouse.canonical import canonical_json, sha256_text
 
 # The endpoint each hosted provider's SDK uses when given no base URL. Naming it explicitly is the
 # same endpoint, so it keys the same as None (old events keep their request_key).
 DEFAULT_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalize_endpoint(provider: str, base_url: str | None) -> str | None:

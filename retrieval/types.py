@@ -1,17 +1,9 @@
 """Request and result types of a literature search, shared by the client, the backends and callers."""
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
-
-def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+from warehouse.canonical import canonical_json, sha256_text
 
 
 @dataclass(frozen=True)
