@@ -34,6 +34,13 @@ class Price:
 class PriceTable:
     version: str
     prices: dict[tuple[str, str], Price]
+    source_text: str = ""  # the TOML it was parsed from, stored in the lake with the version
+
+    def rows(self) -> list[dict]:
+        """The table as rows (the `price_table_recorded` event's prices_json), for dbt."""
+        return [{"provider": prov, "model": model, "input": p.input, "cached_input": p.cached_input,
+                 "cache_write": p.cache_write, "output": p.output}
+                for (prov, model), p in sorted(self.prices.items())]
 
     def lookup(self, provider: str, model: str) -> Price | None:
         """Exact model id first, then the id without a trailing release date."""
@@ -59,7 +66,7 @@ def parse_price_table(text: str, where: str = "price table") -> PriceTable:
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: [{provider}.\"{model}\"] needs numeric input and output "
                                  f"prices ({type(exc).__name__}: {exc})") from exc
-    return PriceTable(version=version, prices=prices)
+    return PriceTable(version=version, prices=prices, source_text=text)
 
 
 @lru_cache(maxsize=4)
@@ -83,8 +90,9 @@ def compute_cost(usage: Usage, price: Price) -> float:
 
 
 def price_call(provider: str, model: str, usage: Usage | None, *, free: bool,
-               table: PriceTable) -> tuple[float | None, str]:
-    """(cost_usd, cost_status) for one attempt. Unknown models cost None, never 0."""
+               table: PriceTable, batch: bool = False) -> tuple[float | None, str]:
+    """(cost_usd, cost_status) for one attempt. Unknown models cost None, never 0. A batch answer
+    costs half (OpenAI Batch and Anthropic Message Batches both discount every token class 50%)."""
     if free:
         return 0.0, FREE
     price = table.lookup(provider, model)
@@ -93,6 +101,6 @@ def price_call(provider: str, model: str, usage: Usage | None, *, free: bool,
     if usage is None or usage.input_tokens is None or usage.output_tokens is None:
         return None, NO_USAGE
     try:
-        return compute_cost(usage, price), PRICED
+        return compute_cost(usage, price) * (0.5 if batch else 1.0), PRICED
     except ValueError:
         return None, BAD_USAGE

@@ -10,7 +10,11 @@ append" sequence runs under the log's per-request_key lock: the second one block
 first one's event and replays it.
 
 Before the first call naming a prompt_hash, the template's source text is stored as a blob with a
-`prompt_template_stored` event, once per hash per lake.
+`prompt_template_stored` event, once per hash per lake; likewise the price table a call is priced
+with (`price_table_recorded`, once per version).
+
+Every event carries the caller's labels (warehouse.attribution: study, Dagster run, asset). Replays
+write no llm_call; each batch of them is counted in one `calls_replayed` event.
 """
 
 import dataclasses
@@ -27,11 +31,13 @@ from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.progress import call_progress
 from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
-from warehouse.events import LlmCall, PromptTemplateStored
+from warehouse.attribution import current, in_context
+from warehouse.events import LlmCall, PriceTableRecorded, PromptTemplateStored
 from warehouse.log import EventLog
 from warehouse.redact import redact_message, redact_payload, redact_stored
+from warehouse.replays import record_replays
 
-_INDEX_TYPES = ("llm_call", "prompt_template_stored")
+_INDEX_TYPES = ("llm_call", "prompt_template_stored", "price_table_recorded")
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +99,7 @@ class Gateway:
         self._answered: dict[str, LlmCall] = {}
         self._attempts_seen: dict[str, int] = {}
         self._templates_stored: set[str] = set()  # prompt hashes whose source is in the lake
+        self._price_versions: set[str] = set()  # price table versions recorded in the lake
         self._refresh()
 
     # ---- public ------------------------------------------------------------------------------
@@ -107,16 +114,24 @@ class Gateway:
 
     def call(self, req: LlmRequest) -> LlmResult:
         """The recorded answer if there is one, else a provider call (with retries) that is recorded."""
+        replays: list[tuple[str, str]] = []
+        try:
+            return self._call(req, replays)
+        finally:
+            record_replays(self.log, "llm", replays)
+
+    def _call(self, req: LlmRequest, replays: list[tuple[str, str]]) -> LlmResult:
         req = self.bind(req)
         key = req.request_key
         if (hit := self._answer(key)) is not None:
-            return self._replay(req, hit)
+            return self._replay(req, hit, replays)
         provider = self._provider(req.provider)
         with self.log.request_lock(key):
             self._refresh()
             if (hit := self._answer(key)) is not None:
-                return self._replay(req, hit)
+                return self._replay(req, hit, replays)
             self._store_template(req)
+            self._store_price_table()
             return self._call_with_retries(req, provider)
 
     def call_many(self, reqs: Sequence[LlmRequest], progress: bool | None = None, description: str = "",
@@ -128,9 +143,11 @@ class Gateway:
         """
         results: list = [None] * len(reqs)
         failures: dict[int, Exception] = {}
+        replays: list[tuple[str, str]] = []  # list.append is atomic: the workers share it
         with call_progress(len(reqs), description, self.stats, enabled=progress) as bar, \
                 ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="llm") as pool:
-            futures = {pool.submit(self.call, req): i for i, req in enumerate(reqs)}
+            # Each worker runs under the caller's context, so its events carry the caller's labels.
+            futures = {pool.submit(in_context(self._call), req, replays): i for i, req in enumerate(reqs)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
@@ -140,6 +157,7 @@ class Gateway:
                     if return_exceptions:
                         results[i] = exc
                 bar.advance()
+        record_replays(self.log, "llm", replays)
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
@@ -152,6 +170,8 @@ class Gateway:
                     self._note(ev)
                 elif isinstance(ev, PromptTemplateStored):
                     self._templates_stored.add(ev.prompt_hash)
+                elif isinstance(ev, PriceTableRecorded):
+                    self._price_versions.add(ev.version)
 
     def _note(self, ev: LlmCall) -> None:
         self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)
@@ -196,9 +216,27 @@ class Gateway:
             with self._lock:
                 self._templates_stored.add(h)
 
+    def _store_price_table(self) -> None:
+        """The price table's source and rows, once per version per lake, before a call priced with it."""
+        version = self.prices.version
+        with self._lock:
+            if version in self._price_versions:
+                return
+        with self.log.lock(f"price_table/{sha256_text(version)[:32]}"):
+            self._refresh()
+            with self._lock:
+                if version in self._price_versions:
+                    return
+            sha = self.log.blobs.put_text(self.prices.source_text)
+            self.log.append(PriceTableRecorded(version=version, source_sha256=sha,
+                                               prices_json=canonical_json(self.prices.rows())))
+            with self._lock:
+                self._price_versions.add(version)
+
     # ---- replay ------------------------------------------------------------------------------
-    def _replay(self, req: LlmRequest, ev: LlmCall) -> LlmResult:
+    def _replay(self, req: LlmRequest, ev: LlmCall, replays: list[tuple[str, str]]) -> LlmResult:
         logprobs = json.loads(self.log.blobs.get_text(ev.logprobs_sha256)) if ev.logprobs_sha256 else None
+        replays.append((ev.request_key, ev.event_id))
         with self._lock:
             self.stats.replayed += 1
         usage = Usage(input_tokens=ev.input_tokens, cached_input_tokens=ev.cached_input_tokens,
@@ -258,16 +296,18 @@ class Gateway:
                 time.sleep(delay)
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
-            return self._record_ok(req, provider, request_sha, attempt, latency_ms, response)
+            return self._record_ok(req, provider.free, request_sha, attempt, latency_ms, response)
         raise AssertionError("unreachable")
 
     def _base_fields(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float) -> dict:
-        return {"request_key": req.request_key, "prompt_template": req.prompt_template,
+        ctx = current()
+        return {"study": req.study or ctx.study, "dagster_run_id": ctx.dagster_run_id, "asset": ctx.asset,
+                "request_key": req.request_key, "prompt_template": req.prompt_template,
                 "prompt_hash": req.prompt_hash, "reviewer_config": req.reviewer_config, "purpose": req.purpose,
                 "subject_id": req.subject_id, "sample_index": req.sample_index, "provider": req.provider,
                 "model": req.model, "params_json": canonical_json(req.params), "request_sha256": request_sha,
                 "latency_ms": round(latency_ms, 3), "attempt": attempt,
-                "price_table_version": self.prices.version, "study": req.study, "endpoint": req.endpoint}
+                "price_table_version": self.prices.version, "endpoint": req.endpoint}
 
     def _record_error(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float,
                       error_type: str, message: str) -> None:
@@ -280,22 +320,40 @@ class Gateway:
             self._note(ev)
             self.stats.failed_attempts += 1
 
-    def _record_ok(self, req: LlmRequest, provider: Provider, request_sha: str, attempt: int,
-                   latency_ms: float, resp: ProviderResponse) -> LlmResult:
+    def record_answer(self, req: LlmRequest, resp: ProviderResponse, *, latency_ms: float,
+                      batch_id: str | None = None, free: bool = False) -> LlmResult:
+        """Record an answer obtained outside `call` (a provider batch's result line) as an ordinary
+        llm_call event, which then replays like any other. The caller holds no lock; an answer that
+        is already in the log is not recorded twice: the recorded one is returned."""
+        req = self.bind(req)
+        key = req.request_key
+        with self.log.request_lock(key):
+            self._refresh()
+            if (hit := self._answer(key)) is not None:
+                return self._replay(req, hit, [])
+            self._store_template(req)
+            self._store_price_table()
+            request_sha = self.log.blobs.put_text(canonical_json(redact_payload(req.canonical())))
+            with self._lock:
+                attempt = self._attempts_seen.get(key, 0) + 1
+            return self._record_ok(req, free, request_sha, attempt, latency_ms, resp, batch_id=batch_id)
+
+    def _record_ok(self, req: LlmRequest, free: bool, request_sha: str, attempt: int,
+                   latency_ms: float, resp: ProviderResponse, batch_id: str | None = None) -> LlmResult:
         # Blobs first: an event must never name a blob that is not on disk.
         response_sha = self.log.blobs.put_text(canonical_json(redact_payload(resp.raw)))
         logprobs_sha = None
         if req.top_logprobs and resp.logprobs is not None:
             logprobs_sha = self.log.blobs.put_text(canonical_json(resp.logprobs))
         text = redact_stored(resp.text) or ""
-        cost, cost_status = price_call(req.provider, req.model, resp.usage, free=provider.free,
-                                       table=self.prices)
+        cost, cost_status = price_call(req.provider, req.model, resp.usage, free=free, table=self.prices,
+                                       batch=batch_id is not None)
         u = resp.usage
         ev = LlmCall(**self._base_fields(req, request_sha, attempt, latency_ms), response_sha256=response_sha,
                      response_text=text, finish_reason=resp.finish_reason, input_tokens=u.input_tokens,
                      cached_input_tokens=u.cached_input_tokens, cache_write_tokens=u.cache_write_tokens,
                      output_tokens=u.output_tokens, reasoning_tokens=u.reasoning_tokens, cost_usd=cost,
-                     cost_status=cost_status, status="ok", logprobs_sha256=logprobs_sha)
+                     cost_status=cost_status, status="ok", logprobs_sha256=logprobs_sha, batch_id=batch_id)
         self.log.append(ev)  # fsync'd: the answer survives a crash once we return
         with self._lock:
             self._note(ev)

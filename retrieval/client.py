@@ -20,9 +20,11 @@ from dataclasses import dataclass
 
 from retrieval.backend import Backend, RetrievalError
 from retrieval.types import Candidate, RetrievalRequest, RetrievalResult, canonical_json
+from warehouse.attribution import current, in_context
 from warehouse.events import RetrievalCall
 from warehouse.log import EventLog
 from warehouse.redact import redact_message, redact_stored
+from warehouse.replays import record_replays
 
 log = logging.getLogger(__name__)
 
@@ -85,15 +87,22 @@ class RetrievalClient:
 
     def search(self, req: RetrievalRequest) -> RetrievalResult:
         """The recorded answer if there is one, else a backend search (with retries) that is recorded."""
+        replays: list[tuple[str, str]] = []
+        try:
+            return self._search(req, replays)
+        finally:
+            record_replays(self.log, "retrieval", replays)
+
+    def _search(self, req: RetrievalRequest, replays: list[tuple[str, str]]) -> RetrievalResult:
         req = self.bind(req)
         key = req.request_key
         if (hit := self._answer(key)) is not None:
-            return self._replay(hit)
+            return self._replay(hit, replays)
         backend = self._backend(req.backend)
         with self.log.lock(f"retrieval_call/{key}"):
             self._refresh()
             if (hit := self._answer(key)) is not None:
-                return self._replay(hit)
+                return self._replay(hit, replays)
             return self._search_with_retries(req, backend)
 
     def search_many(self, reqs: Sequence[RetrievalRequest], return_exceptions: bool = True) -> list:
@@ -101,8 +110,9 @@ class RetrievalClient:
         its slot holds the exception, otherwise RetrievalBatchFailed is raised once all finished."""
         results: list = [None] * len(reqs)
         failures: dict[int, Exception] = {}
+        replays: list[tuple[str, str]] = []
         with ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="retrieval") as pool:
-            futures = {pool.submit(self.search, req): i for i, req in enumerate(reqs)}
+            futures = {pool.submit(in_context(self._search), req, replays): i for i, req in enumerate(reqs)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
@@ -111,6 +121,7 @@ class RetrievalClient:
                     failures[i] = exc
                     if return_exceptions:
                         results[i] = exc
+        record_replays(self.log, "retrieval", replays)
         if failures and not return_exceptions:
             raise RetrievalBatchFailed(failures, results)
         return results
@@ -138,7 +149,8 @@ class RetrievalClient:
                 self._backends[name] = make_backend(name, self.log)
             return self._backends[name]
 
-    def _replay(self, ev: RetrievalCall) -> RetrievalResult:
+    def _replay(self, ev: RetrievalCall, replays: list[tuple[str, str]]) -> RetrievalResult:
+        replays.append((ev.request_key, ev.event_id))
         with self._lock:
             self.stats.replayed += 1
         rows = json.loads(ev.results_json or "[]")
@@ -190,13 +202,14 @@ class RetrievalClient:
                 candidates: list[Candidate] | None = None, error_type: str | None = None,
                 message: str | None = None) -> RetrievalCall:
         ok = error_type is None
+        ctx = current()
         results = redact_stored(canonical_json([c.to_json() for c in candidates or []])) if ok else None
         ev = RetrievalCall(request_key=req.request_key, backend=req.backend, query=req.query,
                            params_json=canonical_json(req.params()), results_json=results,
                            n_results=len(candidates or []) if ok else None, latency_ms=round(latency_ms, 3),
                            attempt=attempt, status="ok" if ok else "error", error_type=error_type,
                            error_message=message, purpose=req.purpose, subject_id=req.subject_id,
-                           study=req.study)
+                           study=req.study or ctx.study, dagster_run_id=ctx.dagster_run_id, asset=ctx.asset)
         self.log.append(ev)  # fsync'd: the answer survives a crash once we return
         with self._lock:
             self._note(ev)

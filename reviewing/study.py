@@ -29,6 +29,9 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     max_claims = 5                # novelty claims verified per review (the first n)
     verify_top = 3                # candidates verified per claim (the most relevant; s_c uses the top 3)
     provider = "local"            # model, temperature (default 0), max_output_tokens, base_url as reviewers
+    [costs]                       # optional
+    max_cost_usd = 5.0            # a run of this study stops before new paid calls would pass $5
+    batch = false                 # reviews through the provider's batch API (half price, within a day)
 """
 
 import hashlib
@@ -46,7 +49,8 @@ DEMO = "demo"
 DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url"}
-TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging"}
+TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs"}
+COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
                 "verify_top",
@@ -117,6 +121,14 @@ class JudgingSpec:
 
 
 @dataclass(frozen=True)
+class CostSpec:
+    """What a study may spend and how it pays: a cap per run, and the provider batch APIs."""
+
+    max_cost_usd: float | None = None  # None: no cap (a run's --max-cost still applies)
+    batch: bool = False
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     text: str
@@ -131,6 +143,7 @@ class Study:
     external_systems: tuple[str, ...] = ()
     judges: tuple[str, ...] = field(default=())
     judging: JudgingSpec = JudgingSpec()
+    costs: CostSpec = CostSpec()
 
     @property
     def sha256(self) -> str:
@@ -176,13 +189,25 @@ def parse_study(name: str, text: str) -> Study:
         raise StudyError(f"study {name!r}: judges must be a list of {', '.join(JUDGES)}"
                          + (f"; unknown: {', '.join(unknown)}" if isinstance(judges, list) else ""))
     judging = _judging(name, raw.get("judging", {}))
+    costs = _costs(name, raw.get("costs", {}))
     return Study(name=name, text=text, description=raw.get("description", ""),
                  corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
                  sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
                  ids=tuple(str(i) for i in papers.get("ids", ())),
                  all_ingested=bool(papers.get("all_ingested", False)), reviewers=tuple(reviewers),
                  external_systems=tuple(raw.get("external_systems", ())),
-                 judges=tuple(j for j in JUDGES if j in judges), judging=judging)
+                 judges=tuple(j for j in JUDGES if j in judges), judging=judging, costs=costs)
+
+
+def _costs(name: str, table: dict) -> CostSpec:
+    _no_unknown(name, "costs.", table, COSTS_KEYS)
+    cap = table.get("max_cost_usd")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+        raise StudyError(f"study {name!r}: costs.max_cost_usd must be a number of US dollars >= 0")
+    batch = table.get("batch", False)
+    if not isinstance(batch, bool):
+        raise StudyError(f"study {name!r}: costs.batch must be true or false")
+    return CostSpec(max_cost_usd=None if cap is None else float(cap), batch=batch)
 
 
 def _judging(name: str, table: dict) -> JudgingSpec:

@@ -115,11 +115,13 @@ class HumanReviewImported(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class LlmCall(Event):
-    """One attempt at one model call, successful or not. Replays write no event."""
+    """One attempt at one model call, successful or not. A replay writes no llm_call: it is counted
+    in a `calls_replayed` event instead."""
 
     event_type: ClassVar[str] = "llm_call"
-    # v2 added `study` and `endpoint` (optional): the schema segment of v2 carries the columns.
-    schema_version: ClassVar[int] = 2
+    # v2 added `study` and `endpoint`, v3 `dagster_run_id`, `asset` and `batch_id` (all optional):
+    # each version's schema segment carries its columns.
+    schema_version: ClassVar[int] = 3
     duplicate_type: ClassVar[str | None] = "llm_call_duplicated"
     unique_fields: ClassVar[tuple[str, ...]] = ("request_key", "status")
 
@@ -157,6 +159,13 @@ class LlmCall(Event):
     # v2: the provider endpoint (normalized base URL; None = the provider's default), part of
     # request_key since v2.
     endpoint: str | None = None
+    # v3: who made the call, for cost attribution (warehouse.attribution): the Dagster run and the
+    # asset whose step made it; both None for a call made outside Dagster (the CLI, a notebook).
+    dagster_run_id: str | None = None
+    asset: str | None = None
+    # v3: the provider batch (OpenAI Batch, Anthropic Message Batches) that answered this call, priced
+    # at the batch rate; None for a call answered on its own.
+    batch_id: str | None = None
 
     @classmethod
     def unique_key_of(cls, row: dict[str, Any]) -> str | None:
@@ -316,6 +325,7 @@ class RetrievalCall(Event):
     Replayed like an llm_call: a request_key with an ok event is answered from the log."""
 
     event_type: ClassVar[str] = "retrieval_call"
+    schema_version: ClassVar[int] = 2
 
     request_key: str
     backend: str  # offline | semantic_scholar
@@ -331,6 +341,9 @@ class RetrievalCall(Event):
     purpose: str | None = None  # e.g. judge_novelty_retrieval
     subject_id: str | None = None
     study: str | None = None
+    # v2: the Dagster run and asset that made the search (None outside Dagster), as on LlmCall
+    dagster_run_id: str | None = None
+    asset: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -368,12 +381,121 @@ class SpanAnnotationImported(Event):
     line_no: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class CallsReplayed(Event):
+    """Requests one step answered from the log instead of paying again: counted, costing nothing.
+
+    One event per batch of replays (a `call_many`, or one lone call), so re-running a study of 100k
+    calls adds a handful of events, not 100k. `answer_event_ids_json[i]` is the ok event that
+    answered `request_keys_json[i]`."""
+
+    event_type: ClassVar[str] = "calls_replayed"
+
+    door: str  # llm | retrieval
+    n: int
+    request_keys_json: str
+    answer_event_ids_json: str
+    study: str | None = None
+    dagster_run_id: str | None = None
+    asset: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PriceTableRecorded(Event):
+    """A price table version, stored once per version per lake before the first call priced with it:
+    its TOML source as a blob, and its rows, so dbt prices every call from the log alone."""
+
+    event_type: ClassVar[str] = "price_table_recorded"
+
+    version: str
+    source_sha256: str
+    # [{provider, model, effective_from "YYYY-MM-DD", input, cached_input, cache_write, output,
+    #   batch_input, batch_output, checked "YYYY-MM-DD"}]: USD per million tokens; null = not listed
+    prices_json: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunEstimated(Event):
+    """What a run was expected to cost before it started (`peerlake run --dry-run`, and every real
+    run at its start), per call, so a mart can compare the estimate with what the run spent."""
+
+    event_type: ClassVar[str] = "run_estimated"
+
+    estimate_id: str
+    study: str | None
+    dagster_run_id: str | None  # None: a dry run
+    method: str  # how tokens were estimated, e.g. "history:v1"
+    # [{request_key, purpose, prompt_template, provider, model, new, est_input_tokens, est_output_tokens,
+    #   est_cost_usd, est_cost_lo_usd, est_cost_hi_usd, basis}]; request_key null for a call whose request
+    # depends on an earlier answer (a judge's later step)
+    rows_json: str
+    new_calls: int
+    replayed_calls: int
+    est_cost_usd: float | None
+    est_cost_lo_usd: float | None
+    est_cost_hi_usd: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostCapReached(Event):
+    """The gateway refused a new paid call: it would have taken the run past its cost cap."""
+
+    event_type: ClassVar[str] = "cost_cap_reached"
+
+    request_key: str
+    purpose: str
+    provider: str
+    model: str
+    cap_usd: float
+    spent_usd: float  # by this run before the refused call (completed calls + calls in flight)
+    estimated_cost_usd: float | None  # what the refused call was expected to cost (upper estimate)
+    study: str | None = None
+    dagster_run_id: str | None = None
+    asset: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmBatchSubmitted(Event):
+    """Requests sent to a provider's batch API (half price, answered within a day). Each answer comes
+    back as an ordinary llm_call event carrying `batch_id`; a batch with no `llm_batch_finished` is
+    polled again by the next run, even after a crash."""
+
+    event_type: ClassVar[str] = "llm_batch_submitted"
+
+    batch_id: str  # the provider's id
+    provider: str
+    endpoint: str | None
+    model: str
+    request_keys_json: str  # in the order of the uploaded lines (custom_id = request_key)
+    input_sha256: str  # blob: the uploaded JSONL, redacted
+    n: int
+    study: str | None = None
+    dagster_run_id: str | None = None
+    asset: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmBatchFinished(Event):
+    """A provider batch reached an end state; its answers were recorded as llm_call events."""
+
+    event_type: ClassVar[str] = "llm_batch_finished"
+
+    batch_id: str
+    provider: str
+    status: str  # completed | failed | expired | cancelled
+    n_ok: int
+    n_failed: int
+    output_sha256: str | None = None  # blob: the provider's result file, redacted
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
                                     LlmCallDuplicated, PromptTemplateStored,
                                     StudyResolved, JudgmentRecorded, RetrievalCall,
-                                    RelatedWorkImported, SpanAnnotationImported)
+                                    RelatedWorkImported, SpanAnnotationImported, CallsReplayed,
+                                    PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
+                                    LlmBatchFinished)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
@@ -398,7 +520,22 @@ def _llm_call_v1_to_v2(record: dict) -> dict:
     return record
 
 
-UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2]
+def _llm_call_v2_to_v3(record: dict) -> dict:
+    """v2 calls predate cost attribution and batches: unknown (None)."""
+    for name in ("dagster_run_id", "asset", "batch_id"):
+        record.setdefault(name, None)
+    return record
+
+
+def _retrieval_call_v1_to_v2(record: dict) -> dict:
+    record.setdefault("dagster_run_id", None)
+    record.setdefault("asset", None)
+    return record
+
+
+UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2, _llm_call_v2_to_v3]
+UPCASTERS[("llm_call", 2)] = [_llm_call_v2_to_v3]
+UPCASTERS[("retrieval_call", 1)] = [_retrieval_call_v1_to_v2]
 
 
 def _study_resolved_v1_to_v2(record: dict) -> dict:

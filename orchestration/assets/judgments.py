@@ -11,6 +11,7 @@ from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeRes
 
 from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews
+from orchestration.assets.attribution import calls_of
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
 from orchestration.assets.partitions import studies, study_of
 from orchestration.assets.reviews import ai_reviews
@@ -82,12 +83,13 @@ def _judge_asset(judge: str):
         gateway = reviewer.gateway(log)
         before = gateway.stats.snapshot()
         keys = []
-        for repeat in range(cfg.repeats):
-            ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
-                               study=study.name, retrieval=retrieval)
-            for j in module.judge(ctx, reviews, **_options(judge, study.judging)):
-                recorder.record(j)
-                keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
+        with calls_of(context, study):
+            for repeat in range(cfg.repeats):
+                ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
+                                   study=study.name, retrieval=retrieval)
+                for j in module.judge(ctx, reviews, **_options(judge, study.judging)):
+                    recorder.record(j)
+                    keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
         log.seal()
         failed = [k for k in keys if k[3] is not None]
         for subject, repeat, _, why in failed[:20]:

@@ -4,6 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
+from orchestration.assets.attribution import calls_of
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
@@ -12,6 +13,7 @@ from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
 from reviewing.scoring import ReviewerConfig, review_requests
 from reviewing.study import load_study, record_resolution, with_study
+from warehouse.attribution import in_context
 
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
 DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
@@ -29,7 +31,8 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
     # the study's first reviewer under the decimal template: same model, same parameters
     cfg = decimal_config(study.reviewer_configs()[0])
     requests = with_study([req for paper in papers for req in review_requests(log, paper, cfg)], study)
-    outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
+    with calls_of(context, study):
+        outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
     record_resolution(log, study, paper_ids, [cfg], asset="ai_reviews_decimal")
     log.seal()
     results = keep_results(context, "decimal review", requests, outcomes)
@@ -73,8 +76,9 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
         except Exception as exc:  # one failed paper must not sink the batch; its attempts are events
             return exc
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
-        outcomes = list(pool.map(run, requests))
+    with calls_of(context, study), ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
+        # each task under its own copy of this context, so its calls carry the asset's labels
+        outcomes = [f.result() for f in [pool.submit(in_context(run), req) for req in requests]]
     record_resolution(log, study, paper_ids, [cfg], asset="score_probes",
                       code_versions=[probe_code_version(cfg)])
     log.seal()

@@ -3,6 +3,7 @@ for, through the LLM gateway. Calls another study already paid for replay at no 
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
+from orchestration.assets.attribution import calls_of
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
@@ -52,8 +53,9 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     configs = study.reviewer_configs()
     requests = with_study([req for cfg in configs for paper in papers
                            for req in review_requests(log, paper, cfg)], study)
-    outcomes = reviewer.gateway(log).call_many(requests, description=f"AI reviews ({study.name})",
-                                               return_exceptions=True)
+    with calls_of(context, study):
+        outcomes = reviewer.gateway(log).call_many(requests, description=f"AI reviews ({study.name})",
+                                                   return_exceptions=True)
     record_resolution(log, study, paper_ids, configs, asset="ai_reviews")
     log.seal()
     results = keep_results(context, "review", requests, outcomes)
