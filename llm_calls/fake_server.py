@@ -4,9 +4,22 @@ The fake sits at the network edge only: the real SDKs, gateway and event log run
 queue replies (429s, 500s, slow or echoing ones); otherwise every request gets a JSON answer that
 carries the server's request number, so a replayed answer is distinguishable from a new one.
 Run `python -m llm_calls.fake_server` to serve it from a separate process (prints its base URL).
+
+Also, as their documentation describes them:
+- the batch APIs (fake_batches.py): OpenAI Batch (POST /v1/files multipart with purpose "batch",
+  POST /v1/batches, GET /v1/batches/{id}, GET /v1/files/{id}/content) and Anthropic Message Batches
+  (POST /v1/messages/batches, GET …/{id}, GET …/{id}/results). A batch ends at its
+  `batch_polls_to_end`-th poll; `fail_batch_items` makes the next items fail;
+- prompt-cache usage (`prompt_cache=True`; off by default, when usage is the fixed `Usage`): token
+  counts from the text at `chars_per_token`; OpenAI reports `prompt_tokens_details.cached_tokens`
+  for a prefix repeated from an earlier request of the same model, >= 1,024 tokens, in 128-token
+  steps; Anthropic reports `cache_creation_input_tokens` the first time a prefix ending at a
+  `cache_control` block (>= `min_cache_tokens`) is seen and `cache_read_input_tokens` afterwards,
+  both outside `input_tokens`.
 """
 
 import contextlib
+import dataclasses
 import json
 import sys
 import threading
@@ -15,6 +28,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
+
+from llm_calls.fake_batches import FakeBatches
+from llm_calls.fake_prompt_cache import FakePromptCache
 
 
 @dataclass
@@ -43,10 +60,34 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _send(self, status: int, data: bytes, content_type: str = "application/json",
+              headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client timed out and left
+
+    def do_GET(self) -> None:
+        status, payload = self.server.fake.batches.get(urlsplit(self.path).path)
+        self._send(status, payload if isinstance(payload, bytes) else json.dumps(payload).encode(),
+                   "application/octet-stream" if isinstance(payload, bytes) else "application/json")
+
     def do_POST(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("content-length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        path = urlsplit(self.path).path.rstrip("/")
+        if fake.batches.handles_post(path):  # batch endpoints: not model calls, never scripted
+            status, payload = fake.batches.post(path, raw, self.headers.get("content-type") or "")
+            self._send(status, json.dumps(payload).encode())
+            return
+        body = json.loads(raw or b"{}")
         number, reply = fake._enter(body)
         try:
             if reply.delay_s:
@@ -58,16 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 payload = reply.body or self._error_body(reply, anthropic)
             data = reply.raw_body if reply.raw_body is not None else json.dumps(payload).encode()
-            try:
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for k, v in reply.headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client timed out and left
+            self._send(reply.status, data, headers=reply.headers)
         finally:
             fake._leave()
 
@@ -89,9 +121,13 @@ class _Server(ThreadingHTTPServer):
 
 class FakeLlmServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, delay_s: float = 0.0,
-                 usage: Usage | None = None):
+                 usage: Usage | None = None, *, prompt_cache: bool = False, cache_hits: bool = True,
+                 chars_per_token: int = 4, min_cache_tokens: int = 1024, batch_polls_to_end: int = 2):
         self.delay_s = delay_s
         self.usage = usage or Usage()
+        # None: the fixed `usage` above (what the existing tests expect); else counted from the text.
+        self.prompt_cache = FakePromptCache(chars_per_token, min_cache_tokens, cache_hits) if prompt_cache else None
+        self.batches = FakeBatches(self, polls_to_end=batch_polls_to_end)
         self.requests = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -152,8 +188,19 @@ class FakeLlmServer:
     def answer_text(number: int) -> str:
         return json.dumps({"score": 4, "summary": "fine", "request_no": number})
 
+    def fail_batch_items(self, n: int) -> None:
+        """The next n batch items processed fail (a 500 / an api_error result line)."""
+        self.batches.fail_next(n)
+
+    def _usage(self, body: dict, anthropic: bool) -> Usage:
+        if self.prompt_cache is None:
+            return self.usage
+        counted = self.prompt_cache.anthropic_usage(body) if anthropic else self.prompt_cache.openai_usage(body)
+        return dataclasses.replace(self.usage, prompt_tokens=counted.prompt_tokens, cached_tokens=counted.cached_tokens,
+                                   cache_write_tokens=counted.cache_write_tokens)
+
     def openai_answer(self, body: dict, number: int) -> dict:
-        text, u = self.answer_text(number), self.usage
+        text, u = self.answer_text(number), self._usage(body, anthropic=False)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop", "logprobs": None}
         if body.get("logprobs"):
@@ -170,7 +217,7 @@ class FakeLlmServer:
                           "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens}}}
 
     def anthropic_answer(self, body: dict, number: int) -> dict:
-        u = self.usage
+        u = self._usage(body, anthropic=True)
         # Anthropic counts cache reads and writes OUTSIDE input_tokens.
         uncached = u.prompt_tokens - u.cached_tokens - u.cache_write_tokens
         return {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model"),

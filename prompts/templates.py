@@ -22,6 +22,12 @@ def _root(root: Path | None) -> Path:
     return root or settings.prompts_dir() or PROMPTS_DIR
 ROLES = ("system", "user")
 _HEADER = re.compile(r"^\{#-?(.*?)-?#\}", re.S)
+# `{{ cache_breakpoint }}` in a block marks the end of a prefix worth caching: the rendered message
+# gets "cache_breakpoint": <characters of its content before the mark> (the convention is described
+# in llm_calls/prompt_cache.py, which this layer may not import). The marker text itself never
+# reaches a message; NUL characters cannot come from a manuscript's text layer.
+CACHE_BREAKPOINT_KEY = "cache_breakpoint"
+_MARK = "\x00peerlake-cache-breakpoint\x00"
 
 
 class TemplateError(ValueError):
@@ -48,20 +54,34 @@ class PromptTemplate:
     def output_schema_name(self) -> str:
         return self.header["output_schema"]
 
-    def render(self, **ctx: Any) -> tuple[dict[str, str], ...]:
-        """Chat messages ({"role", "content"}) for the system and user blocks."""
+    def render(self, **ctx: Any) -> tuple[dict[str, Any], ...]:
+        """Chat messages ({"role", "content"}, + "cache_breakpoint" where the block marks one) for the
+        system and user blocks."""
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                                  keep_trailing_newline=False)
         try:
             tmpl = env.from_string(self.source)
-            context = tmpl.new_context(dict(ctx))
-            messages = tuple({"role": role, "content": "".join(tmpl.blocks[role](context)).strip()}
-                             for role in ROLES)
+            context = tmpl.new_context({**ctx, CACHE_BREAKPOINT_KEY: _MARK})
+            messages = tuple(self._message(role, "".join(tmpl.blocks[role](context))) for role in ROLES)
         except jinja2.UndefinedError as exc:
             raise TemplateError(f"template {self.name} ({self.path}): missing variable: {exc}") from None
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"template {self.name} ({self.path}) line {exc.lineno}: {exc}") from None
         return messages
+
+    def _message(self, role: str, rendered: str) -> dict[str, Any]:
+        marks = rendered.count(_MARK)
+        if marks == 0:
+            return {"role": role, "content": rendered.strip()}
+        if marks > 1:
+            raise TemplateError(f"template {self.name} ({self.path}): more than one cache_breakpoint in block {role}")
+        before, after = rendered.split(_MARK)
+        content = (before + after).strip()
+        at = min(len(before.lstrip()), len(content))  # content[:at] is exactly the text before the mark
+        message: dict[str, Any] = {"role": role, "content": content}
+        if at > 0:  # a mark before any text would cache nothing
+            message[CACHE_BREAKPOINT_KEY] = at
+        return message
 
 
 def _parse_header(text: str, path: Path) -> dict[str, str]:

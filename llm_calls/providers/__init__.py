@@ -2,6 +2,8 @@
 
 from llm_calls.providers.base import (
     BadResponse,
+    BatchItem,
+    BatchState,
     FatalProviderError,
     Provider,
     ProviderError,
@@ -33,6 +35,8 @@ def make_provider(name: str) -> Provider:
 __all__ = [
     "PROVIDER_NAMES",
     "BadResponse",
+    "BatchItem",
+    "BatchState",
     "FatalProviderError",
     "Provider",
     "ProviderError",

@@ -1,10 +1,21 @@
-"""Anthropic's messages API through the official SDK."""
+"""Anthropic's messages API through the official SDK, and its Message Batches API."""
 
 import json
 import threading
 from typing import Any
 
-from llm_calls.providers.base import BadResponse, Provider, ProviderResponse, ProviderUnavailable
+from llm_calls.prompt_cache import MAX_ANTHROPIC_BREAKPOINTS, anthropic_blocks, anthropic_message, count_breakpoints
+from llm_calls.providers.base import (
+    BadResponse,
+    BatchItem,
+    BatchState,
+    FatalProviderError,
+    Provider,
+    ProviderError,
+    ProviderResponse,
+    ProviderUnavailable,
+    RetryableProviderError,
+)
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
@@ -46,19 +57,33 @@ class AnthropicProvider(Provider):
         self._lock = threading.Lock()
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
-        system = "\n\n".join(m["content"] for m in req.messages if m["role"] == "system")
         body: dict[str, Any] = {
             "model": req.model,
-            "messages": [m for m in req.messages if m["role"] != "system"],
+            # A cache breakpoint (llm_calls/prompt_cache.py) becomes cache_control on a text block.
+            "messages": [anthropic_message(m) for m in req.messages if m["role"] != "system"],
             "max_tokens": int(req.params.get("max_tokens", DEFAULT_MAX_TOKENS)),
         }
-        if system:
+        if system := self._system(req):
             body["system"] = system
+        if count_breakpoints(body) > MAX_ANTHROPIC_BREAKPOINTS:
+            raise FatalProviderError(f"more than {MAX_ANTHROPIC_BREAKPOINTS} cache breakpoints in one request",
+                                     error_type="BadParams")
         # `seed` labels a sample for replay; Anthropic has no seed, so it is not sent.
         body.update({k: v for k, v in req.params.items() if k in _BODY_PARAMS})
         if req.response_schema is not None:
             body["output_config"] = {"format": {"type": "json_schema", "schema": req.response_schema}}
         return body
+
+    @staticmethod
+    def _system(req: LlmRequest) -> str | list[dict[str, Any]]:
+        """System messages joined into one string, or into text blocks when one is marked for caching."""
+        system = [m for m in req.messages if m["role"] == "system"]
+        if not any(anthropic_blocks(m) for m in system):
+            return "\n\n".join(m["content"] for m in system)
+        blocks: list[dict[str, Any]] = []
+        for m in system:
+            blocks.extend(anthropic_blocks(m) or [{"type": "text", "text": m["content"]}])
+        return blocks
 
     def endpoint(self, req: LlmRequest) -> str | None:
         return self.base_url
@@ -93,3 +118,82 @@ class AnthropicProvider(Provider):
         except ValueError as exc:
             raise BadResponse(f"response is not JSON: {text!r}") from exc
         return parse_message(raw)
+
+    # ---- Message Batches (https://docs.anthropic.com/en/docs/build-with-claude/batch-processing) --
+    # POST /v1/messages/batches {"requests": [{custom_id, params}]}; poll GET …/{id} until
+    # processing_status is "ended"; then GET its results_url: JSONL lines {custom_id, result} with
+    # result.type succeeded (result.message) | errored (result.error) | canceled | expired.
+    supports_batch = True
+
+    def batch_line(self, custom_id: str, req: LlmRequest) -> dict[str, Any]:
+        return {"custom_id": custom_id, "params": self.request_body(req)}
+
+    def _sdk(self, fn: Any, *args: Any, **kwargs: Any) -> str:
+        import anthropic
+
+        try:
+            return fn(*args, **kwargs).http_response.text
+        except anthropic.AnthropicError as exc:
+            raise translate_sdk_error(exc, anthropic) from exc
+
+    @staticmethod
+    def _json(text: str) -> dict:
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise BadResponse(f"response is not JSON: {text!r}") from exc
+
+    def submit_batch(self, lines: list[dict[str, Any]]) -> str:
+        return self._json(self._sdk(self.client().messages.batches.with_raw_response.create, requests=lines))["id"]
+
+    def poll_batch(self, batch_id: str) -> BatchState:
+        raw = self._json(self._sdk(self.client().messages.batches.with_raw_response.retrieve, batch_id))
+        ended = raw.get("processing_status") == "ended"
+        return BatchState(batch_id=batch_id, ended=ended, status=_end_status(raw) if ended else
+                          str(raw.get("processing_status")), raw=raw)
+
+    def batch_results(self, state: BatchState) -> tuple[list[BatchItem], str]:
+        import anthropic
+
+        url = state.raw.get("results_url")
+        if not url:
+            return [], ""  # an ended batch always names one; without it every item counts as failed
+        try:
+            # results_url is absolute; the SDK's own `results()` would poll the batch once more first.
+            text = self.client().get(url, cast_to=str, options={"headers": {"Accept": "application/binary"}})
+        except anthropic.AnthropicError as exc:
+            raise translate_sdk_error(exc, anthropic) from exc
+        return [anthropic_batch_item(json.loads(line)) for line in text.splitlines() if line.strip()], text
+
+
+def _end_status(raw: dict) -> str:
+    """An ended batch in LlmBatchFinished's words: cancelled if cancelling was asked, expired if
+    nothing ran in the 24 h window, else completed (items may still have errored)."""
+    counts = raw.get("request_counts") or {}
+    if raw.get("cancel_initiated_at"):
+        return "cancelled"
+    if counts.get("expired") and not (counts.get("succeeded") or counts.get("errored")):
+        return "expired"
+    return "completed"
+
+
+def anthropic_batch_item(line: dict) -> BatchItem:
+    custom_id = line.get("custom_id") or ""
+    result = line.get("result") or {}
+    kind = result.get("type")
+    if kind == "succeeded":
+        try:
+            return BatchItem(custom_id, parse_message(result.get("message") or {}))
+        except ProviderError as exc:
+            return BatchItem(custom_id, None, exc)
+    if kind == "errored":
+        # result.error is an error response: {"type": "error", "error": {"type", "message"}}.
+        err = (result.get("error") or {}).get("error") or {}
+        err_type = str(err.get("type") or "api_error")
+        # A request the API refuses fails again; overload or a server error may not.
+        retryable = err_type not in ("invalid_request_error", "authentication_error", "permission_error",
+                                     "not_found_error", "request_too_large")
+        cls = RetryableProviderError if retryable else FatalProviderError
+        return BatchItem(custom_id, None, cls(f"batch item: {err.get('message') or err}", error_type=err_type))
+    # canceled / expired: never ran, so a new batch may well answer it.
+    return BatchItem(custom_id, None, RetryableProviderError(f"batch item {kind}", error_type=f"Batch{kind}"))

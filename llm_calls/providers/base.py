@@ -49,9 +49,30 @@ class ProviderUnavailable(Exception):
     """The provider cannot be used at all here (missing model file, SDK, base URL); no call was made."""
 
 
+@dataclass(frozen=True)
+class BatchState:
+    """A provider batch as last polled. `status` is one of LlmBatchFinished's end states
+    (completed | failed | expired | cancelled) once `ended`, else the provider's own word."""
+
+    batch_id: str
+    ended: bool
+    status: str
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One result line: an answer, or the error that replaced it (never both)."""
+
+    custom_id: str
+    response: ProviderResponse | None
+    error: ProviderError | None = None
+
+
 class Provider(ABC):
     name: str = "provider"
     free: bool = False  # True for models that run on this machine: cost 0, status "free"
+    supports_batch: bool = False  # a provider batch API (half price, answered within a day)
 
     def ensure_ready(self) -> None:  # noqa: B027 -- an optional hook: most providers need no check
         """Raise ProviderUnavailable if no call can possibly work; checked once per gateway."""
@@ -64,6 +85,24 @@ class Provider(ABC):
     @abstractmethod
     def complete(self, req: LlmRequest) -> ProviderResponse:
         """One attempt. Raises RetryableProviderError or FatalProviderError on failure."""
+
+    # ---- batch protocol (only where supports_batch) ------------------------------------------
+    # A batch line carries the same body `complete` would send, and a result line is parsed by the
+    # same function, so a batch answer and a direct one are the same ProviderResponse.
+    def batch_line(self, custom_id: str, req: LlmRequest) -> dict[str, Any]:
+        """One input item of a batch, as uploaded."""
+        raise NotImplementedError(f"provider {self.name!r} has no batch API")
+
+    def submit_batch(self, lines: list[dict[str, Any]]) -> str:
+        """Send the items as one batch; the provider's batch id."""
+        raise NotImplementedError(f"provider {self.name!r} has no batch API")
+
+    def poll_batch(self, batch_id: str) -> BatchState:
+        raise NotImplementedError(f"provider {self.name!r} has no batch API")
+
+    def batch_results(self, state: BatchState) -> tuple[list[BatchItem], str]:
+        """The items of an ended batch and the raw result text they were read from."""
+        raise NotImplementedError(f"provider {self.name!r} has no batch API")
 
 
 def retryable_status(status: int) -> bool:

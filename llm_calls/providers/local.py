@@ -17,6 +17,7 @@ import logging
 import threading
 from typing import Any
 
+from llm_calls.prompt_cache import plain_messages
 from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
 from llm_calls.providers.openai_chat import parse_chat_completion
 from llm_calls.types import LlmRequest
@@ -121,7 +122,7 @@ class LocalProvider(Provider):
         with _LOCK:
             llm = self._llama(logits_all=bool(req.top_logprobs))
             try:
-                raw = llm.create_chat_completion(messages=list(req.messages), **kwargs)
+                raw = llm.create_chat_completion(messages=plain_messages(req.messages), **kwargs)
             except ValueError as exc:  # e.g. prompt longer than n_ctx: the same request fails again
                 raise FatalProviderError(str(exc), error_type="LlamaValueError") from exc
         return parse_chat_completion(to_plain(raw))

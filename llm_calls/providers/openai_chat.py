@@ -10,10 +10,14 @@ import json
 import threading
 from typing import Any
 
+from llm_calls.prompt_cache import plain_messages
 from llm_calls.providers.base import (
     BadResponse,
+    BatchItem,
+    BatchState,
     FatalProviderError,
     Provider,
+    ProviderError,
     ProviderResponse,
     ProviderUnavailable,
     RetryableProviderError,
@@ -23,6 +27,10 @@ from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 
 DEFAULT_TIMEOUT_S = 600.0  # CPU-bound compatible servers can take minutes on a long prompt
+BATCH_ENDPOINT = "/v1/chat/completions"  # the `url` of every batch line and the batch's `endpoint`
+# OpenAI Batch end states, mapped onto LlmBatchFinished.status; any other status is still running
+# (validating, in_progress, finalizing, cancelling).
+_BATCH_END = {"completed": "completed", "failed": "failed", "expired": "expired", "cancelled": "cancelled"}
 
 
 def _retry_after(exc: Any) -> float | None:
@@ -112,7 +120,8 @@ class OpenAIProvider(Provider):
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
         """The exact JSON body POSTed to /chat/completions."""
-        body: dict[str, Any] = {"model": req.model, "messages": list(req.messages),
+        # OpenAI caches long prompt prefixes by itself: a cache breakpoint is dropped, not sent.
+        body: dict[str, Any] = {"model": req.model, "messages": plain_messages(req.messages),
                                 **self.adapt_params(req.params)}
         if req.response_schema is not None:
             body["response_format"] = self.response_format(req.response_schema)
@@ -165,6 +174,77 @@ class OpenAIProvider(Provider):
         return parse_chat_completion(raw)
 
 
+    # ---- batch API (https://platform.openai.com/docs/guides/batch) ----------------------------
+    # Upload a JSONL file (purpose "batch"), create a batch over it, poll it, then read its output
+    # file (answers) and error file (failed lines); lines are matched by custom_id, never by order.
+    supports_batch = True
+
+    def batch_line(self, custom_id: str, req: LlmRequest) -> dict[str, Any]:
+        return {"custom_id": custom_id, "method": "POST", "url": BATCH_ENDPOINT, "body": self.request_body(req)}
+
+    def _sdk(self, fn: Any, *args: Any, **kwargs: Any) -> dict:
+        """One SDK call through its raw response, read as JSON (errors mapped like `complete`'s)."""
+        import openai
+
+        try:
+            text = fn(*args, **kwargs).text
+        except openai.OpenAIError as exc:
+            raise translate_sdk_error(exc, openai) from exc
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise BadResponse(f"response is not JSON: {text!r}") from exc
+
+    def submit_batch(self, lines: list[dict[str, Any]]) -> str:
+        client = self.client(self.base_url)
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        uploaded = self._sdk(client.files.with_raw_response.create,
+                             file=("peerlake-batch.jsonl", data, "application/jsonl"), purpose="batch")
+        batch = self._sdk(client.batches.with_raw_response.create, input_file_id=uploaded["id"],
+                          endpoint=BATCH_ENDPOINT, completion_window="24h")
+        return batch["id"]
+
+    def poll_batch(self, batch_id: str) -> BatchState:
+        raw = self._sdk(self.client(self.base_url).batches.with_raw_response.retrieve, batch_id)
+        status = raw.get("status")
+        return BatchState(batch_id=batch_id, ended=status in _BATCH_END, status=_BATCH_END.get(status, status),
+                          raw=raw)
+
+    def _file_text(self, file_id: str | None) -> str:
+        if not file_id:
+            return ""
+        import openai
+
+        try:
+            return self.client(self.base_url).files.content(file_id).text
+        except openai.OpenAIError as exc:
+            raise translate_sdk_error(exc, openai) from exc
+
+    def batch_results(self, state: BatchState) -> tuple[list[BatchItem], str]:
+        text = self._file_text(state.raw.get("output_file_id")) + self._file_text(state.raw.get("error_file_id"))
+        return [openai_batch_item(json.loads(line)) for line in text.splitlines() if line.strip()], text
+
+
+def openai_batch_item(line: dict) -> BatchItem:
+    """One output- or error-file line: `response.body` is a chat completion when status_code is 200."""
+    custom_id = line.get("custom_id") or ""
+    response = line.get("response") or None
+    if response is not None and response.get("status_code") == 200:
+        try:
+            return BatchItem(custom_id, parse_chat_completion(response.get("body") or {}))
+        except ProviderError as exc:
+            return BatchItem(custom_id, None, exc)
+    if response is not None:  # the request was made and refused: an HTTP error like a direct call's
+        status = int(response.get("status_code") or 0)
+        kind = RetryableProviderError if retryable_status(status) else FatalProviderError
+        return BatchItem(custom_id, None, kind(f"batch item: {response.get('body')}", status=status,
+                                               error_type=f"HTTP{status}"))
+    # No response at all (expired or cancelled before it ran): the same request may well run next time.
+    err = line.get("error") or {}
+    return BatchItem(custom_id, None, RetryableProviderError(
+        f"batch item: {err.get('message') or err}", error_type=str(err.get("code") or "BatchItemError")))
+
+
 class OpenAICompatibleProvider(OpenAIProvider):
     """A self-hosted OpenAI-compatible server at `req.base_url` (or PEERLAKE_BASE_URL).
 
@@ -176,6 +256,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
     name = "openai_compatible"
     key_provider = "openai_compatible"
+    supports_batch = False  # llama.cpp's and Ollama's servers have no /batches; calls go one by one
 
     def response_format(self, schema: dict) -> dict:
         return {"type": "json_object", "schema": schema}
