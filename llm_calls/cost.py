@@ -1,8 +1,17 @@
-"""Price a call from its token usage and the versioned price table (llm_calls/prices.toml)."""
+"""Price a call from its token usage and the dated, versioned price table (llm_calls/prices.toml).
+
+A model's price is a history: each entry holds from its `effective_from` day (UTC) until the next
+entry's, and says when it was last `checked` against the provider's page. A call is priced with the
+entry in force on its day; before the first entry, or for a model not listed, it has no price and
+is recorded with cost_usd None ("unknown_model"), never 0. dbt prices every call again from the
+table's rows (the `price_table_recorded` event), with the same rules (int_call_costs).
+"""
 
 import re
 import tomllib
+from bisect import bisect_right
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,39 +22,100 @@ PRICES_PATH = Path(__file__).with_name("prices.toml")
 # cost_status values recorded on every llm_call event.
 PRICED = "priced"
 FREE = "free"
-UNKNOWN_MODEL = "unknown_model"
+UNKNOWN_MODEL = "unknown_model"  # no price in force for this provider/model (at this rate) on the call's day
 NO_USAGE = "no_usage"  # the provider reported no token counts (or the attempt failed)
 BAD_USAGE = "bad_usage"  # cached + cache-write tokens exceed the prompt tokens
 
 _DATE_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+_RATES = ("input", "cached_input", "cache_write", "output", "batch_input", "batch_output")
 
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens."""
+    """USD per million tokens. Batch rates are None when the model has no batch API price."""
 
     input: float
     cached_input: float
     cache_write: float
     output: float
+    batch_input: float | None = None
+    batch_output: float | None = None
+
+    def batch(self) -> "Price | None":
+        """The rates a provider batch answer is charged. OpenAI Batch and Anthropic Message Batches
+        discount cached-input and cache-write tokens by the same share as plain input, so those two
+        are scaled by batch_input / input."""
+        if self.batch_input is None or self.batch_output is None:
+            return None
+        share = self.batch_input / self.input if self.input else 1.0
+        return Price(input=self.batch_input, cached_input=self.cached_input * share,
+                     cache_write=self.cache_write * share, output=self.batch_output)
+
+
+@dataclass(frozen=True)
+class DatedPrice:
+    """One entry of a model's price history."""
+
+    provider: str
+    model: str
+    effective_from: date
+    checked: date
+    price: Price
 
 
 @dataclass(frozen=True)
 class PriceTable:
     version: str
-    prices: dict[tuple[str, str], Price]
+    # (provider, model) -> its entries, oldest first (no two on one day)
+    prices: dict[tuple[str, str], tuple[DatedPrice, ...]]
     source_text: str = ""  # the TOML it was parsed from, stored in the lake with the version
 
     def rows(self) -> list[dict]:
-        """The table as rows (the `price_table_recorded` event's prices_json), for dbt."""
-        return [{"provider": prov, "model": model, "input": p.input, "cached_input": p.cached_input,
-                 "cache_write": p.cache_write, "output": p.output}
-                for (prov, model), p in sorted(self.prices.items())]
+        """One row per dated price (the `price_table_recorded` event's prices_json), for dbt."""
+        return [{"provider": d.provider, "model": d.model, "effective_from": d.effective_from.isoformat(),
+                 "checked": d.checked.isoformat(),
+                 **{rate: getattr(d.price, rate) for rate in _RATES}}
+                for key in sorted(self.prices) for d in self.prices[key]]
 
-    def lookup(self, provider: str, model: str) -> Price | None:
-        """Exact model id first, then the id without a trailing release date."""
+    def history(self, provider: str, model: str) -> tuple[DatedPrice, ...]:
+        """The model's entries: the exact id's if listed, else those of the id without a trailing
+        release date (gpt-4.1-mini-2025-04-14 -> gpt-4.1-mini)."""
         return self.prices.get((provider, model)) or self.prices.get(
-            (provider, _DATE_SUFFIX.sub("", model)))
+            (provider, _DATE_SUFFIX.sub("", model)), ())
+
+    def lookup(self, provider: str, model: str, day: date | None = None) -> Price | None:
+        """The price in force on `day` (UTC; default today), or None."""
+        entries = self.history(provider, model)
+        day = day or utc_today()
+        i = bisect_right([e.effective_from for e in entries], day)
+        return entries[i - 1].price if i else None
+
+
+def utc_today() -> date:
+    return datetime.now(UTC).date()
+
+
+def _day(value, what: str) -> date:
+    # TOML local dates parse to datetime.date; a quoted "YYYY-MM-DD" is accepted too.
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        return date.fromisoformat(value)
+    raise TypeError(f"{what} must be a date (YYYY-MM-DD), got {value!r}")
+
+
+def _entry(provider: str, model: str, p: dict) -> DatedPrice:
+    rates = {"input": float(p["input"]), "output": float(p["output"])}
+    rates["cached_input"] = float(p.get("cached_input", rates["input"]))
+    rates["cache_write"] = float(p.get("cache_write", rates["input"]))
+    if ("batch_input" in p) != ("batch_output" in p):
+        raise ValueError("batch_input and batch_output go together")
+    for rate in ("batch_input", "batch_output"):
+        rates[rate] = float(p[rate]) if rate in p else None
+    if any(v is not None and v < 0 for v in rates.values()):
+        raise ValueError("a price is negative")
+    return DatedPrice(provider=provider, model=model, effective_from=_day(p["effective_from"], "effective_from"),
+                      checked=_day(p["checked"], "checked"), price=Price(**rates))
 
 
 def parse_price_table(text: str, where: str = "price table") -> PriceTable:
@@ -55,17 +125,18 @@ def parse_price_table(text: str, where: str = "price table") -> PriceTable:
         raise ValueError(f"{where}: missing a string `version` key")
     prices = {}
     for provider, models in data.items():
-        for model, p in models.items():
+        for model, entries in models.items():
+            name = f"[[{provider}.\"{model}\"]]"
             try:
-                prices[(provider, model)] = Price(
-                    input=float(p["input"]),
-                    cached_input=float(p.get("cached_input", p["input"])),
-                    cache_write=float(p.get("cache_write", p["input"])),
-                    output=float(p["output"]),
-                )
+                dated = sorted((_entry(provider, model, p) for p in (
+                    entries if isinstance(entries, list) else [entries])), key=lambda d: d.effective_from)
             except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{where}: [{provider}.\"{model}\"] needs numeric input and output "
-                                 f"prices ({type(exc).__name__}: {exc})") from exc
+                raise ValueError(f"{where}: {name} needs effective_from and checked dates and numeric input "
+                                 f"and output prices ({type(exc).__name__}: {exc})") from exc
+            days = [d.effective_from for d in dated]
+            if len(set(days)) != len(days):
+                raise ValueError(f"{where}: {name} has two prices effective on one day")
+            prices[(provider, model)] = tuple(dated)
     return PriceTable(version=version, prices=prices, source_text=text)
 
 
@@ -89,18 +160,21 @@ def compute_cost(usage: Usage, price: Price) -> float:
     return micro / 1_000_000
 
 
-def price_call(provider: str, model: str, usage: Usage | None, *, free: bool,
-               table: PriceTable, batch: bool = False) -> tuple[float | None, str]:
-    """(cost_usd, cost_status) for one attempt. Unknown models cost None, never 0. A batch answer
-    costs half (OpenAI Batch and Anthropic Message Batches both discount every token class 50%)."""
+def price_call(provider: str, model: str, usage: Usage | None, *, free: bool, table: PriceTable,
+               batch: bool = False, day: date | None = None) -> tuple[float | None, str]:
+    """(cost_usd, cost_status) for one attempt answered on `day` (UTC; default today). Unknown
+    models, days before a model's first price and batch answers of a model without batch rates
+    cost None, never 0."""
     if free:
         return 0.0, FREE
-    price = table.lookup(provider, model)
+    price = table.lookup(provider, model, day)
+    if price is not None and batch:
+        price = price.batch()
     if price is None:
         return None, UNKNOWN_MODEL
     if usage is None or usage.input_tokens is None or usage.output_tokens is None:
         return None, NO_USAGE
     try:
-        return compute_cost(usage, price) * (0.5 if batch else 1.0), PRICED
+        return compute_cost(usage, price), PRICED
     except ValueError:
         return None, BAD_USAGE

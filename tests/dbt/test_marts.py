@@ -21,7 +21,7 @@ from warehouse import EventLog, Lake
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
 
 
-def dbt_build(lake_root: Path, work: Path, db: Path | None = None) -> tuple[Path, dict]:
+def dbt_build(lake_root: Path, work: Path, db: Path | None = None, select: str | None = None) -> tuple[Path, dict]:
     """`dbt build` (models, data tests, unit tests) for the lake at lake_root, as the orchestrator
     runs it: a subprocess (in-process dbt-duckdb keeps the database file open afterwards).
     Without `db`, PEERLAKE_DUCKDB_PATH is unset and the profile's default applies."""
@@ -32,7 +32,7 @@ def dbt_build(lake_root: Path, work: Path, db: Path | None = None) -> tuple[Path
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("dbt")), "build", "--project-dir", str(PROJECT_DIR),
          "--profiles-dir", str(PROJECT_DIR), "--target-path", str(work / "target"),
-         "--log-path", str(work / "logs")],
+         "--log-path", str(work / "logs"), *(["--select", *select.split()] if select else [])],
         env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"dbt build failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}"
     return db or lake_root / "peerlake.duckdb", json.loads((work / "target" / "run_results.json").read_text())

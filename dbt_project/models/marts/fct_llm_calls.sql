@@ -1,9 +1,24 @@
--- One row per llm_call event: every attempt, ok and error, with usage and cost split by kind.
+-- One row per llm_call event: every attempt, ok and error, with usage and cost split by kind: the
+-- cost the gateway recorded, and the cost int_call_costs recomputes with the price of the call's day.
 with
 
 llm_calls as (
 
     select * from {{ ref('stg_events__llm_calls') }}
+
+),
+
+call_costs as (
+
+    -- priced again from the newest recorded price table, with the price in force on call_day
+    select
+        llm_call_id,
+        cost_usd as recomputed_cost_usd,
+        cost_status as recomputed_cost_status,
+        priced_with_table_version,
+        price_effective_from,
+        call_day
+    from {{ ref('int_call_costs') }}
 
 ),
 
@@ -13,6 +28,16 @@ deduplicated as (
     select *
     from llm_calls
     qualify row_number() over (partition by llm_call_id order by occurred_at) = 1
+
+),
+
+joined as (
+
+    select
+        deduplicated.*,
+        call_costs.* exclude (llm_call_id)
+    from deduplicated
+    left join call_costs using (llm_call_id)
 
 ),
 
@@ -49,12 +74,21 @@ final as (
         cost_status,
         price_table_version,
         cost_usd is not null as has_known_cost,
+        recomputed_cost_usd,
+        recomputed_cost_status,
+        priced_with_table_version,
+        price_effective_from,
+        call_day,
         latency_ms,
         study_id,
+        -- who made the call: null outside Dagster (the CLI, a notebook)
+        dagster_run_id,
+        asset,
+        batch_id,
         -- a second paid answer to an answered request (kept for the cost audit, never an answer)
         is_duplicate_success
 
-    from deduplicated
+    from joined
 
 )
 

@@ -53,6 +53,12 @@ renamed as (
         cast(latency_ms as double) as latency_ms,
         -- the study whose run paid for the call (null: a call made outside any study)
         cast(study as varchar) as study_id,
+        -- v3: the Dagster run and asset whose step made the call (both null outside Dagster: the CLI)
+        cast(dagster_run_id as varchar) as dagster_run_id,
+        cast(asset as varchar) as asset,
+        -- v3: the provider batch that answered the call (priced at the batch rate); null: answered alone
+        cast(batch_id as varchar) as batch_id,
+        cast(endpoint as varchar) as endpoint,
         status = 'ok' as is_ok,
         is_duplicate_success
 

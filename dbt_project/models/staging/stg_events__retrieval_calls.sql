@@ -29,6 +29,9 @@ renamed as (
         cast(subject_id as varchar) as subject_id,
         -- the study whose run made the search (a label; searches are replayed across studies)
         cast(study as varchar) as study_id,
+        -- v2: the Dagster run and asset that made the search (both null outside Dagster: the CLI)
+        cast(dagster_run_id as varchar) as dagster_run_id,
+        cast(asset as varchar) as asset,
         status = 'ok' as is_ok
 
     from source
