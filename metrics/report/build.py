@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from metrics.report import figures, quality
+from metrics.report.audit_links import audit_block
 from metrics.report.data import ReportData, config_labels, load
 
 CSS = """
@@ -18,6 +19,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:12.5px}
 th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:right}
 th{background:#f6f6f6} td:first-child,th:first-child{text-align:left} img{max-width:100%} code{font-size:12px}
 p.how{color:#555;font-size:13px;max-width:60em}
+details.audit{font-size:12px;color:#444;margin:.3em 0 1em} details.audit summary{cursor:pointer;color:#36c}
 """
 
 
@@ -74,14 +76,16 @@ def _overview(data: ReportData, labels: dict) -> str:
         cols["within_paper_sd"] = "within-paper SD"
     return ("<h2>Reviewer configurations</h2><p class='how'>A configuration is a prompt template + model + "
             "parameters; scores are the parsed answers of independent reviews.</p>"
-            + _table(df, cols, {"papers": 0, "reviews": 0, "parsed": 1}))
+            + _table(df, cols, {"papers": 0, "reviews": 0, "parsed": 1})
+            + audit_block("reliability_repeatability", data.get("reliability_repeatability"), "the within-paper SDs"))
 
 
 def _histograms(data: ReportData, labels: dict) -> str:
     scores = data.get("fct_ai_review_scores")
     if scores is None or not scores["is_parsed"].any():
         return "<h2>Score histograms</h2>" + _note(data, "fct_ai_review_scores", "Histograms")
-    return "<h2>Score histograms</h2>" + _img(figures.score_histograms(scores, labels), "score histograms")
+    return ("<h2>Score histograms</h2>" + _img(figures.score_histograms(scores, labels), "score histograms")
+            + audit_block("fct_ai_review_scores", scores, "each review score"))
 
 
 def _within(data: ReportData, labels: dict) -> str:
@@ -95,7 +99,8 @@ def _within(data: ReportData, labels: dict) -> str:
             "√(mean over papers of the unbiased variance of its scores).</p>"
             + _img(figures.within_sd_bars(rep, labels), "within-paper SD")
             + _table(df, {"label": "configuration", "n_papers": "papers", "within_paper_sd": "within-paper SD",
-                          **extra}, {"n_papers": 0}))
+                          **extra}, {"n_papers": 0})
+            + audit_block("reliability_repeatability", rep))
 
 
 def _rank(data: ReportData, labels: dict) -> str:
@@ -105,7 +110,8 @@ def _rank(data: ReportData, labels: dict) -> str:
             data, "reliability_rank_reproducibility", "Rank reproducibility")
     return ("<h2>Do independent reviews reproduce the ranking?</h2><p class='how'>Two disjoint blocks of k reviews"
             " per paper; for every pair of papers in a venue-year: the same strict order in both blocks, a tie in"
-            " at least one, or the reverse order.</p>" + _img(figures.rank_curves(rank, labels), "same/tie/reverse"))
+            " at least one, or the reverse order.</p>" + _img(figures.rank_curves(rank, labels), "same/tie/reverse")
+            + audit_block("reliability_rank_reproducibility", rank))
 
 
 def _budget(data: ReportData, labels: dict) -> str:
@@ -121,7 +127,8 @@ def _budget(data: ReportData, labels: dict) -> str:
             " (the pilot's estimate); solid: V = U, an upper confidence bound that uses only the score range.</p>"
             + _img(figures.budget_curves(b, labels), "budget curve")
             + _table(b.assign(label=b["reviewer_config"].map(labels)), tbl_cols,
-                     {"tolerance": 2, "planning_budget": 0, "certified_budget": 0, "range_only_budget": 0}))
+                     {"tolerance": 2, "planning_budget": 0, "certified_budget": 0, "range_only_budget": 0})
+            + audit_block("reliability_budgets", b))
 
 
 def _validity(data: ReportData, labels: dict) -> str:
@@ -133,7 +140,8 @@ def _validity(data: ReportData, labels: dict) -> str:
                               ("acceptance_auc", "AUC"), ("acceptance_auc_excluding_withdrawn", "AUC w/o withdrawn")]
             if c == "label" or c in v}
     return ("<h2>Validity against human scores</h2>"
-            + _table(v.assign(label=v["reviewer_config"].map(labels)), cols, {"n_papers": 0}))
+            + _table(v.assign(label=v["reviewer_config"].map(labels)), cols, {"n_papers": 0})
+            + audit_block("reliability_validity", v))
 
 
 def _granularity(data: ReportData, labels: dict) -> str:
@@ -150,7 +158,8 @@ def _granularity(data: ReportData, labels: dict) -> str:
                          "shift": "mean shift [95% CI]", "within_paper_sd_integer": "SD integer",
                          "within_paper_sd_decimal": "SD decimal", "mae_integer": "MAE integer",
                          "mae_decimal": "MAE decimal", "dmae": "MAE change [95% CI]"},
-                     {"n_papers": 0, "n_decimal_invalid": 0}))
+                     {"n_papers": 0, "n_decimal_invalid": 0})
+            + audit_block("reliability_granularity", g))
 
 
 def _distribution(data: ReportData, labels: dict) -> str:
@@ -166,7 +175,8 @@ def _distribution(data: ReportData, labels: dict) -> str:
             + _img(figures.risk_bars(d), "distribution risks")
             + _table(d, {"method": "method", "n_papers": "papers", "risk_ci": "risk [95% CI]",
                          "acceptance_auc": "acceptance AUC", "review_config": "review config"},
-                     {"n_papers": 0, "acceptance_auc": 3}))
+                     {"n_papers": 0, "acceptance_auc": 3})
+            + audit_block("reliability_distribution_estimation", d))
 
 
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,

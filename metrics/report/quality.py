@@ -6,6 +6,7 @@ import html
 import pandas as pd
 
 from metrics.report import figures
+from metrics.report.audit_links import audit_block
 from metrics.report.data import ReportData
 
 TABLE = "quality_comparison"
@@ -68,4 +69,4 @@ def section(data: ReportData, labels: dict[str, str]) -> str:
             " the same paper (for flaws: the humans of the same pool). Intervals: paired paper-bootstrap 95%"
             f" ({boot}); difference = system − human; Wilcoxon signed-rank, Holm-corrected across the metrics"
             " of a system; Cliff's δ with its band. Fewer than 10 pairs: means only.</p>"
-            + figure + _table(rows, labels))
+            + figure + _table(rows, labels) + audit_block(TABLE, rows))

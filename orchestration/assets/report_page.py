@@ -14,7 +14,8 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
 # Reads the marts from the published file, so it runs after (and only after) a publish.
 @asset(group_name="reports", op_tags=DUCKDB_TAG, deps=[AssetKey("published_marts"), *(AssetKey(m) for m in MARTS)],
        description="Self-contained HTML page (tables + plots) over the published reliability marts "
-                   "→ <lake>/reports/<study>.html, one page per study.")
+                   "→ <lake>/reports/<study>.html, one page per study; under every figure, the "
+                   "`peerlake audit` command of each row it draws.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from metrics.report import write_report
     from metrics.report.build import content_hash

@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report", "study", "validate")
+MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs")
 
 
 def register_all(app) -> None:
