@@ -15,6 +15,11 @@ with (`price_table_recorded`, once per version).
 
 Every event carries the caller's labels (warehouse.attribution: study, Dagster run, asset). Replays
 write no llm_call; each batch of them is counted in one `calls_replayed` event.
+
+Cost cap (llm_calls.budget): under a cap (the run's, from the attribution context, or the gateway's
+own), a new paid call is made only if the run's spending + calls in flight + this call's upper
+estimate stay within it; otherwise a `cost_cap_reached` event and CostCapRefused. Replays and free
+providers are never refused.
 """
 
 import dataclasses
@@ -27,12 +32,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 
+from llm_calls.budget import Ledger, effective_cap, refusal_message, upper_cost_usd
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.progress import call_progress
 from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
 from warehouse.attribution import current, in_context
-from warehouse.events import LlmCall, PriceTableRecorded, PromptTemplateStored
+from warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
 from warehouse.log import EventLog
 from warehouse.redact import redact_message, redact_payload, redact_stored
 from warehouse.replays import record_replays
@@ -50,6 +56,18 @@ class LlmCallFailed(Exception):
         self.request_key = request_key
         self.attempts = attempts
         self.error_type = error_type
+
+
+class CostCapRefused(LlmCallFailed):
+    """A new paid call not made: it could have taken the run past its cost cap (nothing was sent).
+    Callers treat it as work left undone, not as a failure."""
+
+    def __init__(self, message: str, *, request_key: str, cap_usd: float, spent_usd: float,
+                 estimated_cost_usd: float | None):
+        super().__init__(message, request_key=request_key, attempts=0, error_type="cost_cap")
+        self.cap_usd = cap_usd
+        self.spent_usd = spent_usd  # completed + in flight, before this call
+        self.estimated_cost_usd = estimated_cost_usd
 
 
 class LlmBatchFailed(Exception):
@@ -72,6 +90,7 @@ class GatewayStats:
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
+    refused_calls: int = 0  # new paid calls not made because of the cost cap
 
     def snapshot(self) -> "GatewayStats":
         return GatewayStats(**asdict(self))
@@ -80,7 +99,8 @@ class GatewayStats:
 class Gateway:
     def __init__(self, log: EventLog, max_concurrency: int = 4, max_attempts: int = 5,
                  providers: dict[str, Provider] | None = None, *, backoff_base_s: float = 1.0,
-                 backoff_max_s: float = 60.0, price_table: PriceTable | None = None):
+                 backoff_max_s: float = 60.0, price_table: PriceTable | None = None,
+                 max_cost_usd: float | None = None):
         if max_concurrency < 1 or max_attempts < 1:
             raise ValueError(f"max_concurrency ({max_concurrency}) and max_attempts ({max_attempts}) must be >= 1")
         self.log = log
@@ -90,6 +110,8 @@ class Gateway:
         self.backoff_max_s = backoff_max_s
         self.prices = price_table or load_price_table()
         self.stats = GatewayStats()
+        self.max_cost_usd = max_cost_usd  # this gateway's own cap; the run's (attribution) applies too
+        self._ledger = Ledger()
         self._providers: dict[str, Provider] = dict(providers or {})
         self._ready: set[str] = set()
         self._slots = threading.BoundedSemaphore(max_concurrency)
@@ -112,6 +134,23 @@ class Gateway:
         endpoint = provider.endpoint(req)
         return req if endpoint == req.base_url else dataclasses.replace(req, base_url=endpoint)
 
+    def answered(self, req: LlmRequest) -> bool:
+        """Whether the (bound) request is answered in the log: a call would replay it for free."""
+        return self._answer(self.bind(req).request_key) is not None
+
+    def is_free(self, provider: str) -> bool:
+        """Whether calls to this provider cost nothing (the embedded local model)."""
+        try:
+            return self._provider(provider, ready=False).free
+        except ProviderUnavailable:
+            return False
+
+    def spent_usd(self, run_id: str | None = None) -> float:
+        """What the run (or, without a run id, this gateway outside any run) spent on recorded calls."""
+        self._refresh()
+        with self._lock:
+            return self._ledger.spent(run_id)
+
     def call(self, req: LlmRequest) -> LlmResult:
         """The recorded answer if there is one, else a provider call (with retries) that is recorded."""
         replays: list[tuple[str, str]] = []
@@ -130,9 +169,14 @@ class Gateway:
             self._refresh()
             if (hit := self._answer(key)) is not None:
                 return self._replay(req, hit, replays)
-            self._store_template(req)
-            self._store_price_table()
-            return self._call_with_retries(req, provider)
+            run_id, reserved = self._reserve(req, provider)
+            try:
+                self._store_template(req)
+                self._store_price_table()
+                return self._call_with_retries(req, provider)
+            finally:
+                with self._lock:
+                    self._ledger.release(run_id, reserved)
 
     def call_many(self, reqs: Sequence[LlmRequest], progress: bool | None = None, description: str = "",
                   return_exceptions: bool = False) -> list:
@@ -162,6 +206,32 @@ class Gateway:
             raise LlmBatchFailed(failures, results)
         return results
 
+    # ---- cost cap ----------------------------------------------------------------------------
+    def _reserve(self, req: LlmRequest, provider: Provider) -> tuple[str | None, float]:
+        """Reserve this call's upper estimate against the cap, or refuse it. Runs after the replay
+        check under the request lock, with the index just refreshed, so the run's spending is current."""
+        ctx = current()
+        cap = effective_cap(self.max_cost_usd, ctx.max_cost_usd)
+        if cap is None or provider.free:
+            return ctx.dagster_run_id, 0.0
+        with self._lock:
+            ratio = self._ledger.ratio(req)
+        estimate = upper_cost_usd(req, self.prices, ratio)
+        with self._lock:  # check and reserve at once: other threads' calls are checking too
+            spent = self._ledger.spent(ctx.dagster_run_id)
+            in_flight = self._ledger.in_flight(ctx.dagster_run_id)
+            if estimate is not None and spent + in_flight + estimate <= cap:
+                self._ledger.reserve(ctx.dagster_run_id, estimate)
+                return ctx.dagster_run_id, estimate
+            self.stats.refused_calls += 1
+        self.log.append(CostCapReached(
+            request_key=req.request_key, purpose=req.purpose, provider=req.provider, model=req.model, cap_usd=cap,
+            spent_usd=round(spent + in_flight, 9), estimated_cost_usd=estimate, study=req.study or ctx.study,
+            dagster_run_id=ctx.dagster_run_id, asset=ctx.asset))
+        raise CostCapRefused(refusal_message(req, cap=cap, spent=spent, in_flight=in_flight, estimate=estimate),
+                             request_key=req.request_key, cap_usd=cap, spent_usd=spent + in_flight,
+                             estimated_cost_usd=estimate)
+
     # ---- index -------------------------------------------------------------------------------
     def _refresh(self) -> None:
         with self._lock:
@@ -177,6 +247,7 @@ class Gateway:
         self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)
         if ev.status == "ok":
             self._answered.setdefault(ev.request_key, ev)
+            self._ledger.note(ev.event_id, ev.dagster_run_id, ev.cost_usd)
 
     def _answer(self, key: str) -> LlmCall | None:
         with self._lock:
@@ -358,6 +429,8 @@ class Gateway:
         with self._lock:
             self._note(ev)
             s = self.stats
+            self._ledger.note_own(ev.dagster_run_id, cost)
+            self._ledger.note_ratio(req, u.input_tokens)
             s.calls_made += 1
             if cost is None:
                 s.unpriced_calls += 1

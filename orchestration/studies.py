@@ -7,6 +7,7 @@ hold every study, keyed by study_id). Which assets belong to which run is read o
 from dataclasses import dataclass
 from functools import cache
 
+from orchestration.assets.attribution import MAX_COST_TAG
 from orchestration.assets.partitions import studies
 from orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
 
@@ -52,12 +53,18 @@ def build_asset_keys() -> list[str]:
                   if graph.get(k).partitions_def is None)
 
 
-def run_study(study: str, probes: bool = False, tags: dict | None = None) -> StudyRun:
+def run_study(study: str, probes: bool = False, tags: dict | None = None,
+              max_cost_usd: float | None = None) -> StudyRun:
+    """The study's run, then the build. `max_cost_usd` caps the study's run (a run tag the model
+    assets read; it overrides the study's [costs] max_cost_usd). A run the cap stopped early still
+    succeeds with what it made, and the build publishes that."""
     name = study
     instance = dagster_instance()
     if not instance.has_dynamic_partition(studies.name, name):
         instance.add_dynamic_partitions(studies.name, [name])
     tags = {"peerlake/study": name, **(tags or {})}
+    if max_cost_usd is not None:
+        tags[MAX_COST_TAG] = repr(float(max_cost_usd))
     first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name)
     if not first.success:
         return StudyRun(first, None)

@@ -32,6 +32,9 @@ SOURCE_ASSETS = {
     "retrieval_call": AssetKey("judgments_novelty"),  # literature searches made by the novelty judge
     "related_work_imported": AssetKey("related_work"),  # `peerlake ingest related-work`
     "span_annotation_imported": AssetKey("span_annotations"),  # `peerlake validate-judges`
+    "calls_replayed": AssetKey("call_replays"),  # written by every step that answers calls from the log
+    "price_table_recorded": AssetKey("price_tables"),  # the gateway, once per price table version
+    "run_estimated": AssetKey("run_estimates"),  # `peerlake run --dry-run` and each model asset at a run's start
 }
 
 

@@ -11,7 +11,9 @@ from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeRes
 
 from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews
+from metrics.costs.plan import judge_estimate
 from orchestration.assets.attribution import calls_of
+from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
 from orchestration.assets.partitions import studies, study_of
 from orchestration.assets.reviews import ai_reviews
@@ -81,6 +83,7 @@ def _judge_asset(judge: str):
 
             retrieval = RetrievalClient(log)
         gateway = reviewer.gateway(log)
+        record_estimate(context, log, study, lambda hist: judge_estimate(log, study, gateway, judge, reviews, hist))
         before = gateway.stats.snapshot()
         keys = []
         with calls_of(context, study):
@@ -91,7 +94,9 @@ def _judge_asset(judge: str):
                     recorder.record(j)
                     keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
         log.seal()
-        failed = [k for k in keys if k[3] is not None]
+        # a judgment whose call the cost cap refused is left undone (the next run makes it), not failed
+        undone = [k for k in keys if k[3] is not None and REFUSED in k[3]]
+        failed = [k for k in keys if k[3] is not None and REFUSED not in k[3]]
         for subject, repeat, _, why in failed[:20]:
             context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
         if keys and len(failed) == len(keys):
@@ -99,12 +104,16 @@ def _judge_asset(judge: str):
         made = gateway.stats.calls_made - before.calls_made
         nulls = sum(1 for k in keys if k[2] is not None and k[3] is None)
         context.log.info(f"{judge}: {len(keys)} judgments ({recorder.written} new, {recorder.skipped} already "
-                         f"recorded, {nulls} null with a reason, {len(failed)} failed); {made} model calls made")
+                         f"recorded, {nulls} null with a reason, {len(failed)} failed, {len(undone)} left undone "
+                         f"by the cost cap); {made} model calls made")
         return MaterializeResult(
             metadata={"study": study.name, "judge_config": config_id, "model": f"{cfg.provider}/{cfg.model}",
                       "reviews": len(reviews), "judgments": len(keys), "new_judgments": recorder.written,
                       "null_judgments": nulls, "failed": len(failed), "model_calls_made": made,
-                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd)},
+                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
+                      "judgments_left_undone": len(undone),
+                      **budget_metadata(context, study, gateway,
+                                        gateway.stats.refused_calls - before.refused_calls)},
             data_version=DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
 
     return _judge

@@ -4,11 +4,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
+from metrics.costs.estimate import request_rows
 from orchestration.assets.attribution import calls_of
+from orchestration.assets.budget import budget_metadata, record_estimate
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import keep_results, study_papers
+from orchestration.assets.reviews import keep_results, left_undone, study_papers
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
 from reviewing.scoring import ReviewerConfig, review_requests
@@ -31,15 +33,19 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
     # the study's first reviewer under the decimal template: same model, same parameters
     cfg = decimal_config(study.reviewer_configs()[0])
     requests = with_study([req for paper in papers for req in review_requests(log, paper, cfg)], study)
+    gateway = reviewer.gateway(log)
+    record_estimate(context, log, study, lambda hist: request_rows("ai_reviews_decimal", requests, gateway, hist))
     with calls_of(context, study):
-        outcomes = reviewer.gateway(log).call_many(requests, description="decimal reviews", return_exceptions=True)
+        outcomes = gateway.call_many(requests, description="decimal reviews", return_exceptions=True)
     record_resolution(log, study, paper_ids, [cfg], asset="ai_reviews_decimal")
     log.seal()
     results = keep_results(context, "decimal review", requests, outcomes)
     made = sum(not r.replayed for r in results)
+    undone = left_undone(outcomes)
     return MaterializeResult(
-        metadata={"reviews": len(results), "model_calls_made": made, "failed": len(requests) - len(results),
-                  "reviewer_config": cfg.code_version()},
+        metadata={"reviews": len(results), "model_calls_made": made,
+                  "failed": len(requests) - len(results) - undone, "reviewer_config": cfg.code_version(),
+                  **budget_metadata(context, study, gateway, undone)},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
     )
 
@@ -66,6 +72,8 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
     cfg = study.reviewer_configs()[0]
     requests = with_study([req for paper in papers for req in probe_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
+    # the probes themselves; a forced-10 continuation depends on the probe's answer and is not estimated
+    record_estimate(context, log, study, lambda hist: request_rows("score_probes", requests, gateway, hist))
     # A local model keeps the last prompt's KV cache: running each probe's continuation right after
     # it re-reads only a few tokens (~1 s) instead of the whole paper (~35 s), so one paper at a time.
     workers = 1 if cfg.provider == "local" else reviewer.max_concurrency
@@ -86,7 +94,8 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
     made = sum(not r.replayed for r in results)
     return MaterializeResult(
         metadata={"probes": len(requests), "calls": len(results), "model_calls_made": made,
-                  "continuations": sum(1 for g in outcomes if isinstance(g, list) and len(g) == 2)},
+                  "continuations": sum(1 for g in outcomes if isinstance(g, list) and len(g) == 2),
+                  **budget_metadata(context, study, gateway, left_undone(outcomes))},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
     )
 

@@ -3,7 +3,9 @@ for, through the LLM gateway. Calls another study already paid for replay at no 
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
+from metrics.costs.estimate import request_rows
 from orchestration.assets.attribution import calls_of
+from orchestration.assets.budget import budget_metadata, is_refused, record_estimate
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
@@ -17,14 +19,20 @@ REVIEWER_CODE_VERSION = ReviewerConfig.default().code_version()
 
 
 def keep_results(context, what: str, requests, outcomes) -> list:
-    """A failed call is already an event (status=error): log it, keep the others, fail only if all did."""
-    failed = [(req, exc) for req, exc in zip(requests, outcomes, strict=True) if isinstance(exc, BaseException)]
+    """A failed call is already an event (status=error): log it, keep the others, fail only if all did.
+    A call the cost cap refused is left undone, not failed (left_undone counts them)."""
+    failed = [(req, exc) for req, exc in zip(requests, outcomes, strict=True)
+              if isinstance(exc, BaseException) and not is_refused(exc)]
     for req, exc in failed:
         context.log.error(f"{what} of {req.subject_id} sample {req.sample_index} failed: {exc}")
     results = [r for r in outcomes if not isinstance(r, BaseException)]
-    if requests and not results:
+    if requests and len(failed) == len(requests):
         raise RuntimeError(f"all {len(requests)} {what}s failed; first error: {failed[0][1]}")
     return results
+
+
+def left_undone(outcomes) -> int:
+    return sum(1 for o in outcomes if is_refused(o))
 
 
 def study_papers(context, log, study):
@@ -53,20 +61,22 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     configs = study.reviewer_configs()
     requests = with_study([req for cfg in configs for paper in papers
                            for req in review_requests(log, paper, cfg)], study)
+    gateway = reviewer.gateway(log)
+    record_estimate(context, log, study, lambda hist: request_rows("ai_reviews", requests, gateway, hist))
     with calls_of(context, study):
-        outcomes = reviewer.gateway(log).call_many(requests, description=f"AI reviews ({study.name})",
-                                                   return_exceptions=True)
+        outcomes = gateway.call_many(requests, description=f"AI reviews ({study.name})", return_exceptions=True)
     record_resolution(log, study, paper_ids, configs, asset="ai_reviews")
     log.seal()
     results = keep_results(context, "review", requests, outcomes)
-    failed = len(requests) - len(results)
+    undone = left_undone(outcomes)
+    failed = len(requests) - len(results) - undone
     made = sum(not r.replayed for r in results)
     context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed, "
-                     f"{failed} failed")
+                     f"{failed} failed, {undone} left undone (cost cap)")
     return MaterializeResult(
         metadata={"study": study.name, "study_sha256": study.sha256, "papers": len(paper_ids),
                   "reviews": len(results), "model_calls_made": made, "failed": failed,
-                  "replayed": len(results) - made,
+                  "replayed": len(results) - made, **budget_metadata(context, study, gateway, undone),
                   "reviewer_configs": ", ".join(c.code_version() for c in configs),
                   "cost_usd": float(sum(r.cost_usd or 0.0 for r in results if not r.replayed))},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),

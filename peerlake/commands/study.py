@@ -102,7 +102,7 @@ def study_show(name: str) -> None:
                + (f"; {len(res.missing)} selected but unknown to the lake" if res.missing else ""))
 
 
-def run_study_command(name: str, probes: bool, command: str) -> None:
+def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None) -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
     from peerlake.console import console, report_run, run_quietly
@@ -120,7 +120,8 @@ def run_study_command(name: str, probes: bool, command: str) -> None:
                              f"({StudyFiles(log.lake).path(name)})")
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
-    result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command})
+    result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
+                         max_cost_usd=max_cost)
     report_run(result.study)
     if result.build is not None:
         report_run(result.build)
@@ -131,16 +132,131 @@ def run_study_command(name: str, probes: bool, command: str) -> None:
     return result
 
 
+def show_dry_run(name: str, probes: bool) -> None:
+    """Print the calls a run of the study would make (new vs in the log), their estimated tokens and
+    cost, and record the estimate (a run_estimated event without a run id)."""
+    from llm_calls.gateway import Gateway
+    from metrics.costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
+    from metrics.costs.plan import study_estimate
+    from orchestration.assets.judgments import judged_reviews
+    from peerlake.console import console, print_rows
+    from reviewing.study import StudyError, load_study
+
+    log = _log()
+    try:
+        study = load_study(log, name)
+        judged = judged_reviews(log, study)[1] if study.judges else []
+        est = study_estimate(log, study, Gateway(log), probes=probes, judged_reviews=judged)
+    except (StudyError, FileNotFoundError, ValueError) as exc:
+        _fail(str(exc))
+    ev = log.append(run_estimated(est, dagster_run_id=None))
+    by_model: dict[str, list[dict]] = {}
+    for g in grouped(est.rows):  # one table per model: narrower, and a model's calls read together
+        row = _estimate_row(g, g["asset"], g["prompt_template"])
+        by_model.setdefault(f"{g['provider']}/{g['model']}", []).append(row)
+    for model, rows in by_model.items():
+        print_rows(rows, title=f"dry run of study {name} on {model}: no call made")
+    t = est.totals()
+    print_rows([_estimate_row(t, "TOTAL", f"{len(by_model)} models")], title=None)
+    if t["unpriced_calls"]:
+        console.print(f"[yellow]{_n(t['unpriced_calls'])} new calls use a model with no price[/] "
+                      "(llm_calls/prices.toml): their cost is unknown, and a run under a cap refuses them.")
+    for note in est.notes:
+        console.print(f"note: {note}", highlight=False)
+    lo, mid, hi = DEFAULT_TOKENS_PER_CHAR
+    olo, omid, ohi = DEFAULT_OUTPUT_SHARE
+    console.print(f"Estimated ({est.method}) from this lake's own ok calls: input = request characters × tokens "
+                  f"per character of the model, output = output tokens of the model and template, as the mean "
+                  f"[10th–90th percentile]. Without history ({'<'}3 calls): {mid} tokens/char [{lo}–{hi}], "
+                  f"output {omid:.0%} of max_tokens [{olo:.0%}–{ohi:.0%}], 1 judge call per review per template. "
+                  f"Calls in the log replay for free. Recorded as run_estimated {ev.estimate_id}.",
+                  highlight=False, soft_wrap=True)
+    cap = study.costs.max_cost_usd
+    console.print(f"Cost cap: {'none' if cap is None else f'${cap:.2f} (study)'}; set one per run with "
+                  f"`peerlake run {name} --max-cost USD`.", highlight=False)
+
+
+def _estimate_row(g: dict, asset: str, template: str) -> dict:
+    return {"asset": asset, "template": template, "new calls": _n(g["new_calls"]), "in log": _n(g["replayed_calls"]),
+            "input tokens": _interval(g, "est_input_tokens", "{:,.0f}"),
+            "output tokens": _interval(g, "est_output_tokens", "{:,.0f}"),
+            "cost USD": _interval(g, "est_cost", "{:.4f}", suffix="_usd")}
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
+
+
+def _interval(row: dict, stem: str, fmt: str, suffix: str = "") -> str:
+    mid, lo, hi = row.get(f"{stem}{suffix}"), row.get(f"{stem}_lo{suffix}"), row.get(f"{stem}_hi{suffix}")
+    if mid is None:
+        return "unknown (no price)"
+    return f"{fmt.format(mid)} [{fmt.format(lo)}–{fmt.format(hi)}]"
+
+
+def estimate_vs_actual(run_id: str) -> list[dict]:
+    """The run's rows of the published cost_estimate_accuracy mart (empty when not published)."""
+    import duckdb
+
+    from warehouse import Lake
+
+    path = Lake.default().duckdb_path
+    if not path.exists():
+        return []
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            cur = con.execute("""
+                select purpose, provider || '/' || model as model, est_calls, actual_calls, est_cost_usd,
+                       est_cost_lo_usd, est_cost_hi_usd, actual_cost_usd, cost_ratio, is_cost_in_interval
+                from cost_estimate_accuracy where dagster_run_id = ? order by purpose, model""", [run_id])
+            rows = cur.fetchall()
+    except duckdb.Error:
+        return []  # an older published build without the mart
+    money = "{:.4f}".format
+    return [{"purpose": p, "model": m, "calls est / made": f"{_n(ec)} / {ac}",
+             "est USD [10th–90th]": "unknown" if e is None else f"{money(e)} [{money(lo)}–{money(hi)}]",
+             "actual USD": "unknown" if a is None else money(a),
+             "actual/est": "" if r is None else f"{r:.2f}", "in interval": "" if inside is None else str(inside)}
+            for p, m, ec, ac, e, lo, hi, a, r, inside in rows]
+
+
+def report_costs(result) -> None:
+    """After a run: spent, cap, what the cap left undone, and estimate vs actual per purpose/model."""
+    from peerlake.console import console, print_rows
+
+    metas = [m for m in result.study.asset_metadata.values() if "run_spent_usd" in m]
+    if not metas:
+        return
+    spent = max(m["run_spent_usd"] for m in metas)  # each asset reads the run's total so far: the last is largest
+    undone = sum(m.get("left_undone", 0) for m in metas)
+    cap = next((m["cost_cap_usd"] for m in metas if "cost_cap_usd" in m), None)
+    console.print(f"spent ${spent:.4f} on new calls" + (f" of a ${cap:.2f} cap" if cap is not None else "")
+                  + (f"; [yellow]{undone} calls left undone by the cap[/] (raise it with --max-cost and run "
+                     "again: what was made replays for free)" if undone else ""), highlight=False)
+    rows = estimate_vs_actual(result.study.run_id)
+    if rows:
+        print_rows(rows, title="estimate vs actual (cost_estimate_accuracy)")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(study_app, name="study")
 
     @app.command("run")
     def run(name: str = typer.Argument(..., help="the study to run (see `peerlake study list`)"),
             probes: bool = typer.Option(False, "--probes",
-                                        help="also forced-decimal reviews and logprob probes")) -> None:
+                                        help="also forced-decimal reviews and logprob probes"),
+            dry_run: bool = typer.Option(False, "--dry-run",
+                                         help="list the calls the run would make and what they would cost; make none"),
+            max_cost: float = typer.Option(None, "--max-cost", min=0.0,
+                                           help="USD this run may spend on new paid calls (replays are free); "
+                                                "overrides the study's [costs] max_cost_usd")) -> None:
         """Materialize a study: ingest what it reads, review its papers, build and gate the marts."""
-        result = run_study_command(name, probes, "run")
+        if dry_run:
+            show_dry_run(name, probes)
+            return
+        result = run_study_command(name, probes, "run", max_cost=max_cost)
         meta = result.study.asset_metadata.get("ai_reviews", {})
         typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
                    f"({meta.get('model_calls_made', 0)} model calls made, {meta.get('replayed', 0)} replayed, "
                    f"{meta.get('failed', 0)} failed)")
+        report_costs(result)

@@ -1,0 +1,1 @@
+"""What runs cost before they run: estimates from the log's own history (estimate, plan)."""

@@ -1,0 +1,72 @@
+"""A study run's calls, as the assets would make them, priced by the estimator (metrics.costs.estimate).
+
+Used by `peerlake run STUDY --dry-run` (the whole run, dagster_run_id null) and by each model asset at
+the start of a real run (its own calls, with its run id), so `cost_estimate_accuracy` can compare.
+"""
+
+import importlib
+
+from metrics.costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
+from reviewing.probes import decimal_config, probe_requests
+from reviewing.scoring import review_requests
+from reviewing.study import Study, resolve_papers, study_pdfs, with_study
+
+
+def judge_modules(judges) -> dict:
+    return {j: importlib.import_module(f"judging.{j}") for j in judges}
+
+
+def judge_estimate(log, study: Study, gateway, judge: str, reviews, hist=None) -> list[dict]:
+    """Rows for one judge over the reviews it will read (judging.reviews.JudgedReview or ToJudge)."""
+    from judging.base import JudgeConfig
+
+    module = judge_modules([judge])[judge]
+    cfg = JudgeConfig(**study.judging.model_settings())
+    to_judge = [r if isinstance(r, ToJudge) else ToJudge(r.review_key, len(r.text)) for r in reviews]
+    return judge_rows(judge, module.TEMPLATES, cfg, cfg.identity(judge, module.TEMPLATES), to_judge, gateway,
+                      hist or load_history(log))
+
+
+def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_reviews=()) -> Estimate:
+    """Every call a run of the study would make now. `judged_reviews`: the reviews in the log its
+    judges would read (orchestration's judged_reviews); the AI reviews this run would write are added."""
+    hist = load_history(log)
+    res = resolve_papers(log, study)
+    est = Estimate(study=study.name, rows=[])
+    unread = sorted({pid for pid, _, _ in study_pdfs(study)} - set(res.reviewable))
+    if unread:
+        est.notes.append(f"{len(unread)} PDFs of the study are not ingested yet: their calls are not in this "
+                         f"estimate (`peerlake ingest pdf DIR`, or the run ingests them first)")
+    configs = study.reviewer_configs()
+    reviews = with_study([r for cfg in configs for p in res.manuscripts for r in review_requests(log, p, cfg)], study)
+    review_rows = request_rows("ai_reviews", reviews, gateway, hist)
+    est.rows += review_rows
+    if probes and configs:
+        cfg = configs[0]
+        decimal = [r for p in res.manuscripts for r in review_requests(log, p, decimal_config(cfg))]
+        est.rows += request_rows("ai_reviews_decimal", with_study(decimal, study), gateway, hist)
+        probe = [r for p in res.manuscripts for r in probe_requests(log, p, cfg)]
+        est.rows += request_rows("score_probes", with_study(probe, study), gateway, hist)
+        est.notes.append("score_probes: a forced-10 continuation (made only when the probe cannot split 1 "
+                         "from 10) is not estimated")
+    if study.judges:
+        to_judge = [ToJudge(r.review_key, len(r.text)) for r in judged_reviews]
+        to_judge += _unwritten_reviews(study, configs, reviews, review_rows)
+        for judge in study.judges:
+            est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
+    return est
+
+
+def _unwritten_reviews(study: Study, configs, requests, rows) -> list[ToJudge]:
+    """The AI reviews this run would write that the judges would then read ([judging] narrows them)."""
+    spec = study.judging
+    if "peerlake" not in spec.sources:
+        return []
+    limit = {(c.provider, c.model, c.template): min(c.samples, spec.peerlake_samples or c.samples) for c in configs}
+    out = []
+    for req, row in zip(requests, rows, strict=True):
+        if not row["new"] or (spec.papers and req.subject_id not in spec.papers):
+            continue
+        if req.sample_index < limit.get((req.provider, req.model, req.prompt_template), 0):
+            out.append(ToJudge(f"peerlake:{row['request_key']}", DEFAULT_REVIEW_CHARS))
+    return out

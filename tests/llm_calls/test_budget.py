@@ -1,0 +1,148 @@
+"""The cost cap: the gateway refuses the new paid call that could take a run past its cap, keeps what
+was made, never refuses a replay or a free model, and shares one run's spending between gateways.
+
+Against the loopback server, which reports 40 prompt and 30 completion tokens per answer, priced with
+a test table (input $1000, output $2000 per million tokens = $0.001 and $0.002 per token):
+  actual cost per call  = 40·0.001 + 30·0.002 = 0.04 + 0.06 = $0.10
+  upper estimate        = input int(100 chars · 0.5) + 1 + 8 (one message) = 59 tokens, output = max_tokens 50
+                        = 59·0.001 + 50·0.002 = 0.059 + 0.100 = $0.159
+"""
+
+import pytest
+
+from llm_calls.cost import parse_price_table
+from llm_calls.fake_server import FakeLlmServer, Usage
+from llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
+from llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from tests.llm_calls.support import providers_for, request
+from warehouse.attribution import attributed
+from warehouse.log import EventLog
+
+TABLE = parse_price_table('version = "budget-test-1"\n[[openai."gpt-test"]]\neffective_from = 2000-01-01\n'
+                          'checked = 2000-01-01\ninput = 1000.0\noutput = 2000.0\n')
+CALL_USD, UPPER_USD = 0.10, 0.159
+
+
+class FreeServer(OpenAICompatibleProvider):
+    free = True  # stands in for the embedded model: cost 0, never capped
+
+
+@pytest.fixture
+def usage_server():
+    with FakeLlmServer(usage=Usage(prompt_tokens=40, completion_tokens=30)) as srv:
+        yield srv
+
+
+@pytest.fixture
+def gateway_for(lake_log, usage_server):
+    def make(**kw) -> Gateway:
+        providers = providers_for(usage_server)
+        providers["openai_compatible"] = FreeServer(base_url=usage_server.openai_base_url, timeout_s=10.0)
+        return Gateway(lake_log, providers=providers, price_table=TABLE, backoff_base_s=0.01, **kw)
+    return make
+
+
+def req(i: int, **kw):
+    kw.setdefault("model", "gpt-test")
+    return request(sample_index=i, messages=({"role": "user", "content": "x" * 100},), response_schema=None,
+                   params={"max_tokens": 50, "seed": i}, **kw)
+
+
+def test_the_call_that_would_pass_the_cap_is_refused_and_made_calls_are_kept(gateway_for, lake_log, usage_server):
+    gw = gateway_for()
+    with attributed(study="s", dagster_run_id="run-1", asset="ai_reviews", max_cost_usd=0.35):
+        gw.call(req(0))  # 0 + 0.159 <= 0.35: made, spent 0.10
+        gw.call(req(1))  # 0.10 + 0.159 = 0.259 <= 0.35: made, spent 0.20
+        with pytest.raises(CostCapRefused) as refused:
+            gw.call(req(2))  # 0.20 + 0.159 = 0.359 > 0.35: refused, nothing sent
+    assert usage_server.requests == 2
+    assert isinstance(refused.value, LlmCallFailed)  # callers that handle failures handle this too
+    msg = str(refused.value)
+    assert "$0.2000" in msg and "$0.35" in msg and "$0.1590" in msg and "--max-cost" in msg
+    log = EventLog(lake_log.lake)
+    assert len([e for e in log.iter_events("llm_call") if e.status == "ok"]) == 2
+    (ev,) = log.iter_events("cost_cap_reached")
+    assert (ev.request_key, ev.cap_usd, ev.study, ev.dagster_run_id, ev.asset) == (
+        gw.bind(req(2)).request_key, 0.35, "s", "run-1", "ai_reviews")
+    assert ev.spent_usd == pytest.approx(0.20)
+    assert ev.estimated_cost_usd == pytest.approx(UPPER_USD)
+    assert gw.stats.refused_calls == 1
+
+
+def test_a_replay_is_never_refused_even_under_a_zero_cap(gateway_for, usage_server):
+    gw = gateway_for()
+    first = gw.call(req(0))
+    with attributed(dagster_run_id="run-2", max_cost_usd=0.0):
+        again = gateway_for().call(req(0))
+    assert again.replayed and again.event_id == first.event_id
+    assert usage_server.requests == 1
+
+
+def test_two_gateways_in_one_run_share_its_spending(gateway_for, lake_log):
+    with attributed(dagster_run_id="run-1", max_cost_usd=0.35):
+        one = gateway_for()
+        one.call(req(0))
+        one.call(req(1))  # run-1 has spent 0.20
+        other = gateway_for()  # another asset's gateway (or process) in the same run
+        with pytest.raises(CostCapRefused):
+            other.call(req(2))  # 0.20 + 0.159 > 0.35
+    with attributed(dagster_run_id="run-2", max_cost_usd=0.35):
+        gateway_for().call(req(2))  # a new run starts at 0
+    assert one.spent_usd("run-1") == pytest.approx(2 * CALL_USD)
+
+
+def test_without_a_run_the_gateway_counts_its_own_spending(gateway_for):
+    gw = gateway_for(max_cost_usd=0.30)
+    gw.call(req(0))
+    gw.call(req(1))  # 0.10 + 0.159 = 0.259 <= 0.30
+    with pytest.raises(CostCapRefused):
+        gw.call(req(2))  # 0.20 + 0.159 = 0.359 > 0.30
+    gateway_for(max_cost_usd=0.30).call(req(2))  # outside a run nothing ties two gateways together
+
+
+def test_calls_in_flight_are_reserved(lake_log):
+    # Each call takes 0.3 s, so the third worker checks while the first two are in flight:
+    # 2 · 0.159 = 0.318 <= 0.35, a third 0.477 (or 0.10 + 0.159 + 0.159 = 0.418 once one finished) > 0.35.
+    with FakeLlmServer(delay_s=0.3, usage=Usage(prompt_tokens=40, completion_tokens=30)) as srv:
+        gw = Gateway(lake_log, providers=providers_for(srv), price_table=TABLE, max_concurrency=3)
+        with attributed(dagster_run_id="run-1", max_cost_usd=0.35):
+            out = gw.call_many([req(i) for i in range(3)], progress=False, return_exceptions=True)
+        assert srv.requests == 2
+    assert sum(isinstance(o, CostCapRefused) for o in out) == 1
+
+
+def test_a_model_without_a_price_cannot_be_bounded_and_is_refused(gateway_for, usage_server):
+    with attributed(dagster_run_id="run-1", max_cost_usd=100.0), pytest.raises(CostCapRefused, match="no price"):
+        gateway_for().call(req(0, model="unpriced-model"))
+    assert usage_server.requests == 0
+
+
+def test_a_free_model_is_never_refused(gateway_for, usage_server):
+    with attributed(dagster_run_id="run-1", max_cost_usd=0.0):
+        out = gateway_for().call(req(0, provider="openai_compatible", model="my-local"))
+    assert out.cost_usd == 0.0 and not out.replayed
+    assert usage_server.requests == 1
+
+
+def test_no_cap_no_check(gateway_for, lake_log):
+    gw = gateway_for()
+    for i in range(3):
+        gw.call(req(i))  # $0.30, and no cap anywhere
+    assert list(EventLog(lake_log.lake).iter_events("cost_cap_reached")) == []
+    assert gw.spent_usd() == pytest.approx(3 * CALL_USD)
+
+
+def test_the_upper_bound_learns_a_model_that_reports_more_tokens_per_character(lake_log):
+    # 300 prompt tokens for 100 characters (3 per character, above the 0.5 assumed): a call costs
+    # 300·0.001 + 30·0.002 = 0.36. First bound 0.159 (as above); once seen, input int(100·3) + 1 + 8 = 309
+    # tokens: 0.309 + 0.100 = 0.409. Cap 1.0: call 2 at 0.36 + 0.409 = 0.769 is made; call 3 at
+    # 0.72 + 0.409 = 1.129 is refused (with the fixed 0.159 it would be made: 0.879, and spend 1.08).
+    with FakeLlmServer(usage=Usage(prompt_tokens=300, completion_tokens=30)) as srv:
+        gw = Gateway(lake_log, providers=providers_for(srv), price_table=TABLE)
+        with attributed(dagster_run_id="run-1", max_cost_usd=1.0):
+            gw.call(req(0))
+            gw.call(req(1))
+            with pytest.raises(CostCapRefused) as refused:
+                gw.call(req(2))
+        assert srv.requests == 2
+    assert refused.value.estimated_cost_usd == pytest.approx(0.409)
