@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from llm_calls.gateway import Gateway, LlmCallFailed
+from llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
 from llm_calls.providers import (
     BatchItem,
     BatchState,
@@ -85,6 +85,8 @@ class BatchRunner:
         self._answered: set[str] = set()
         self._submitted: dict[str, _Pending] = {}  # batch_id -> its event, while not finished
         self._finished: set[str] = set()
+        # cost-cap reservations of the items submitted by this call_many, released when it returns
+        self._reservations: list[tuple[str | None, float]] = []
 
     # ---- public ------------------------------------------------------------------------------
     def call_many(self, requests: Sequence[LlmRequest]) -> list[LlmResult | Exception]:
@@ -101,9 +103,14 @@ class BatchRunner:
             if results[i] is None:
                 slots[r.request_key].append(i)
         by_key = {reqs[idx[0]].request_key: reqs[idx[0]] for idx in slots.values()}
-        for key, res in self._run(by_key).items():
-            for i in slots[key]:
-                results[i] = res
+        try:
+            for key, res in self._run(by_key).items():
+                for i in slots[key]:
+                    results[i] = res
+        finally:
+            for token in self._reservations:
+                self.gateway.release(token)
+            self._reservations.clear()
         return results  # type: ignore[return-value]  # every slot is filled above
 
     def collect_pending(self) -> int:
@@ -131,7 +138,7 @@ class BatchRunner:
             ended.update(not_sent)
             for key, res in ended.items():
                 req = todo[key]
-                if isinstance(res, LlmResult):
+                if isinstance(res, LlmResult | CostCapRefused):  # an answer, or left undone by the cap
                     out[key] = res
                     del todo[key]
                     continue
@@ -201,6 +208,7 @@ class BatchRunner:
                 groups[(req.provider, req.endpoint, req.model)].append(req)
             for (provider_name, endpoint, model), group in sorted(groups.items(), key=lambda g: str(g[0])):
                 provider = self._provider(provider_name)
+                group = self._within_cap(group, not_sent)
                 for start in range(0, len(group), MAX_BATCH_ITEMS):
                     chunk = group[start:start + MAX_BATCH_ITEMS]
                     try:
@@ -210,6 +218,19 @@ class BatchRunner:
                                     model, exc)
                         not_sent.update({r.request_key: exc for r in chunk})
         return not_sent
+
+    def _within_cap(self, group: list[LlmRequest], refused: dict[str, Exception]) -> list[LlmRequest]:
+        """The requests the run's cost cap admits (each reserved at its full, unbatched upper estimate:
+        conservative); the others go to `refused`, left undone like a refused direct call."""
+        admitted = []
+        for req in group:
+            try:
+                self._reservations.append(self.gateway.reserve(req))
+            except CostCapRefused as exc:
+                refused[req.request_key] = exc
+                continue
+            admitted.append(req)
+        return admitted
 
     def _submit_one(self, provider: Provider, endpoint: str | None, model: str, reqs: list[LlmRequest]) -> None:
         for req in reqs:  # see the module docstring: lets a later run rebuild these requests

@@ -207,6 +207,17 @@ class Gateway:
         return results
 
     # ---- cost cap ----------------------------------------------------------------------------
+    def reserve(self, req: LlmRequest) -> tuple[str | None, float]:
+        """For callers that pay outside `call` (provider batches): reserve the request's upper
+        estimate against the run's cap, or raise CostCapRefused (and record it). Hand the returned
+        token to `release` once the answer is recorded or given up."""
+        req = self.bind(req)
+        return self._reserve(req, self._provider(req.provider, ready=False))
+
+    def release(self, token: tuple[str | None, float]) -> None:
+        with self._lock:
+            self._ledger.release(*token)
+
     def _reserve(self, req: LlmRequest, provider: Provider) -> tuple[str | None, float]:
         """Reserve this call's upper estimate against the cap, or refuse it. Runs after the replay
         check under the request lock, with the index just refreshed, so the run's spending is current."""

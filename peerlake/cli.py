@@ -134,18 +134,36 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
 
 
 @app.command()
-def verify() -> None:
-    """Re-derive every blob, segment and sealed write-ahead range hash; report any mismatch."""
+def verify(
+    head: bool = typer.Option(False, "--head", help="Print the chain head (a hash to publish with results); "
+                              "with H: check the log still extends that published head."),
+    published: str | None = typer.Argument(None, metavar="H", help="A head printed earlier by `verify --head`."),
+) -> None:
+    """Re-derive every blob, segment and sealed write-ahead range hash, check the manifests' hash chain and
+    that every blob an event names exists; report any mismatch."""
     from warehouse import EventLog
     from warehouse.verify import verify_lake
 
-    report = verify_lake(EventLog())
+    if published is not None and not head:
+        raise typer.BadParameter("a head to check goes after --head: `peerlake verify --head H`")
+    report = verify_lake(EventLog(), extends=published)
     for w in report.warnings:
         console.print(f"[yellow]warning[/] {w}")
     for p in report.problems:
         console.print(f"[bold red]MISMATCH[/] {p}")
-    console.print(f"checked {report.checked_segments} segments, {report.checked_wal_ranges} sealed "
-                  f"write-ahead ranges, {report.checked_blobs} blobs")
+    console.print(f"checked {report.checked_manifests} manifests, {report.checked_segments} segments, "
+                  f"{report.checked_wal_ranges} sealed write-ahead ranges, {report.checked_blobs} blobs, "
+                  f"{report.checked_blob_refs} blob references")
+    if head and published is None:
+        if report.head is None:
+            console.print("[yellow]no chain head yet[/]: `peerlake seal` starts the chain")
+        else:
+            console.print(f"chain head: seq {report.head.seq} ({report.head.manifest}.json)")
+            # Plain print: the hash alone on a line, so a script can capture it to publish.
+            print(report.head.sha256)
+    if published is not None and report.extends_seq is not None:
+        console.print(f"the log extends head {published.strip()[:16]}… (seq {report.extends_seq}) by "
+                      f"{report.head.seq - report.extends_seq} manifest(s)")
     if not report.ok:
         console.print(f"[bold red]verify FAILED: {len(report.problems)} problem(s)[/]")
         raise typer.Exit(1)

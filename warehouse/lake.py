@@ -31,6 +31,11 @@ class Lake:
         return self.events / "manifests"
 
     @property
+    def chain_head(self) -> Path:
+        """The newest manifest's seq and SHA-256: the head of the manifests' hash chain (warehouse/chain.py)."""
+        return self.events / "chain_head.json"
+
+    @property
     def seal_lock(self) -> Path:
         return self.events / "seal.lock"
 

@@ -10,7 +10,9 @@ manifest naming the byte range and the SHA-256 of every file. The manifest is th
 crash before it leaves segment files whose names are a pure function of the WAL range, so the next
 seal finds them and commits them instead of writing duplicates. A type with a uniqueness rule
 (`Event.duplicate_type`: one successful `llm_call` per request_key) never gets a second sealed
-event per key: the later one goes to its duplicate partition, kept for the audit.
+event per key: the later one goes to its duplicate partition, kept for the audit. Every manifest is a
+link of one hash chain (`seq`, `prev_sha256`; warehouse/chain.py), so `verify` notices a deleted,
+rewritten or reordered commit.
 
 Read path: the sealed segments (listed by a manifest) plus each WAL's lines after its sealed end.
 So a lost WAL file loses nothing that was sealed, and nothing is read twice.
@@ -32,8 +34,9 @@ import pyarrow.parquet as pq
 from ulid import ULID
 
 from warehouse.blobs import BlobStore, sha256_hex
+from warehouse.chain import ChainWriter, read_manifests
 from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
-from warehouse.fsutil import atomic_write, file_lock, fsync_dir
+from warehouse.fsutil import file_lock, fsync_dir
 from warehouse.lake import Lake
 
 __all__ = ["EventLog", "SealReport", "file_lock"]
@@ -259,8 +262,12 @@ class EventLog:
         return [json.loads(p.read_text()) for p in sorted(self.lake.manifests_dir.glob("*.json"))]
 
     def sealed_offsets(self) -> dict[str, int]:
+        return self._sealed_offsets(self._manifests())
+
+    @staticmethod
+    def _sealed_offsets(manifests: list[dict]) -> dict[str, int]:
         offsets: dict[str, int] = {}
-        for m in self._manifests():
+        for m in manifests:
             if m.get("wal"):
                 offsets[m["wal"]] = max(offsets.get(m["wal"], 0), m["end"])
         return offsets
@@ -269,21 +276,25 @@ class EventLog:
         """Copy new WAL lines into Parquet segments. Safe to run from many processes at once."""
         report = SealReport()
         with file_lock(self.lake.seal_lock):
-            sealed = self.sealed_offsets()
-            unique_keys = self._sealed_unique_keys()
+            files = read_manifests(self.lake)  # read once: offsets, unique keys and the chain's tip
+            manifests = [f.body for f in files if f.body is not None]
+            chain = ChainWriter(self.lake, files)
+            sealed = self._sealed_offsets(manifests)
+            unique_keys = self._sealed_unique_keys(manifests)
             for wal in self.wal_files():
                 start = sealed.get(wal.name, 0)
                 data, end = self._complete_lines(wal, start)
                 if not data:
                     continue
                 events = self._parse(data, wal.name, report.bad_lines)
-                self._seal_range(wal, start, end, data, events, report, unique_keys)
+                self._seal_range(wal, start, end, data, events, report, unique_keys, chain)
+            chain.finish()
         return report
 
-    def _sealed_unique_keys(self) -> dict[str, set[str]]:
+    def _sealed_unique_keys(self, manifests: list[dict]) -> dict[str, set[str]]:
         """For each type with a uniqueness rule, the keys its committed segments already hold."""
         keys: dict[str, set[str]] = {t: set() for t, cls in EVENT_TYPES.items() if cls.duplicate_type}
-        for m in self._manifests():
+        for m in manifests:
             for seg in m["segments"]:
                 etype = _segment_type(seg["path"])
                 if etype not in keys or not seg["rows"]:
@@ -294,7 +305,7 @@ class EventLog:
         return keys
 
     def _seal_range(self, wal: Path, start: int, end: int, data: bytes, events: list[Event],
-                    report: SealReport, unique_keys: dict[str, set[str]]) -> None:
+                    report: SealReport, unique_keys: dict[str, set[str]], chain: ChainWriter) -> None:
         stem = f"{wal.stem}-{start:012d}-{end:012d}"
         by_type: dict[str, list[Event]] = {}
         for ev in events:
@@ -320,7 +331,7 @@ class EventLog:
                              "sha256": sha256_hex(path.read_bytes()), "rows": len(evs)})
         manifest = {"wal": wal.name, "start": start, "end": end, "wal_sha256": sha256_hex(data),
                     "segments": segments, "events": len(events)}
-        atomic_write(self.lake.manifests_dir / f"{stem}.json", json.dumps(manifest, indent=1).encode())
+        chain.commit(stem, manifest)  # the commit point: seq + SHA-256 of the previous manifest
         report.events_sealed += len(events)
 
     @staticmethod
@@ -342,19 +353,24 @@ class EventLog:
 
     def _ensure_schema_segments(self) -> None:
         """One zero-row segment per event type and schema version, so every source glob matches
-        at least one file (DuckDB errors on an empty glob) and carries the full column set."""
-        for etype, cls in EVENT_TYPES.items():
-            stem = f"000000-schema-{etype}-v{cls.schema_version}"
-            mpath = self.lake.manifests_dir / f"{stem}.json"
-            if mpath.exists():
-                continue
-            with file_lock(self.lake.seal_lock):
-                if mpath.exists():
-                    continue
+        at least one file (DuckDB errors on an empty glob) and carries the full column set.
+
+        Their manifests are chained like any other (any process may write one at start-up, always
+        under the seal lock), so a schema segment is checked like every committed file."""
+        missing = [(etype, cls) for etype, cls in EVENT_TYPES.items()
+                   if not (self.lake.manifests_dir / f"000000-schema-{etype}-v{cls.schema_version}.json").exists()]
+        if not missing:
+            return
+        with file_lock(self.lake.seal_lock):
+            chain = ChainWriter(self.lake, read_manifests(self.lake))
+            for etype, cls in missing:
+                stem = f"000000-schema-{etype}-v{cls.schema_version}"
+                if (self.lake.manifests_dir / f"{stem}.json").exists():
+                    continue  # another process committed it while we waited for the lock
                 path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
                 if not path.exists():
                     self._write_parquet(path, cls, [])
-                manifest = {"wal": None, "segments": [{
+                chain.commit(stem, {"wal": None, "segments": [{
                     "path": str(path.relative_to(self.lake.root)),
-                    "sha256": sha256_hex(path.read_bytes()), "rows": 0}], "events": 0}
-                atomic_write(mpath, json.dumps(manifest, indent=1).encode())
+                    "sha256": sha256_hex(path.read_bytes()), "rows": 0}], "events": 0})
+            chain.finish()

@@ -1,11 +1,30 @@
-"""Re-derive every hash in the lake: blobs, sealed segments, the WAL ranges they came from, and the
-prompt template sources stored under their prompt_hash."""
+"""Re-derive every hash in the lake and check that nothing committed was removed, rewritten or reordered.
 
-import json
+- each manifest's segments and sealed WAL range hash to what it recorded, and its file name is the
+  pure function of what it commits (a renamed or swapped manifest shows);
+- the manifests form one hash chain with no gap, up to the head pointer (warehouse/chain.py);
+- each WAL's sealed ranges tile it from byte 0 in commit order (a deleted manifest leaves a hole);
+- a segment no manifest lists (an interrupted seal, or a manifest deleted) still holds exactly the WAL
+  bytes it was written from (a WAL edited after its manifest was removed shows);
+- every blob hashes to its name, and every blob an event names exists (warehouse/references.py);
+- prompt template sources are the text of their prompt_hash.
+
+Not detectable here: a WAL deleted before any seal (nothing recorded it yet), and a chain rewritten
+whole from some point on. Against the second, publish the head (`peerlake verify --head`) and check a
+later lake against it (`peerlake verify --head H`).
+"""
+
+import re
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 
 from warehouse.blobs import sha256_hex
+from warehouse.chain import GENESIS, Link, ManifestFile, check_chain, read_manifests
 from warehouse.log import EventLog
+from warehouse.references import iter_blob_refs, package_images
+
+_RANGE_STEM = re.compile(r"(?P<wal>.+)-(?P<start>\d{12})-(?P<end>\d{12})")
 
 
 @dataclass
@@ -13,6 +32,10 @@ class VerifyReport:
     checked_blobs: int = 0
     checked_segments: int = 0
     checked_wal_ranges: int = 0
+    checked_manifests: int = 0
+    checked_blob_refs: int = 0
+    head: Link | None = None  # the newest manifest of the chain
+    extends_seq: int | None = None  # with `extends`: the seq of the published head in this chain
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -21,49 +44,204 @@ class VerifyReport:
         return not self.problems
 
 
-def verify_lake(log: EventLog) -> VerifyReport:
+def verify_lake(log: EventLog, extends: str | None = None) -> VerifyReport:
+    """Everything above; with `extends` (a head published earlier), also that the chain still holds it."""
     lake = log.lake
     report = VerifyReport()
-    listed: set[str] = set()
-    for mpath in sorted(lake.manifests_dir.glob("*.json")):
-        try:
-            manifest = json.loads(mpath.read_text())
-        except ValueError as exc:
-            report.problems.append(f"manifest {mpath}: not valid JSON ({exc})")
+    files = read_manifests(lake)
+    manifests, readable = [], []
+    for mf in files:
+        report.checked_manifests += 1
+        if mf.body is None or (why := _malformed(mf.body)):
+            what = "not a valid JSON object" if mf.body is None else why
+            report.problems.append(f"manifest {lake.manifests_dir / (mf.stem + '.json')}: {what}")
             continue
-        for seg in manifest["segments"]:
-            listed.add(seg["path"])
-            p = lake.root / seg["path"]
-            report.checked_segments += 1
-            if not p.exists():
-                report.problems.append(f"segment {p} is listed in {mpath.name} but missing")
-            elif (got := sha256_hex(p.read_bytes())) != seg["sha256"]:
-                report.problems.append(
-                    f"segment {p} was modified: sha256 {got[:16]}… but manifest {mpath.name} "
-                    f"recorded {seg['sha256'][:16]}…")
-        if manifest.get("wal"):
-            wal = lake.wal_dir / manifest["wal"]
-            report.checked_wal_ranges += 1
-            if not wal.exists():
-                report.problems.append(f"write-ahead file {wal} is missing")
-                continue
-            with open(wal, "rb") as fh:
-                fh.seek(manifest["start"])
-                data = fh.read(manifest["end"] - manifest["start"])
-            if sha256_hex(data) != manifest["wal_sha256"]:
-                report.problems.append(
-                    f"write-ahead file {wal} bytes {manifest['start']}–{manifest['end']} changed "
-                    f"after they were sealed (manifest {mpath.name})")
+        manifests.append(mf.body)
+        readable.append(mf)
+        _check_name(mf, report)
+        _check_committed_files(log, mf, report)
+    chain = check_chain(lake, files)
+    report.problems += chain.problems
+    report.warnings += chain.warnings
+    report.head = chain.tip
+    _check_wal_tiling(readable, report)
+    _check_orphan_segments(log, manifests, report)
+    existing = _check_blobs(log, report)
+    _check_blob_refs(log, manifests, existing, chain.started_at, report)
+    _check_prompt_sources(log, report)
+    if extends is not None:
+        _check_extends(extends.strip().lower(), chain.seq_of_sha, report)
+    return report
+
+
+def _malformed(body: dict) -> str | None:
+    """What is missing from a manifest for the checks below to read it (None: nothing)."""
+    segs = body.get("segments")
+    if not isinstance(segs, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("path"), str) and isinstance(s.get("sha256"), str)
+            for s in segs):
+        return "its segments list is missing or malformed"
+    if body.get("wal") and not (isinstance(body.get("start"), int) and isinstance(body.get("end"), int)
+                                and isinstance(body.get("wal_sha256"), str)):
+        return "its write-ahead range (start, end, wal_sha256) is missing or malformed"
+    return None
+
+
+def _expected_stem(body: dict) -> str | None:
+    if body.get("genesis"):
+        return GENESIS
+    if body.get("wal"):
+        return f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}"
+    return None  # a schema segment's manifest: its name is its segment's, checked below
+
+
+def _check_name(mf: ManifestFile, report: VerifyReport) -> None:
+    """A manifest's name is a function of what it commits; a renamed or swapped manifest breaks that."""
+    expected = _expected_stem(mf.body)
+    stems = {Path(seg["path"]).stem for seg in mf.body.get("segments", [])}
+    if (expected is not None and expected != mf.stem) or stems - {mf.stem}:
+        what = f"{expected}.json" if expected else ", ".join(sorted(stems))
+        report.problems.append(f"manifest {mf.stem}.json holds the record of {what}: manifests were renamed, "
+                               "swapped or reordered")
+
+
+def _check_committed_files(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
+    lake, manifest = log.lake, mf.body
+    for seg in manifest.get("segments", []):
+        p = lake.root / seg["path"]
+        report.checked_segments += 1
+        if not p.exists():
+            report.problems.append(f"segment {p} is listed in {mf.stem}.json but missing")
+        elif (got := sha256_hex(p.read_bytes())) != seg["sha256"]:
+            report.problems.append(
+                f"segment {p} was modified: sha256 {got[:16]}… but manifest {mf.stem}.json "
+                f"recorded {seg['sha256'][:16]}…")
+    if manifest.get("wal"):
+        wal = lake.wal_dir / manifest["wal"]
+        report.checked_wal_ranges += 1
+        if not wal.exists():
+            report.problems.append(f"write-ahead file {wal} is missing (sealed by {mf.stem}.json)")
+            return
+        with open(wal, "rb") as fh:
+            fh.seek(manifest["start"])
+            data = fh.read(manifest["end"] - manifest["start"])
+        if sha256_hex(data) != manifest["wal_sha256"]:
+            report.problems.append(
+                f"write-ahead file {wal} bytes {manifest['start']}–{manifest['end']} changed "
+                f"after they were sealed (manifest {mf.stem}.json)")
+
+
+def _check_wal_tiling(files: list[ManifestFile], report: VerifyReport) -> None:
+    """Each WAL is sealed from byte 0 in consecutive ranges, committed in order; a hole is a lost manifest."""
+    ranges: dict[str, list[tuple[int, int, str, int | None]]] = {}
+    for mf in files:
+        if mf.body is not None and mf.body.get("wal"):
+            ranges.setdefault(mf.body["wal"], []).append((mf.body["start"], mf.body["end"], mf.stem, mf.seq))
+    for wal, rs in sorted(ranges.items()):
+        rs.sort()
+        at, prev = 0, None
+        for start, end, stem, _ in rs:
+            if start > at:
+                gone = f"{Path(wal).stem}-{at:012d}-{start:012d}.json"
+                report.problems.append(f"no manifest seals bytes {at}–{start} of write-ahead file {wal}, but later "
+                                       f"bytes are sealed ({stem}.json): the range's manifest ({gone}, if one seal "
+                                       "committed it) was deleted")
+            elif start < at:
+                report.problems.append(f"manifests {prev}.json and {stem}.json both seal bytes {start}–{at} of "
+                                       f"write-ahead file {wal}")
+            at, prev = max(at, end), stem
+        seqs = [seq for _, _, _, seq in rs if seq is not None]
+        if seqs != sorted(seqs):
+            report.problems.append(f"the manifests of write-ahead file {wal} are out of order in the chain "
+                                   "(a later byte range committed before an earlier one): manifests were reordered")
+
+
+def _check_orphan_segments(log: EventLog, manifests: list[dict], report: VerifyReport) -> None:
+    """A segment in no manifest must still hold exactly the WAL range it was written from."""
+    lake = log.lake
+    listed = {seg["path"] for m in manifests for seg in m.get("segments", [])}
+    orphans: dict[str, list[Path]] = {}
     for p in sorted(lake.segments_dir.rglob("*.parquet")):
-        rel = str(p.relative_to(lake.root))
-        if rel not in listed:
-            report.warnings.append(f"segment {p} is in no manifest (an interrupted seal; "
+        if str(p.relative_to(lake.root)) not in listed:
+            orphans.setdefault(p.stem, []).append(p)
+    for stem, paths in sorted(orphans.items()):
+        names = ", ".join(str(p) for p in paths)
+        m = _RANGE_STEM.fullmatch(stem)
+        mismatch = _wal_disagrees(log, m, paths) if m else None
+        if mismatch:
+            report.problems.append(f"segment(s) {names} are in no manifest and {mismatch} (was the WAL edited "
+                                   "after its manifest was removed?)")
+        else:
+            report.warnings.append(f"segment(s) {names} are in no manifest (an interrupted seal; "
                                    "`peerlake seal` commits it)")
+
+
+def _wal_disagrees(log: EventLog, m: re.Match, paths: list[Path]) -> str | None:
+    """Why the WAL range named by an orphan segment's stem does not hold the segment's events; None if it does."""
+    wal = log.lake.wal_dir / f"{m['wal']}.jsonl"
+    start, end = int(m["start"]), int(m["end"])
+    if not wal.exists():
+        return f"write-ahead file {wal}, which they were written from, is missing"
+    with open(wal, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    if len(data) != end - start:
+        return f"write-ahead file {wal} is shorter than the range {start}–{end} they were written from"
+    try:
+        # Compared as records, not by type: a second success may have been routed to llm_call_duplicated.
+        in_segments = {ev.event_id: ev.to_record() for p in paths
+                       for ev in log._read_segment(str(p.relative_to(log.lake.root)))}
+    except Exception as exc:  # a damaged orphan: unreadable is a disagreement too
+        return f"cannot be read ({type(exc).__name__}: {exc})"
+    in_wal = {ev.event_id: ev.to_record() for ev in log._parse(data, wal.name, [])}
+    if in_segments != in_wal:
+        return f"write-ahead file {wal} bytes {start}–{end}, which they were written from, now hold other events"
+    return None
+
+
+def _check_blobs(log: EventLog, report: VerifyReport) -> set[str]:
+    existing = set()
     for p in log.blobs.iter_all():
         report.checked_blobs += 1
+        existing.add(p.name)
         if sha256_hex(p.read_bytes()) != p.name:
             report.problems.append(f"blob {p} does not match its SHA-256 name")
-    for ev in log.iter_events("prompt_template_stored"):
+    return existing
+
+
+def _check_blob_refs(log: EventLog, manifests: list[dict], existing: set[str], chain_started: datetime | None,
+                     report: VerifyReport) -> None:
+    packages: set[str] = set()
+    for ref in iter_blob_refs(log, manifests):
+        report.checked_blob_refs += 1
+        if ref.field == "package_sha256":
+            packages.add(ref.sha256)
+        if ref.sha256 in existing or ref.event_type == "prompt_template_stored":
+            continue  # (a template's missing source is named with its template by _check_prompt_sources)
+        msg = (f"{ref.event_type} {ref.event_id}: its {ref.field} names blob {log.blobs.path(ref.sha256)}, "
+               "which is missing")
+        if ref.field == "pdf_sha256" and (chain_started is None or ref.occurred_at is None
+                                          or ref.occurred_at < chain_started):
+            # The PDF bytes are kept only since the studies release; re-ingesting the file restores them.
+            report.warnings.append(f"{msg} (ingested before the PDF bytes were kept? `peerlake ingest pdf` of "
+                                   "the same file restores them)")
+        else:
+            report.problems.append(msg)
+    for sha in sorted(packages & existing):
+        for img in package_images(log.blobs.path(sha).read_bytes()):
+            report.checked_blob_refs += 1
+            if img not in existing:
+                report.problems.append(f"manuscript package {sha[:16]}… names image blob {log.blobs.path(img)}, "
+                                       "which is missing")
+
+
+def _check_prompt_sources(log: EventLog, report: VerifyReport) -> None:
+    try:
+        stored = list(log.iter_events("prompt_template_stored"))
+    except Exception as exc:  # a damaged segment: named by the file checks above
+        report.problems.append(f"prompt_template_stored events cannot be read ({type(exc).__name__}: {exc})")
+        return
+    for ev in stored:
         # The stored source must be the very text whose hash versioned the calls.
         if ev.source_sha256 != ev.prompt_hash:
             report.problems.append(f"prompt_template_stored {ev.event_id}: source blob {ev.source_sha256[:16]}… "
@@ -71,4 +249,11 @@ def verify_lake(log: EventLog) -> VerifyReport:
         elif not log.blobs.exists(ev.source_sha256):
             report.problems.append(f"prompt template {ev.prompt_template} ({ev.prompt_hash[:16]}…): "
                                    "source blob is missing")
-    return report
+
+
+def _check_extends(published: str, seq_of_sha: dict[str, int], report: VerifyReport) -> None:
+    if published not in seq_of_sha:
+        report.problems.append(f"the log does not extend head {published}: no manifest in its chain has that "
+                               "SHA-256 (the log was rewritten or cut back since, or the head is from another lake)")
+    else:
+        report.extends_seq = seq_of_sha[published]

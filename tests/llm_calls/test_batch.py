@@ -183,3 +183,17 @@ def test_result_lines_that_may_succeed_later_are_retryable_and_refusals_are_not(
     # A succeeded line without a usable message is an error, not an empty answer.
     broken = anthropic_batch_item({"custom_id": "k6", "result": {"type": "succeeded", "message": {}}})
     assert broken.response is None and broken.error.error_type == "BadResponse"
+
+
+def test_the_run_cost_cap_holds_for_batches_too(make_gateway, server, lake_log):
+    from llm_calls.gateway import CostCapRefused
+    from warehouse.attribution import attributed
+
+    reqs = _reqs("openai", "gpt-4.1-mini")
+    with attributed(dagster_run_id="run-cap", max_cost_usd=0.0):  # nothing new may be paid for
+        results = _runner(make_gateway()).call_many(reqs)
+    assert all(isinstance(r, CostCapRefused) for r in results)  # left undone, not failed
+    assert not server.batches.created and not _events(lake_log, "llm_batch_submitted")
+    assert len(_events(lake_log, "cost_cap_reached")) == 3
+    with attributed(dagster_run_id="run-cap2", max_cost_usd=1.0):  # $1 holds all three
+        assert all(isinstance(r, LlmResult) for r in _runner(make_gateway()).call_many(reqs))

@@ -5,14 +5,18 @@ import json
 import duckdb
 
 from warehouse import EventLog, Lake, LlmCall, PaperIngested
+from warehouse.blobs import sha256_hex
 from warehouse.events import to_json_line
 from warehouse.verify import verify_lake
+
+REQUEST = b"the request"  # the blob every test call names: verify checks that named blobs exist
+REQUEST_SHA = sha256_hex(REQUEST)
 
 
 def _call(key: str, status: str = "ok", attempt: int = 1, text: str = "answer") -> LlmCall:
     return LlmCall(request_key=key, prompt_template="t", prompt_hash="h", reviewer_config="c", purpose="review",
                    subject_id="p", sample_index=0, provider="openai", model="m", params_json="{}",
-                   request_sha256="r" * 64, response_sha256=None, response_text=text if status == "ok" else None,
+                   request_sha256=REQUEST_SHA, response_sha256=None, response_text=text if status == "ok" else None,
                    finish_reason=None, input_tokens=1, cached_input_tokens=0, cache_write_tokens=None,
                    output_tokens=1, reasoning_tokens=None, cost_usd=0.001, cost_status="priced",
                    price_table_version="v", latency_ms=1.0, attempt=attempt, status=status)
@@ -62,6 +66,7 @@ def test_forged_duplicate_success_in_one_batch_is_sealed_apart(lake):
     assert sorted(ok_keys) == ["j", "k"]  # exactly one success per key
     assert _sealed(lake, "llm_call_duplicated") == [("k", forged.event_id)]  # still in the ledger
     assert ("k", first.event_id) in _sealed(lake, "llm_call", "status = 'ok'")
+    log.blobs.put(REQUEST)
     assert verify_lake(log).ok
 
 

@@ -1,0 +1,310 @@
+"""`verify` names each kind of tampering: the manifests' hash chain, its head, WAL ranges, orphan segments
+and every blob an event names. Each test builds a real lake, tampers with one file, and checks the file
+is named."""
+
+import dataclasses
+import json
+import multiprocessing as mp
+import re
+from pathlib import Path
+
+import pytest
+
+from warehouse import EventLog, Lake, LlmCall, PaperIngested
+from warehouse.blobs import sha256_hex
+from warehouse.chain import GENESIS, read_head
+from warehouse.events import EVENT_TYPES
+from warehouse.references import BLOB_FIELDS, NOT_BLOBS
+from warehouse.verify import verify_lake
+
+PDF = b"%PDF-1.4 a manuscript"
+IMAGE = b"\x89PNG a figure"
+PACKAGE = json.dumps({"title": "t", "images": [{"sha256": sha256_hex(IMAGE), "ext": "png"}]}).encode()
+REQUEST, RESPONSE = b'{"messages": []}', b'{"choices": []}'
+
+
+def _paper(log: EventLog, i: int) -> PaperIngested:
+    # Blobs first, as ingest does: the event names bytes that are already on disk.
+    for blob in (PDF, IMAGE, PACKAGE):
+        log.blobs.put(blob)
+    return PaperIngested(paper_id=f"p{i}", title=f"Paper {i}", source_uri=f"file:///p{i}.pdf",
+                         pdf_sha256=sha256_hex(PDF), package_sha256=sha256_hex(PACKAGE), n_pages=1,
+                         n_text_records=3, n_chars=100 + i)
+
+
+def _call(log: EventLog, key: str) -> LlmCall:
+    return LlmCall(request_key=key, prompt_template=None, prompt_hash=None, reviewer_config="c", purpose="review",
+                   subject_id="p0", sample_index=0, provider="openai", model="m", params_json="{}",
+                   request_sha256=log.blobs.put(REQUEST), response_sha256=log.blobs.put(RESPONSE),
+                   response_text="answer", finish_reason="stop", input_tokens=1, cached_input_tokens=0,
+                   cache_write_tokens=None, output_tokens=1, reasoning_tokens=None, cost_usd=0.0,
+                   cost_status="priced", price_table_version="v", latency_ms=1.0, attempt=1, status="ok")
+
+
+@pytest.fixture
+def sealed(lake) -> EventLog:
+    """Three seals of one WAL: ranges [0,a) [a,b) [b,c), each its own manifest, chained after the
+    genesis and the schema manifests."""
+    log = EventLog(lake)
+    log.append(_paper(log, 0))
+    log.seal()
+    log.append_many([_paper(log, 1), _call(log, "k1")])
+    log.seal()
+    log.append(_call(log, "k2"))
+    log.seal()
+    return log
+
+
+def _range_manifests(lake: Lake) -> list[Path]:
+    """The WAL-range manifests in commit (= byte) order: one WAL, so its ranges' names sort by offset."""
+    return sorted(p for p in lake.manifests_dir.glob("*.json") if not p.name.startswith("000000-"))
+
+
+def _problems(lake: Lake) -> list[str]:
+    report = verify_lake(EventLog(lake))
+    assert not report.ok
+    return report.problems
+
+
+def test_a_clean_lake_verifies_without_warnings(sealed):
+    report = verify_lake(sealed)
+    assert report.ok, report.problems
+    assert report.warnings == []
+    # 1 genesis + one schema manifest per event type + 3 seals
+    assert report.checked_manifests == 1 + len(EVENT_TYPES) + 3
+    # paper 0, paper 1: pdf + package each, + the package's image once per package (2 packages named,
+    # one distinct): 2*2 + 1 = 5; two calls: request + response each = 4; total 9.
+    assert report.checked_blob_refs == 9
+    assert report.head.seq == report.checked_manifests  # the chain holds every manifest, seq 1..N
+    assert read_head(sealed.lake) == report.head
+
+
+def test_changed_byte_in_a_segment_is_named(sealed):
+    seg = next(sealed.lake.segments_dir.glob("event_type=llm_call/01*.parquet"))
+    data = bytearray(seg.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    seg.write_bytes(bytes(data))
+    assert any(str(seg) in p and "modified" in p for p in _problems(sealed.lake))
+
+
+def test_deleted_segment_is_named(sealed):
+    seg = next(sealed.lake.segments_dir.glob("event_type=paper_ingested/01*.parquet"))
+    seg.unlink()
+    assert any(str(seg) in p and "missing" in p for p in _problems(sealed.lake))
+
+
+def test_deleted_middle_manifest_is_named_by_the_chain_and_the_wal_range(sealed):
+    first, middle, last = _range_manifests(sealed.lake)
+    middle.unlink()
+    problems = _problems(sealed.lake)
+    # The chain: a gap between its neighbours. The WAL: a hole named after the deleted file.
+    assert any("missing between" in p and first.name in p and last.name in p for p in problems)
+    assert any(middle.name in p and "was deleted" in p for p in problems)
+    # A seal afterwards does not heal it: the gap stays in the chain.
+    EventLog(sealed.lake).seal()
+    assert any("missing between" in p for p in _problems(sealed.lake))
+
+
+def test_deleted_newest_manifest_is_named_by_the_head(sealed):
+    newest = _range_manifests(sealed.lake)[-1]
+    newest.unlink()
+    assert any(newest.stem in p and "newest manifest" in p for p in _problems(sealed.lake))
+    # The next seal re-commits that range after the head, so the gap stays visible.
+    EventLog(sealed.lake).seal()
+    assert any("missing between" in p for p in _problems(sealed.lake))
+
+
+def test_deleted_schema_manifest_is_a_gap_even_after_start_up_rewrites_it(sealed):
+    schema = sealed.lake.manifests_dir / "000000-schema-study_resolved-v2.json"
+    schema.unlink()
+    # EventLog() (inside _problems) re-creates it at a new seq; the old seq stays missing.
+    assert any("missing between" in p for p in _problems(sealed.lake))
+
+
+def test_deleted_wal_is_named(sealed):
+    wal = sealed.wal_path
+    wal.unlink()
+    assert any(str(wal) in p and "missing" in p for p in _problems(sealed.lake))
+
+
+def test_missing_referenced_blobs_are_named(sealed):
+    response = sealed.blobs.path(sha256_hex(RESPONSE))
+    image = sealed.blobs.path(sha256_hex(IMAGE))
+    response.unlink()
+    image.unlink()
+    problems = _problems(sealed.lake)
+    assert any(str(response) in p and "response_sha256" in p for p in problems)
+    assert any(str(image) in p and "manuscript package" in p for p in problems)
+
+
+def test_missing_blob_of_an_unsealed_event_is_named(lake):
+    log = EventLog(lake)
+    log.append(_call(log, "k"))  # in the WAL only
+    request = log.blobs.path(sha256_hex(REQUEST))
+    request.unlink()
+    assert any(str(request) in p and "request_sha256" in p for p in _problems(lake))
+
+
+def test_rewritten_manifest_is_named_by_its_successor(sealed):
+    # A consistent forgery: change a segment AND the hash its manifest records; the file checks pass,
+    # the chain does not.
+    _, middle, _ = _range_manifests(sealed.lake)
+    body = json.loads(middle.read_text())
+    seg = sealed.lake.root / body["segments"][0]["path"]
+    seg.write_bytes(seg.read_bytes() + b"forged")
+    body["segments"][0]["sha256"] = sha256_hex(seg.read_bytes())
+    middle.write_text(json.dumps(body, indent=1))
+    problems = _problems(sealed.lake)
+    assert any(f"{middle.name} was rewritten" in p for p in problems)
+    assert not any("modified" in p for p in problems)  # the forgery fooled the per-file check
+
+
+def test_rewritten_newest_manifest_is_named_by_the_head(sealed):
+    newest = _range_manifests(sealed.lake)[-1]
+    newest.write_text(newest.read_text().replace('"events": 1', '"events": 2'))
+    assert any(newest.name in p and "not the one the chain head recorded" in p for p in _problems(sealed.lake))
+
+
+def test_wal_edited_after_its_manifest_was_removed_is_named(sealed):
+    _, middle, _ = _range_manifests(sealed.lake)
+    middle.unlink()
+    wal = sealed.wal_path
+    data = wal.read_bytes()
+    start, end = map(int, re.findall(r"-(\d{12})", middle.stem))
+    edited = data[start:end].replace(b"Paper 1", b"Paper X")  # same length: offsets stay valid
+    assert edited != data[start:end]
+    wal.write_bytes(data[:start] + edited + data[end:])
+    problems = _problems(sealed.lake)
+    # The orphan segments of that range no longer match the WAL bytes they were written from.
+    assert any(str(wal) in p and "now hold other events" in p and middle.stem in p for p in problems)
+
+
+def test_reordered_manifests_are_named(sealed):
+    first, middle, _ = _range_manifests(sealed.lake)
+    a, b = first.read_bytes(), middle.read_bytes()
+    first.write_bytes(b)
+    middle.write_bytes(a)
+    problems = _problems(sealed.lake)
+    assert any(first.name in p and "swapped or reordered" in p for p in problems)
+    assert any(middle.name in p and "swapped or reordered" in p for p in problems)
+
+
+def test_a_head_published_earlier_is_extended_and_a_forged_one_is_not(lake):
+    log = EventLog(lake)
+    log.append(_paper(log, 0))
+    log.seal()
+    published = verify_lake(log).head
+    log.append(_call(log, "k"))
+    log.seal()
+    later = verify_lake(log, extends=published.sha256)
+    assert later.ok and later.extends_seq == published.seq
+    assert later.head.seq == published.seq + 1  # one more seal, one more manifest
+    forged = "0" * 64
+    report = verify_lake(log, extends=forged)
+    assert not report.ok and any(forged in p and "does not extend" in p for p in report.problems)
+
+
+def test_a_published_head_fails_once_the_log_is_cut_back(lake):
+    log = EventLog(lake)
+    log.append(_paper(log, 0))
+    log.seal()
+    published = verify_lake(log).head
+    (lake.manifests_dir / f"{published.manifest}.json").unlink()
+    report = verify_lake(EventLog(lake), extends=published.sha256)
+    assert any("does not extend" in p for p in report.problems)
+
+
+def test_a_crash_between_manifest_and_head_is_a_warning_and_the_next_seal_repairs_it(lake, monkeypatch):
+    from warehouse.chain import ChainWriter
+
+    log = EventLog(lake)
+    log.append(_paper(log, 0))
+    monkeypatch.setattr(ChainWriter, "finish", lambda self: None)  # the process dies before moving the head
+    log.seal()
+    monkeypatch.undo()
+    report = verify_lake(log)
+    assert report.ok, report.problems
+    assert any("past the chain head" in w for w in report.warnings)
+    log.seal()  # nothing new to seal: adopts the manifest and moves the head
+    report = verify_lake(log)
+    assert report.ok and report.warnings == []
+
+
+def _strip_chain(lake: Lake) -> None:
+    """Make the lake look like one written before the chain: manifests as the old seal wrote them."""
+    (lake.manifests_dir / f"{GENESIS}.json").unlink()
+    lake.chain_head.unlink()
+    for p in lake.manifests_dir.glob("*.json"):
+        body = json.loads(p.read_text())
+        del body["seq"], body["prev_sha256"]
+        p.write_text(json.dumps(body, indent=1))
+
+
+def test_a_legacy_lake_verifies_with_a_warning_and_its_manifests_are_pinned_once_chained(sealed):
+    lake = sealed.lake
+    _strip_chain(lake)
+    report = verify_lake(sealed)
+    assert report.ok, report.problems
+    assert any("no hash chain yet" in w for w in report.warnings)
+    EventLog(lake).seal()  # starts the chain: the genesis pins every legacy manifest
+    report = verify_lake(sealed)
+    assert report.ok, report.problems
+    assert any(GENESIS in w and "predate the hash chain" in w for w in report.warnings)
+    legacy = _range_manifests(lake)[0]
+    legacy.write_text(legacy.read_text().replace('"events": 1', '"events": 7'))
+    assert any(legacy.name in p and "rewritten after the chain started" in p for p in _problems(lake))
+
+
+def test_a_pdf_kept_only_since_the_chain_is_a_warning_before_it_and_a_problem_after(sealed):
+    lake = sealed.lake
+    _strip_chain(lake)
+    pdf = sealed.blobs.path(sha256_hex(PDF))
+    pdf.unlink()  # a lake from before PDF bytes were kept
+    report = verify_lake(sealed)
+    assert report.ok and any(str(pdf) in w and "before the PDF bytes were kept" in w for w in report.warnings)
+    EventLog(lake).seal()  # the chain starts now; the old papers stay a warning
+    assert verify_lake(sealed).ok
+    other = b"%PDF-1.4 another manuscript"
+    sealed.append(dataclasses.replace(_paper(sealed, 9), pdf_sha256=sha256_hex(other)))  # never stored
+    problems = _problems(lake)
+    assert any(str(sealed.blobs.path(sha256_hex(other))) in p for p in problems)
+    assert not any(str(pdf) in p for p in problems)
+
+
+def test_a_lost_head_pointer_is_a_warning_and_the_next_seal_rewrites_it(sealed):
+    sealed.lake.chain_head.unlink()
+    report = verify_lake(sealed)
+    assert report.ok and any("no chain head pointer" in w for w in report.warnings)
+    sealed.seal()
+    assert verify_lake(sealed).warnings == []
+
+
+def _seal_repeatedly(root: str, tag: str) -> None:
+    log = EventLog(Lake(Path(root)))  # start-up races to write the schema manifests, too
+    for i in range(6):
+        log.append(dataclasses.replace(_paper(log, i), paper_id=f"{tag}-{i}"))
+        log.seal()
+
+
+def test_concurrent_sealers_build_one_chain(lake):
+    # fork, not spawn: the children need nothing re-imported, and the WAL writer is keyed by pid.
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_seal_repeatedly, args=(str(lake.root), t)) for t in "abc"]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    report = verify_lake(EventLog(lake))
+    assert report.ok, report.problems
+    assert report.warnings == []
+    # 3 processes × 6 seals, each sealing at least its own new event: at most 18 range manifests
+    # (fewer when one seal picked up another process's lines); seq is 1..N with no gap or duplicate.
+    assert report.head.seq == report.checked_manifests
+
+
+def test_every_sha256_field_is_either_a_checked_blob_or_a_documented_hash():
+    for etype, cls in EVENT_TYPES.items():
+        for f in dataclasses.fields(cls):
+            if f.name.endswith("_sha256"):
+                assert f.name in BLOB_FIELDS.get(etype, ()) or (etype, f.name) in NOT_BLOBS, (etype, f.name)
