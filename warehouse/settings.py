@@ -190,6 +190,21 @@ def score_probe_samples() -> int:
     return int(os.environ.get("PEERLAKE_PROBE_SAMPLES", "1"))
 
 
+@dataclass(frozen=True)
+class BatchWait:
+    poll_interval_s: float
+    max_wait_s: float
+
+
+def batch_wait() -> BatchWait:
+    """How a study in batch mode waits for its provider batches: poll every
+    $PEERLAKE_BATCH_POLL_S seconds (default 60) for at most $PEERLAKE_BATCH_WAIT_S (default 86400 + 3600:
+    the providers' 24-hour window and an hour's grace). A run that stops waiting leaves the batches
+    pending in the log; the next run collects them without paying again."""
+    return BatchWait(poll_interval_s=float(os.environ.get("PEERLAKE_BATCH_POLL_S", "60")),
+                     max_wait_s=float(os.environ.get("PEERLAKE_BATCH_WAIT_S", str(25 * 3600))))
+
+
 def openreview_baseurl() -> str:
     """OpenReview API v2 base URL for `ingest openreview --live` ($PEERLAKE_OPENREVIEW_BASEURL).
     Credentials, when a venue needs them, are openreview-py's own OPENREVIEW_USERNAME/PASSWORD."""

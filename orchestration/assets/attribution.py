@@ -19,6 +19,6 @@ def run_cost_cap(context, study) -> float | None:
 @contextlib.contextmanager
 def calls_of(context, study) -> Iterator[CallContext]:
     """The calls made in the block are this asset's, in this run, for this study."""
-    with attributed(study=study.name, dagster_run_id=context.run_id, asset=context.asset_key.to_user_string(),
+    with attributed(study=study.name, dagster_run_id=context.run.run_id, asset=context.asset_key.to_user_string(),
                     max_cost_usd=run_cost_cap(context, study)) as ctx:
         yield ctx

@@ -16,19 +16,23 @@ def record_estimate(context, log, study, rows_of) -> None:
     try:
         rows = rows_of(load_history(log))
         if rows:
-            log.append(run_estimated(Estimate(study=study.name, rows=rows), context.run_id))
+            log.append(run_estimated(Estimate(study=study.name, rows=rows), context.run.run_id))
     except Exception as exc:  # the estimate is a forecast; the calls are what matter
         context.log.warning(f"could not record the run's cost estimate: {type(exc).__name__}: {exc}")
 
 
 def is_refused(outcome) -> bool:
-    return isinstance(outcome, CostCapRefused)
+    """Left undone rather than failed: refused by the cost cap, or still pending in a provider batch
+    (the next run collects it at no extra cost)."""
+    from llm_calls.batch import BatchPending
+
+    return isinstance(outcome, CostCapRefused | BatchPending)
 
 
 def budget_metadata(context, study, gateway, left_undone: int) -> dict:
     """What the run has spent (every asset of it, from the log), its cap, and what this asset left undone."""
     cap = run_cost_cap(context, study)
-    meta = {"run_spent_usd": float(gateway.spent_usd(context.run_id)), "left_undone": left_undone}
+    meta = {"run_spent_usd": float(gateway.spent_usd(context.run.run_id)), "left_undone": left_undone}
     if cap is not None:
         meta["cost_cap_usd"] = float(cap)
     if left_undone:

@@ -12,6 +12,7 @@ from orchestration.assets.partitions import studies, study_of
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.scoring import ReviewerConfig, review_requests
 from reviewing.study import StudyError, load_study, record_resolution, resolve_papers, with_study
+from warehouse import settings
 
 # The code version is the default reviewer configuration's hash (template text + model + parameters
 # + output schema): editing the prompt marks exactly this asset and what depends on it stale.
@@ -64,7 +65,15 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     gateway = reviewer.gateway(log)
     record_estimate(context, log, study, lambda hist: request_rows("ai_reviews", requests, gateway, hist))
     with calls_of(context, study):
-        outcomes = gateway.call_many(requests, description=f"AI reviews ({study.name})", return_exceptions=True)
+        if study.costs.batch:  # half price through the provider's batch API; waits, resumable (llm_calls.batch)
+            from llm_calls.batch import BatchRunner
+
+            wait = settings.batch_wait()
+            outcomes = BatchRunner(gateway, poll_interval_s=wait.poll_interval_s,
+                                   max_wait_s=wait.max_wait_s).call_many(requests)
+        else:
+            outcomes = gateway.call_many(requests, description=f"AI reviews ({study.name})",
+                                         return_exceptions=True)
     record_resolution(log, study, paper_ids, configs, asset="ai_reviews")
     log.seal()
     results = keep_results(context, "review", requests, outcomes)
