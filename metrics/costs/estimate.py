@@ -59,7 +59,9 @@ def spread(values: Iterable[float]) -> Spread | None:
     if len(v) < MIN_HISTORY:
         return None
     mean = float(v.mean())
-    return Spread(min(float(np.percentile(v, 10)), mean), mean, max(float(np.percentile(v, 90)), mean), len(v))
+    # the history's own quantiles (not a bootstrap interval: metrics.stats.bootstrap holds that one)
+    lo, hi = (float(q) for q in np.quantile(v, [0.1, 0.9]))
+    return Spread(min(lo, mean), mean, max(hi, mean), len(v))
 
 
 @dataclass
