@@ -107,12 +107,16 @@ def load_history(log) -> History:
         for key, values in source.items():
             if (s := spread(values[:HISTORY_CALLS])) is not None:
                 target[key] = s
-    # Calls per judged review: a judge's ok calls of each template over the reviews it judged
-    # (review subjects only: a paper or a pool is not a review).
+    # Calls per judged review: a judge's ok calls of each template over the reviews it judged. A
+    # paper is not a review; a pool (the flaws judge) judged each of its member reviews.
     reviews_judged: dict[str, set] = defaultdict(set)
     for j in log.iter_events("judgment_recorded"):
         hist.judged.add((j.judge, j.judge_config, j.subject_key, j.repeat))
-        if not j.subject_key.startswith(("paper:", "pool:")):
+        if j.subject_key.startswith("pool:"):
+            for key in _pool_members(j.inputs_json):
+                hist.judged.add((j.judge, j.judge_config, key, j.repeat))
+                reviews_judged[j.judge].add((j.judge_config, key, j.repeat))
+        elif not j.subject_key.startswith("paper:"):
             reviews_judged[j.judge].add((j.judge_config, j.subject_key, j.repeat))
     per_template: dict[tuple[str, str], int] = defaultdict(int)
     for e in calls:
@@ -123,6 +127,14 @@ def load_history(log) -> History:
         if reviews_judged.get(judge):
             hist.judge_calls[(judge, template)] = n / len(reviews_judged[judge])
     return hist
+
+
+def _pool_members(inputs_json: str | None) -> list[str]:
+    """The review keys a pool judgment covered (judging.flaws records them as inputs.members)."""
+    try:
+        return [m["review_key"] for m in json.loads(inputs_json or "{}").get("members", [])]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
 
 
 def _request_chars(log, sha: str) -> int | None:

@@ -152,3 +152,21 @@ def test_a_long_tail_widens_the_interval_to_hold_the_mean():
     # 0.9 · 19 = 17.1, between two 1s) is 1: the interval's top is raised to the mean
     s = spread([1.0] * 19 + [1000.0])
     assert (s.lo, s.mid, s.hi) == pytest.approx((1.0, 50.95, 50.95))
+
+
+def test_a_pool_judgment_counts_each_member_review_as_judged(log):
+    # the flaws judge records one judgment per pool; its inputs name the member reviews
+    members = {"members": [{"label": "R1", "review_key": "human:a"}, {"label": "R2", "review_key": "peerlake:k"}]}
+    log.append(JudgmentRecorded(judgment_key="pool-1", judge="flaws", step="pool", judge_config="cfg1",
+                                subject_key="pool:p1|sys", paper_id="p1", repeat=0, status="ok", null_reason=None,
+                                units_json="[]", dropped_json="{}", llm_call_ids_json="[]", request_keys_json="[]",
+                                inputs_json=json.dumps(members)))
+    for i in range(3):
+        past_call(log, req(300 + i, template="judge_flaws_extract"), 1000, 100, purpose="judge_flaws_extract")
+    cfg = JudgeConfig(provider="openai", model="gpt-test", max_output_tokens=700)
+    reviews = [ToJudge("human:a", 500), ToJudge("peerlake:k", 500), ToJudge("human:z", 500)]
+    new, done = judge_rows("flaws", ("judge_flaws_extract",), cfg, "cfg1", reviews, gateway_of(log),
+                           load_history(log))
+    # 3 extract calls over the 2 member reviews: 1.5 calls per review; human:z alone is new
+    assert (new["new"], new["calls"]) == (True, 1.5)
+    assert (done["new"], done["calls"], done["est_cost_usd"]) == (False, 3.0, 0.0)
