@@ -275,9 +275,14 @@ class BatchRunner:
             for key in json.loads(ev.request_keys_json):
                 item = by_id.get(key)
                 if item is None or item.response is None:
-                    outcome[key] = item.error if item is not None and item.error is not None else ProviderError(
+                    err = item.error if item is not None and item.error is not None else ProviderError(
                         f"batch {ev.batch_id} ended {state.status} without a result for {key[:12]}",
                         error_type=f"Batch{state.status}")
+                    outcome[key] = err
+                    if (req := known.get(key) or self._stored_request(key)) is not None:  # every failure is an event
+                        self.gateway.record_failure(
+                            req, error_type=err.error_type if isinstance(err, ProviderError) else type(err).__name__,
+                            message=str(err), latency_ms=latency_ms, batch_id=ev.batch_id)
                     continue
                 req = known.get(key) or self._stored_request(key)
                 if req is None:

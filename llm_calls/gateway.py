@@ -391,12 +391,26 @@ class Gateway:
                 "latency_ms": round(latency_ms, 3), "attempt": attempt,
                 "price_table_version": self.prices.version, "endpoint": req.endpoint}
 
+    def record_failure(self, req: LlmRequest, *, error_type: str, message: str, latency_ms: float,
+                       batch_id: str | None = None) -> None:
+        """Record an attempt that failed outside `call` (a provider batch's failed item) as an error
+        llm_call, so every failure is in the log whichever way the request was sent."""
+        req = self.bind(req)
+        request_sha = self.log.blobs.put_text(canonical_json(redact_payload(req.canonical())))
+        with self.log.request_lock(req.request_key):
+            self._refresh()
+            with self._lock:
+                attempt = self._attempts_seen.get(req.request_key, 0) + 1
+            self._record_error(req, request_sha, attempt, latency_ms, error_type,
+                               redact_message(message) or error_type, batch_id=batch_id)
+
     def _record_error(self, req: LlmRequest, request_sha: str, attempt: int, latency_ms: float,
-                      error_type: str, message: str) -> None:
+                      error_type: str, message: str, batch_id: str | None = None) -> None:
         ev = LlmCall(**self._base_fields(req, request_sha, attempt, latency_ms), response_sha256=None,
                      response_text=None, finish_reason=None, input_tokens=None, cached_input_tokens=None,
                      cache_write_tokens=None, output_tokens=None, reasoning_tokens=None, cost_usd=None,
-                     cost_status=NO_USAGE, status="error", error_type=error_type, error_message=message)
+                     cost_status=NO_USAGE, status="error", error_type=error_type, error_message=message,
+                     batch_id=batch_id)
         self.log.append(ev)
         with self._lock:
             self._note(ev)

@@ -91,8 +91,11 @@ def test_a_failed_item_is_retried_in_a_new_batch(make_gateway, server, lake_log,
     assert (fins[second.batch_id].n_ok, fins[second.batch_id].n_failed) == (1, 0)
     # No key was answered (paid) twice, and each answer names the batch that made it.
     assert sorted(server.batches.answered) == sorted(_keys(gw, reqs))
-    by_key = {e.request_key: e.batch_id for e in llm_events(lake_log)}
+    by_key = {e.request_key: e.batch_id for e in llm_events(lake_log) if e.status == "ok"}
     assert by_key[failed_key] == second.batch_id
+    # The failed item is an error event of the first batch; the answer is attempt 2.
+    tries = [(e.status, e.batch_id, e.attempt) for e in llm_events(lake_log) if e.request_key == failed_key]
+    assert tries == [("error", first.batch_id, 1), ("ok", second.batch_id, 2)]
 
 
 def test_an_item_that_keeps_failing_is_returned_as_an_exception(make_gateway, server, lake_log):
@@ -101,7 +104,11 @@ def test_an_item_that_keeps_failing_is_returned_as_an_exception(make_gateway, se
 
     assert all(isinstance(r, LlmCallFailed) and r.attempts == 2 for r in results)  # first batch + 1 resubmit
     assert "retries exhausted" in str(results[0]) and results[0].error_type == "HTTP500"
-    assert len(server.batches.created) == 2 and llm_events(lake_log) == []
+    assert len(server.batches.created) == 2
+    # every failed item of every round is an error event, numbered on: 2 items × 2 rounds, no answer
+    errors = llm_events(lake_log)
+    assert sorted((e.status, e.attempt) for e in errors) == [("error", 1), ("error", 1), ("error", 2), ("error", 2)]
+    assert {e.error_type for e in errors} == {"HTTP500"} and all(e.batch_id for e in errors)
     assert [f.n_failed for f in _events(lake_log, "llm_batch_finished")] == [2, 2]
 
 
