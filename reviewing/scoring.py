@@ -40,17 +40,23 @@ class ReviewerConfig:
 
 def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
     from ingest.manuscripts import load_package
+
+    return package_review_requests(paper.paper_id, paper.title, load_package(log.blobs, paper.package_sha256), cfg)
+
+
+def package_review_requests(paper_id: str, title: str | None, package, cfg: ReviewerConfig) -> list[LlmRequest]:
+    """The review requests for a manuscript package, ingested or not (a dry run packages a PDF it
+    has not ingested yet in memory: the same extraction gives the same requests, keys included)."""
     from prompts import load_template
 
     template = load_template(cfg.template)
-    package = load_package(log.blobs, paper.package_sha256)
-    messages = template.render(title=paper.title,
+    messages = template.render(title=title,
                                paper_text=package.review_text(settings.review_max_chars(cfg.provider)))
     return [
         LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(messages),
                    params=cfg.params(k), response_schema=template.output_schema,
                    sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
-                   purpose="review", subject_id=paper.paper_id, base_url=cfg.base_url,
+                   purpose="review", subject_id=paper_id, base_url=cfg.base_url,
                    prompt_source=template.source)
         for k in range(cfg.samples)
     ]

@@ -33,12 +33,9 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
     hist = load_history(log)
     res = resolve_papers(log, study)
     est = Estimate(study=study.name, rows=[])
-    unread = sorted({pid for pid, _, _ in study_pdfs(study)} - set(res.reviewable))
-    if unread:
-        est.notes.append(f"{len(unread)} PDFs of the study are not ingested yet: their calls are not in this "
-                         f"estimate (`peerlake ingest pdf DIR`, or the run ingests them first)")
     configs = study.reviewer_configs()
     reviews = with_study([r for cfg in configs for p in res.manuscripts for r in review_requests(log, p, cfg)], study)
+    reviews += with_study(_unread_requests(study, res, configs, est), study)
     review_rows = request_rows("ai_reviews", reviews, gateway, hist)
     est.rows += review_rows
     if probes and configs:
@@ -55,6 +52,33 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
         for judge in study.judges:
             est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
     return est
+
+
+def _unread_requests(study: Study, res, configs, est: Estimate) -> list:
+    """Review requests for the study's PDFs the lake has not ingested yet, packaged in memory exactly as
+    the run's ingest will (nothing is written); a PDF that cannot be read is left out, with a note."""
+    from ingest.manuscripts import ManuscriptError, extract_package
+    from reviewing.scoring import package_review_requests
+    from warehouse import settings
+
+    out, unreadable = [], []
+    for pid, path, _ in study_pdfs(study):
+        if pid in res.reviewable:
+            continue
+        try:
+            package, _ = extract_package(path.read_bytes(), max_pages=settings.ingest_max_pages(),
+                                         max_images=settings.ingest_max_images())
+        except (OSError, ManuscriptError) as exc:
+            unreadable.append(f"{path.name} ({exc})")
+            continue
+        out += [r for cfg in configs for r in package_review_requests(pid, package.title, package, cfg)]
+    if out:
+        est.notes.append(f"{len(out)} review calls are for PDFs the run will ingest first (packaged in memory "
+                         "for this estimate)")
+    if unreadable:
+        est.notes.append(f"{len(unreadable)} PDFs could not be read and are not in this estimate (the run would "
+                         f"set them aside): {'; '.join(unreadable[:5])}")
+    return out
 
 
 def _unwritten_reviews(study: Study, configs, requests, rows) -> list[ToJudge]:

@@ -170,3 +170,33 @@ def test_a_pool_judgment_counts_each_member_review_as_judged(log):
     # 3 extract calls over the 2 member reviews: 1.5 calls per review; human:z alone is new
     assert (new["new"], new["calls"]) == (True, 1.5)
     assert (done["new"], done["calls"], done["est_cost_usd"]) == (False, 3.0, 0.0)
+
+
+def test_pdfs_not_ingested_yet_are_estimated_with_the_requests_the_run_will_make(log, tmp_path):
+    import shutil
+
+    from ingest.demo_corpus import demo_papers
+    from ingest.papers import ingest_pdf
+    from metrics.costs.plan import study_estimate
+    from reviewing.scoring import review_requests
+    from reviewing.study import parse_study, resolve_papers, with_study
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    for src in demo_papers()[:2]:
+        shutil.copy(src, folder / f"mine-{src.stem}.pdf")
+    (folder / "broken.pdf").write_bytes(b"not a pdf at all")  # left out of the estimate, with a note
+    study = parse_study("mine", f'name = "mine"\n[papers]\nfolders = ["{folder}"]\n[[reviewers]]\n'
+                                'provider = "openai"\nmodel = "gpt-test"\nsamples = 2\n')
+    est = study_estimate(log, study, gateway_of(log))  # nothing ingested: packaged in memory
+    estimated = {r["request_key"] for r in est.rows if r["asset"] == "ai_reviews"}
+    assert len(estimated) == 4 and all(r["new"] for r in est.rows)  # 2 papers × 2 samples
+    assert any("packaged in memory" in n for n in est.notes)
+    assert any("could not be read" in n and "broken.pdf" in n for n in est.notes)
+    # What the run makes after ingesting them: the very same requests.
+    for pdf in sorted(folder.glob("*.pdf")):
+        ingest_pdf(log, pdf)
+    gw = gateway_of(log)
+    made = with_study([r for p in resolve_papers(log, study).manuscripts
+                       for r in review_requests(log, p, study.reviewer_configs()[0])], study)
+    assert {gw.bind(r).request_key for r in made} == estimated
