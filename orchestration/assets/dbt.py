@@ -35,6 +35,8 @@ SOURCE_ASSETS = {
     "calls_replayed": AssetKey("call_replays"),  # written by every step that answers calls from the log
     "price_table_recorded": AssetKey("price_tables"),  # the gateway, once per price table version
     "run_estimated": AssetKey("run_estimates"),  # `peerlake run --dry-run` and each model asset at a run's start
+    "llm_batch_submitted": AssetKey("llm_batches"),  # a study in batch mode (llm_calls.batch)
+    "llm_batch_finished": AssetKey("llm_batch_results"),
 }
 
 

@@ -1,6 +1,7 @@
 """A study in batch mode reviews through the provider's batch API inside Dagster; its calls carry the
 run and the asset that made them; a second run replays without submitting anything."""
 
+import duckdb
 from dagster import DagsterInstance, materialize
 
 from llm_calls.fake_server import FakeLlmServer
@@ -8,10 +9,11 @@ from orchestration.assets.ingest import manuscripts
 from orchestration.assets.reviews import ai_reviews
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import save_study
+from tests.dbt.test_marts import dbt_build
 from warehouse.log import EventLog
 
 
-def test_a_batch_study_reviews_through_the_batch_api(lake, monkeypatch):
+def test_a_batch_study_reviews_through_the_batch_api(lake, monkeypatch, tmp_path):
     monkeypatch.setenv("PEERLAKE_DEMO_ONLY", "demo-001,demo-002")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-batch-study")
     monkeypatch.setenv("PEERLAKE_BATCH_POLL_S", "0.01")
@@ -44,3 +46,13 @@ batch = true
         (True, "batchy", first.run_id, "ai_reviews")}
     replays = [r for r in log.iter_events("calls_replayed") if r.dagster_run_id == second.run_id]
     assert sum(r.n for r in replays) == 4
+    # dbt sees the batch: submitted once, completed, every request answered
+    log.seal()
+    db, _ = dbt_build(lake.root, tmp_path / "dbt", db=tmp_path / "batches.duckdb", select="stg_events__llm_batches")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("select status, n_requests, n_ok, n_failed, study_id, dagster_run_id "
+                           "from stg_events__llm_batches").fetchall()
+    finally:
+        con.close()
+    assert rows == [("completed", 4, 4, 0, "batchy", first.run_id)]
