@@ -342,8 +342,7 @@ class BatchRunner:
             return False  # the gateway reports it properly, per call
 
     def _provider(self, name: str) -> Provider:
-        # The gateway's own provider instance: same endpoint, client and API key handling.
-        return self.gateway._provider(name)
+        return self.gateway.provider(name)
 
 
 def _lock_part(batch_id: str) -> str:

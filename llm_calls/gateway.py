@@ -138,6 +138,11 @@ class Gateway:
         """Whether the (bound) request is answered in the log: a call would replay it for free."""
         return self._answer(self.bind(req).request_key) is not None
 
+    def provider(self, name: str) -> Provider:
+        """This gateway's provider instance for `name`, ready to use (its endpoint, client and key
+        handling): for callers that speak a provider protocol other than `complete`, e.g. batches."""
+        return self._provider(name)
+
     def is_free(self, provider: str) -> bool:
         """Whether calls to this provider cost nothing (the embedded local model)."""
         try:

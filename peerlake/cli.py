@@ -81,56 +81,9 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
                                          "(audited or not, e.g. the rows a failed gate named) instead "
                                          "of the published marts")) -> None:
     """Run SQL (read-only) against the published marts, e.g. "select * from cost_by_model"."""
-    import duckdb
+    from peerlake.console import emit_rows, query_published
 
-    from warehouse import Lake
-    from warehouse.publish import FAILED, candidate_status
-
-    lake = Lake.default()
-    status = candidate_status(lake) or {}
-    failed = ", ".join(status.get("failed_gates") or {}) if status.get("state") == FAILED else ""
-    path = lake.candidate_duckdb_path if candidate else lake.duckdb_path
-    if not path.exists():
-        if candidate:
-            console.print(f"[red]No candidate at {path}:[/] no build has run in this lake yet.")
-        elif failed:
-            console.print(f"[red]No published marts yet[/] (no {path}): the last build "
-                          f"(started {status.get('started_at')}) failed at gate {failed}. Fix the rows "
-                          "it named, or inspect them with `peerlake query --candidate \"…\"`.", soft_wrap=True)
-        else:
-            console.print(f"[red]No published marts yet[/] (no {path}). Run `make demo` (or "
-                          "`peerlake build`) first.", soft_wrap=True)
-        raise typer.Exit(1)
-    if failed and not candidate:  # on stderr, so csv/json output stays parseable
-        from rich.console import Console
-
-        Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
-                                   "published before it.", style="yellow", soft_wrap=True)
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:
-        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a build writing the "
-                      "candidate?) holds it; retry when it finishes.")
-        raise typer.Exit(1) from None
-    try:
-        cur = con.execute(sql)
-    except duckdb.Error as exc:
-        console.print(f"[red]{type(exc).__name__}: {exc}[/]")
-        raise typer.Exit(1) from None
-    cols = [d[0] for d in cur.description] if cur.description else []
-    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    if fmt == "json":
-        import json
-
-        print(json.dumps(rows, default=str, indent=1))
-    elif fmt == "csv":
-        import csv
-
-        w = csv.DictWriter(sys.stdout, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
-    else:
-        print_rows(rows)
+    emit_rows(*query_published(sql, candidate=candidate), fmt)
 
 
 @app.command()

@@ -69,3 +69,64 @@ def run_quietly(fn, name: str, **kwargs):
         return fn(**kwargs)
 
 
+
+
+def query_published(sql: str, candidate: bool = False, hint: str | None = None) -> tuple[list[str], list[dict]]:
+    """Run read-only SQL on the published marts (or the last build's candidate): (columns, rows). Says
+    what to do and exits 1 when there is nothing to read; a note on stderr when the last build failed."""
+    import duckdb
+    import typer
+
+    from warehouse import Lake
+    from warehouse.publish import FAILED, candidate_status
+
+    lake = Lake.default()
+    status = candidate_status(lake) or {}
+    failed = ", ".join(status.get("failed_gates") or {}) if status.get("state") == FAILED else ""
+    path = lake.candidate_duckdb_path if candidate else lake.duckdb_path
+    if not path.exists():
+        if candidate:
+            console.print(f"[red]No candidate at {path}:[/] no build has run in this lake yet.")
+        elif failed:
+            console.print(f"[red]No published marts yet[/] (no {path}): the last build "
+                          f"(started {status.get('started_at')}) failed at gate {failed}. Fix the rows "
+                          "it named, or inspect them with `peerlake query --candidate \"…\"`.", soft_wrap=True)
+        else:
+            console.print(f"[red]No published marts yet[/] (no {path}). Run `make demo` (or "
+                          "`peerlake build`) first.", soft_wrap=True)
+        raise typer.Exit(1)
+    if failed and not candidate:  # on stderr, so csv/json output stays parseable
+        Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
+                                   "published before it.", style="yellow", soft_wrap=True)
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException as exc:
+        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a build writing the "
+                      "candidate?) holds it; retry when it finishes.")
+        raise typer.Exit(1) from None
+    try:
+        cur = con.execute(sql)
+        cols = [d[0] for d in cur.description] if cur.description else []
+        return cols, [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    except duckdb.Error as exc:
+        console.print(f"[red]{type(exc).__name__}: {exc}[/]" + (f"\n{hint}" if hint else ""))
+        raise typer.Exit(1) from None
+    finally:
+        con.close()  # DuckDB keeps a file's instance per process while a connection to it is open
+
+
+def emit_rows(cols: list[str], rows: list[dict], fmt: str, title: str | None = None) -> None:
+    """Rows as a table, CSV or JSON on stdout (`--format`)."""
+    if fmt == "json":
+        import json
+
+        print(json.dumps(rows, default=str, indent=1))
+    elif fmt == "csv":
+        import csv
+        import sys
+
+        w = csv.DictWriter(sys.stdout, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    else:
+        print_rows(rows, title=title)

@@ -2,6 +2,7 @@
 `run_estimated` event with the run id, for cost_estimate_accuracy), and treat calls the cap refused
 as work left undone, not as failures: the asset materializes with what it has and says so."""
 
+from llm_calls.batch import BatchPending
 from llm_calls.gateway import CostCapRefused
 from orchestration.assets.attribution import run_cost_cap
 
@@ -24,8 +25,6 @@ def record_estimate(context, log, study, rows_of) -> None:
 def is_refused(outcome) -> bool:
     """Left undone rather than failed: refused by the cost cap, or still pending in a provider batch
     (the next run collects it at no extra cost)."""
-    from llm_calls.batch import BatchPending
-
     return isinstance(outcome, CostCapRefused | BatchPending)
 
 

@@ -31,40 +31,6 @@ order by cost_usd desc nulls last, dimension_value
 """
 
 
-def published_rows(sql: str) -> list[dict]:
-    """Rows of a read-only query on the published marts; exits with what to do when there are none."""
-    import duckdb
-
-    from warehouse import Lake
-    from warehouse.publish import FAILED, candidate_status
-
-    lake = Lake.default()
-    status = candidate_status(lake) or {}
-    if status.get("state") == FAILED:  # stderr, so csv / json output stays parseable
-        typer.echo(f"note: the last build failed at gate {', '.join(status.get('failed_gates') or {})}; "
-                   "these are the marts published before it.", err=True)
-    path = lake.duckdb_path
-    if not path.exists():
-        typer.echo(f"No published marts yet (no {path}). Run `make demo` (or `peerlake build`) first.", err=True)
-        raise typer.Exit(1)
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:
-        typer.echo(f"Could not open {path}: {exc}\nAnother process (a build?) holds it; retry when it "
-                   "finishes.", err=True)
-        raise typer.Exit(1) from None
-    try:
-        cur = con.execute(sql)
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    except duckdb.CatalogException:
-        typer.echo(f"{path} has no cost_breakdown mart (published before it existed): run `peerlake build`.",
-                   err=True)
-        raise typer.Exit(1) from None
-    finally:
-        con.close()  # DuckDB keeps a file's instance per process while a connection to it is open
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def costs(by: str = typer.Option("study", "--by", help=f"one of: {', '.join(DIMENSIONS)}"),
@@ -80,23 +46,15 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
-        rows = published_rows(sql)
-        if fmt == "json":
-            import json
+        from peerlake.console import emit_rows, query_published
 
-            typer.echo(json.dumps(rows, default=str, indent=1))
-        elif fmt == "csv":
-            import csv
-            import sys
-
-            w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [by])
-            w.writeheader()
-            w.writerows(rows)
+        cols, rows = query_published(sql, hint="If the marts have no cost_breakdown mart (published before it "
+                                                "existed): run `peerlake build`.")
+        if fmt != "table":
+            emit_rows(cols, rows, fmt)
         else:
-            from peerlake.console import print_rows
-
             scope = f"study {study}" if study else "all studies"
-            print_rows(rows, title=f"cost by {by} ({scope})")
+            emit_rows(cols, rows, fmt, title=f"cost by {by} ({scope})")
             typer.echo("cost_usd: each call at the price in force on its UTC day (llm_calls/prices.toml, as "
                        "recorded in the lake); unpriced: answered calls of unknown price, not in cost_usd; "
                        "replays cost nothing. '(cli)': made outside Dagster; '(no study)': outside any study.")
