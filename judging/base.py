@@ -64,21 +64,10 @@ def judge_request(cfg: JudgeConfig, judge: str, step: str, template: str, *, sub
 
 
 def answer(result: LlmResult | BaseException | None) -> dict | None:
-    """The JSON object a judge answered, or None (failed call, no JSON). Small models wrap JSON in
-    prose or ``` fences: the outermost {...} is tried then."""
+    """The JSON object a judge answered, or None (failed call, no JSON; see LlmResult.json_object)."""
     if result is None or isinstance(result, BaseException):
         return None
-    if isinstance(result.parsed, dict):
-        return result.parsed
-    text = result.text or ""
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        try:
-            doc = json.loads(text[start:end + 1])
-        except ValueError:
-            return None
-        return doc if isinstance(doc, dict) else None
-    return None
+    return result.json_object()
 
 
 _WS = re.compile(r"\s+")

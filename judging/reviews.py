@@ -4,6 +4,7 @@ system, each reduced to the fields that hold its argument.
 A review key names a review across the lake and the marts (dbt builds the same strings):
   human:<review_id>                  a human review (human_review_imported)
   peerlake:<request_key>             a peerlake review: the llm_call that answered it
+  peerlake:<review_key>              a reviewer system's normalized review (system_review)
   external:<system>:<review_id>      an imported review (external_review_imported)
 """
 
@@ -117,6 +118,42 @@ def peerlake_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
                                 system=config, sample_index=sample, sections=_peerlake_sections(ev.response_text),
                                 event_id=ev.event_id))
     return out
+
+
+def system_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
+                   samples: dict[str, int] | None = None) -> list[JudgedReview]:
+    """Reviewer systems' normalized reviews (ok ones), the newest per (paper, system config, sample);
+    `samples` maps the system configs to read to how many samples of each (None: every config)."""
+    wanted = None if paper_ids is None else set(paper_ids)
+    slots: dict[tuple, object] = {}
+    for ev in log.iter_events("system_review"):
+        if ev.status != "ok" or (wanted is not None and ev.paper_id not in wanted):
+            continue
+        if samples is not None and ev.sample_index >= samples.get(ev.system_config, 0):
+            continue
+        slot = (ev.paper_id, ev.system_config, ev.sample_index)
+        if slot not in slots or ev.event_id > slots[slot].event_id:
+            slots[slot] = ev
+    return [JudgedReview(review_key=f"peerlake:{ev.review_key}", paper_id=paper_id, source="peerlake",
+                         system=config, sample_index=sample,
+                         sections=_system_sections(ev.review_json),
+                         event_id=ev.event_id)
+            for (paper_id, config, sample), ev in sorted(slots.items())]
+
+
+# A normalized review's argument (warehouse.events.SystemReviewRecorded.review_json; the type is
+# reviewing.systems.normalized, which this sibling layer may not import: the JSON is the contract).
+SYSTEM_FIELDS = ("summary", "strengths", "weaknesses", "questions")
+
+
+def _system_sections(review_json: str) -> tuple[tuple[str, str], ...]:
+    try:
+        doc = json.loads(review_json)
+    except ValueError:
+        return ()
+    if not isinstance(doc, dict):
+        return ()
+    return tuple((f, t) for f in SYSTEM_FIELDS if (t := _value(doc.get(f))) is not None)
 
 
 def _peerlake_sections(text: str | None) -> tuple[tuple[str, str], ...]:

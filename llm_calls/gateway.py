@@ -394,7 +394,8 @@ class Gateway:
                 "subject_id": req.subject_id, "sample_index": req.sample_index, "provider": req.provider,
                 "model": req.model, "params_json": canonical_json(req.params), "request_sha256": request_sha,
                 "latency_ms": round(latency_ms, 3), "attempt": attempt,
-                "price_table_version": self.prices.version, "endpoint": req.endpoint}
+                "price_table_version": self.prices.version, "endpoint": req.endpoint,
+                "system": req.system, "step": req.step, "round": req.round}
 
     def record_failure(self, req: LlmRequest, *, error_type: str, message: str, latency_ms: float,
                        batch_id: str | None = None) -> None:

@@ -58,6 +58,13 @@ class LlmRequest:
     # The template's source text, stored once per prompt_hash as a blob (sha256(source) == prompt_hash).
     prompt_source: str | None = field(default=None, repr=False, compare=False)
     study: str | None = None  # the study making the call: recorded on the event for cost attribution
+    # Labels of a reviewer system's step (reviewing.systems), recorded on the event; in neither key.
+    # `system_config` then stands in for `reviewer_config`, so every step's call is costed to the
+    # system configuration that made it.
+    system: str | None = None
+    system_config: str | None = None
+    step: str | None = None
+    round: int | None = None
 
     @property
     def endpoint(self) -> str | None:
@@ -92,8 +99,11 @@ class LlmRequest:
         """Identity of a reviewer configuration: template + model + parameters + output schema.
 
         Excludes the sample index, the seed (set per sample) and the subject, so all samples of
-        all papers under one configuration share it.
+        all papers under one configuration share it. A reviewer system's step reports the system's
+        configuration instead (set by reviewing.systems).
         """
+        if self.system_config is not None:
+            return self.system_config
         params = {k: v for k, v in self.params.items() if k != "seed"}
         ident = {
             "prompt_hash": self.prompt_hash,
@@ -126,3 +136,20 @@ class LlmResult:
     replayed: bool
     finish_reason: str | None = None
     logprobs: list[dict] | None = None  # per output token: {"token", "logprob", "top": [{token, logprob}]}
+
+    def json_object(self) -> dict | None:
+        """The JSON object answered, or None. Small models wrap JSON in prose or ``` fences: the
+        outermost {...} is tried then."""
+        import json
+
+        if isinstance(self.parsed, dict):
+            return self.parsed
+        text = self.text or ""
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end:
+            try:
+                doc = json.loads(text[start:end + 1])
+            except ValueError:
+                return None
+            return doc if isinstance(doc, dict) else None
+        return None

@@ -9,10 +9,11 @@ from orchestration.assets.dbt import DBT_ASSETS
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
 from orchestration.assets.report import review_summary
 from orchestration.assets.reviews import ai_reviews
+from orchestration.assets.systems import system_reviews
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, *probes.ASSETS, *judgments.JUDGE_ASSETS,
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *probes.ASSETS, *judgments.JUDGE_ASSETS,
           judgments.judgments, *DBT_ASSETS, *publish.ASSETS,
           review_summary, *report_page.ASSETS, *inbox.ASSETS]
 CHECKS = gate_checks()

@@ -40,7 +40,7 @@ class PromptTemplate:
     path: Path
     source: str
     header: dict[str, str]
-    output_schema: dict[str, Any] = field(repr=False)
+    output_schema: dict[str, Any] | None = field(repr=False)  # None: free text (`output_schema: none`)
 
     @property
     def hash(self) -> str:
@@ -126,8 +126,9 @@ def load_template(name: str, root: Path | None = None) -> PromptTemplate:
     blocks = {b.name for b in parsed.find_all(jinja2.nodes.Block)}
     if missing := [r for r in ROLES if r not in blocks]:
         raise TemplateError(f"{path}: missing {{% block {missing[0]} %}}")
-    return PromptTemplate(name=name, path=path, source=source, header=header,
-                          output_schema=load_schema(header["output_schema"], root))
+    # `output_schema: none`: the answer is free text (a reviewer system's notes or summary)
+    schema = None if header["output_schema"] == "none" else load_schema(header["output_schema"], root)
+    return PromptTemplate(name=name, path=path, source=source, header=header, output_schema=schema)
 
 
 def list_templates(root: Path | None = None) -> list[str]:

@@ -17,6 +17,10 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     [[reviewers]]                 # provider / model / temperature / max_output_tokens default to
     template = "reviewer_scoring" # the environment's settings (PEERLAKE_PROVIDER, ...)
     samples = 3
+    [[reviewers]]                 # a reviewer system (reviewing.systems): mlr, mlr-combined,
+    system = "ai-scientist"       # llm-review, ai-scientist, agentreview
+    samples = 1                   # independent reviews of each paper (default 1 for a system)
+    options = { ensemble = 5 }    # the system's options (see `peerlake systems`)
     external_systems = ["*"]      # imported reviews (`peerlake ingest reviews --system X`) to include
     judges = ["depth", "novelty", "flaws", "constructiveness"]   # PRISM review-quality judges
     [judging]                     # optional; which reviews the judges read and on which model
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reviewing.scoring import ReviewerConfig
+from reviewing.systems.base import SystemConfig, SystemOptionError
 from warehouse import EventLog, PaperIngested, settings
 from warehouse.events import StudyResolved
 from warehouse.studies import StudyFiles
@@ -48,7 +53,8 @@ from warehouse.studies import StudyFiles
 DEMO = "demo"
 DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
-REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url"}
+REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",
+                 "system", "options"}
 TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs"}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
@@ -72,6 +78,26 @@ class ReviewerSpec:
     temperature: float | None = None
     max_output_tokens: int | None = None
     base_url: str | None = None
+    system: str | None = None  # a reviewer system (reviewing.systems) instead of a single template
+    options: tuple[tuple[str, object], ...] = ()  # the system's option overrides, sorted
+
+    def system_config(self) -> SystemConfig:
+        """The reviewer system as configured: unset model settings come from the environment's."""
+        from reviewing.systems import get_system
+
+        d = settings.reviewer_defaults()
+        provider = self.provider or d.provider
+        model = self.model or (d.model if provider == d.provider else "")
+        if not model:
+            raise StudyError(f"reviewer system {self.system!r}: provider {provider!r} needs a model")
+        try:
+            opts = get_system(self.system).resolve(dict(self.options))
+        except SystemOptionError as exc:
+            raise StudyError(str(exc)) from None
+        return SystemConfig(system=self.system, provider=provider, model=model,
+                            options=tuple(sorted(opts.items())), samples=self.samples or 1,
+                            max_output_tokens=self.max_output_tokens or settings.system_max_output_tokens(),
+                            base_url=self.base_url if self.base_url is not None else d.base_url)
 
     def config(self) -> ReviewerConfig:
         """The concrete configuration: unset fields come from the environment's settings."""
@@ -150,7 +176,17 @@ class Study:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def reviewer_configs(self) -> list[ReviewerConfig]:
-        return [r.config() for r in self.reviewers]
+        """The single-template reviewers (the `ai_reviews` asset's)."""
+        return [r.config() for r in self.reviewers if r.system is None]
+
+    def system_configs(self) -> list[SystemConfig]:
+        """The reviewer systems (the `system_reviews` asset's)."""
+        return [r.system_config() for r in self.reviewers if r.system is not None]
+
+    @property
+    def has_reviewers(self) -> bool:
+        """Whether any reviewer (template or system) reads manuscripts."""
+        return bool(self.reviewers)
 
     def paper_source(self) -> str:
         parts = [f"corpus:{self.corpus}"] if self.corpus else []
@@ -183,7 +219,21 @@ def parse_study(name: str, text: str) -> Study:
         _no_unknown(name, f"reviewers[{i}].", r, REVIEWER_KEYS)
         if r.get("samples") is not None and (not isinstance(r["samples"], int) or r["samples"] < 1):
             raise StudyError(f"study {name!r}: reviewers[{i}].samples must be a whole number >= 1")
-        reviewers.append(ReviewerSpec(**r))
+        if r.get("system") is not None and "template" in r:
+            raise StudyError(f"study {name!r}: reviewers[{i}] names both a system and a template; a system "
+                             "brings its own templates")
+        if "options" in r and (r.get("system") is None or not isinstance(r["options"], dict)):
+            raise StudyError(f"study {name!r}: reviewers[{i}].options is a table of a system's options "
+                             "(needs system = ...)")
+        spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items()))})
+        if spec.system is not None:
+            try:
+                from reviewing.systems import get_system
+
+                get_system(spec.system).resolve(dict(spec.options))
+            except SystemOptionError as exc:
+                raise StudyError(f"study {name!r}: reviewers[{i}]: {exc}") from None
+        reviewers.append(spec)
     judges = raw.get("judges", [])
     if not isinstance(judges, list) or (unknown := sorted(set(map(str, judges)) - set(JUDGES))):
         raise StudyError(f"study {name!r}: judges must be a list of {', '.join(JUDGES)}"
@@ -407,14 +457,16 @@ def resolution_event(study_id: str, study_sha256: str, paper_ids, reviewers: lis
                          paper_source=paper_source, asset=asset, judges_json=json.dumps(list(judges)))
 
 
-def record_resolution(log: EventLog, study: Study, paper_ids: list[str], configs: list[ReviewerConfig],
+def record_resolution(log: EventLog, study: Study, paper_ids: list[str],
+                      configs: list[ReviewerConfig] | list[SystemConfig],
                       asset: str, code_versions: list[str] | None = None,
                       judges: list[dict] = ()) -> StudyResolved:
     """Append what the study covered in this run (the text goes to the blob store first)."""
     log.blobs.put_text(study.text)
     versions = code_versions or [c.code_version() for c in configs]
-    reviewers = [{"reviewer_config": v, "template": c.template, "provider": c.provider,
-                  "model": c.model, "samples": c.samples} for c, v in zip(configs, versions, strict=True)]
+    reviewers = [{"reviewer_config": v, "provider": c.provider, "model": c.model, "samples": c.samples,
+                  **({"system": c.system} if isinstance(c, SystemConfig) else {"template": c.template})}
+                 for c, v in zip(configs, versions, strict=True)]
     return log.append(resolution_event(study.name, study.sha256, paper_ids, reviewers, study.external_systems,
                                        study.paper_source(), asset, judges))
 

@@ -30,3 +30,11 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "model" in item.keywords:
                 item.add_marker(skip)
+    # `make test` runs on every core (pytest-xdist, --dist loadgroup). The embedded model already uses
+    # all of them, so its tests share one group: they run one after another on one worker while the
+    # others take the rest. They go first because they are the longest chain; the scheduler then
+    # fills the other workers with everything else.
+    for item in items:
+        if "model" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("embedded_model"))
+    items.sort(key=lambda item: "model" not in item.keywords)

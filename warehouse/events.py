@@ -119,9 +119,9 @@ class LlmCall(Event):
     in a `calls_replayed` event instead."""
 
     event_type: ClassVar[str] = "llm_call"
-    # v2 added `study` and `endpoint`, v3 `dagster_run_id`, `asset` and `batch_id` (all optional):
-    # each version's schema segment carries its columns.
-    schema_version: ClassVar[int] = 3
+    # v2 added `study` and `endpoint`, v3 `dagster_run_id`, `asset` and `batch_id`, v4 `system`, `step`
+    # and `round` (all optional): each version's schema segment carries its columns.
+    schema_version: ClassVar[int] = 4
     duplicate_type: ClassVar[str | None] = "llm_call_duplicated"
     unique_fields: ClassVar[tuple[str, ...]] = ("request_key", "status")
 
@@ -166,6 +166,13 @@ class LlmCall(Event):
     # v3: the provider batch (OpenAI Batch, Anthropic Message Batches) that answered this call, priced
     # at the batch rate; None for a call answered on its own.
     batch_id: str | None = None
+    # v4: the reviewer system step that made the call (reviewing.systems): the system's name, the
+    # step, and the round within it (a reflection round, a reviewer agent); `reviewer_config` is then
+    # the system configuration's identity. Labels, not part of request_key: a step two systems share
+    # is paid once, by the first, and keeps its first labels.
+    system: str | None = None
+    step: str | None = None
+    round: int | None = None
 
     @classmethod
     def unique_key_of(cls, row: dict[str, Any]) -> str | None:
@@ -488,6 +495,40 @@ class LlmBatchFinished(Event):
     output_sha256: str | None = None  # blob: the provider's result file, redacted
 
 
+@dataclass(frozen=True, kw_only=True)
+class SystemReviewRecorded(Event):
+    """The normalized review one reviewer system produced for one paper and sample, or null with the
+    reason (a step whose output stayed unparseable). Derived only from the calls it names, in order,
+    each with its step, round and member, so a mart can cost it and trace it.
+
+    `review_key` is the SHA-256 of (system config, paper, sample, the request keys behind it, the
+    assembler version): a replayed run finds it and writes nothing. `review_json` is the normalized
+    review (reviewing.systems.normalized.NormalizedReview): summary, strengths, weaknesses,
+    questions, recommendation, score on `score_scale` (null for a system that gives none),
+    confidence, sub-scores and the raw sections."""
+
+    event_type: ClassVar[str] = "system_review"
+
+    review_key: str
+    system: str  # mlr | mlr-combined | llm-review | ai-scientist | agentreview
+    system_config: str  # 16 hex: templates + schemas + model + endpoint + options (the marts' reviewer_config)
+    system_version: int  # the system's code version (its steps' logic)
+    paper_id: str
+    package_sha256: str  # the manuscript package the system read
+    sample_index: int  # the n-th independent review of this paper by this configuration
+    provider: str
+    model: str
+    status: str  # ok | null
+    null_reason: str | None
+    review_json: str  # the NormalizedReview ("{}" when null)
+    score: float | None  # the review's overall score on score_scale (null: none given, or null review)
+    score_scale: str | None  # e.g. "neurips_1_10"; null for a system that gives no score
+    confidence: float | None
+    calls_json: str  # [{request_key, llm_call_id, step, round, member}] in the order made
+    options_json: str  # the system's options as resolved (ensemble size, agents, ...)
+    study: str | None = None  # the study whose run recorded it (a label; reviews are shared)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
@@ -495,7 +536,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                                     StudyResolved, JudgmentRecorded, RetrievalCall,
                                     RelatedWorkImported, SpanAnnotationImported, CallsReplayed,
                                     PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
-                                    LlmBatchFinished)
+                                    LlmBatchFinished, SystemReviewRecorded)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
@@ -533,8 +574,16 @@ def _retrieval_call_v1_to_v2(record: dict) -> dict:
     return record
 
 
-UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2, _llm_call_v2_to_v3]
-UPCASTERS[("llm_call", 2)] = [_llm_call_v2_to_v3]
+def _llm_call_v3_to_v4(record: dict) -> dict:
+    """v3 calls predate reviewer systems: no system step made them."""
+    for name in ("system", "step", "round"):
+        record.setdefault(name, None)
+    return record
+
+
+UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2, _llm_call_v2_to_v3, _llm_call_v3_to_v4]
+UPCASTERS[("llm_call", 2)] = [_llm_call_v2_to_v3, _llm_call_v3_to_v4]
+UPCASTERS[("llm_call", 3)] = [_llm_call_v3_to_v4]
 UPCASTERS[("retrieval_call", 1)] = [_retrieval_call_v1_to_v2]
 
 

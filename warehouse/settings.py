@@ -106,6 +106,12 @@ def reviewer_defaults() -> ReviewerDefaults:
     )
 
 
+def system_max_output_tokens() -> int:
+    """A reviewer system's output-token limit per call (a step may ask for less); a study's
+    [[reviewers]] max_output_tokens overrides it."""
+    return int(os.environ.get("PEERLAKE_SYSTEM_MAX_OUTPUT_TOKENS", "1500"))
+
+
 def local_threads() -> int:
     return int(os.environ.get("PEERLAKE_LOCAL_THREADS") or os.cpu_count() or 2)
 

@@ -37,6 +37,7 @@ SOURCE_ASSETS = {
     "run_estimated": AssetKey("run_estimates"),  # `peerlake run --dry-run` and each model asset at a run's start
     "llm_batch_submitted": AssetKey("llm_batches"),  # a study in batch mode (llm_calls.batch)
     "llm_batch_finished": AssetKey("llm_batch_results"),
+    "system_review": AssetKey("system_reviews"),  # the reviewer systems (reviewing.systems)
 }
 
 

@@ -10,13 +10,14 @@ import json
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
 
 from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
-from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews
+from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
 from metrics.costs.plan import judge_estimate
 from orchestration.assets.attribution import calls_of
 from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
 from orchestration.assets.partitions import studies, study_of
 from orchestration.assets.reviews import ai_reviews
+from orchestration.assets.systems import system_reviews as system_reviews_asset
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import JudgingSpec, Study, load_study, record_resolution, resolve_papers
 
@@ -43,6 +44,9 @@ def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
         samples = {c.code_version(): min(c.samples, spec.peerlake_samples or c.samples)
                    for c in study.reviewer_configs()}
         reviews += peerlake_reviews(log, judged, samples, samples=samples)
+        systems = {c.identity(): min(c.samples, spec.peerlake_samples or c.samples) for c in study.system_configs()}
+        if systems:
+            reviews += system_reviews(log, judged, systems)
     if "external" in spec.sources and study.external_systems:
         reviews += external_reviews(log, judged, study.external_systems)
     return paper_ids, reviews
@@ -62,7 +66,8 @@ def _code_version(judge: str) -> str:
 def _judge_asset(judge: str):
     module = MODULES[judge]
 
-    @asset(name=f"judgments_{judge}", group_name="judgments", deps=[ai_reviews, human_reviews_asset],
+    @asset(name=f"judgments_{judge}", group_name="judgments",
+           deps=[ai_reviews, system_reviews_asset, human_reviews_asset],
            code_version=_code_version(judge), kinds={"llm"}, partitions_def=studies,
            op_tags={"peerlake/judge": "serial"},
            description=f"The {judge} judge (PRISM) on the study's reviews → llm_call and judgment_recorded "

@@ -59,6 +59,11 @@ renamed as (
         -- v3: the provider batch that answered the call (priced at the batch rate); null: answered alone
         cast(batch_id as varchar) as batch_id,
         cast(endpoint as varchar) as endpoint,
+        -- v4: the reviewer system step that made the call (null: not a system's step); reviewer_config
+        -- is then the system configuration
+        cast(system as varchar) as system_name,
+        cast(step as varchar) as system_step,
+        cast(round as integer) as system_round,
         status = 'ok' as is_ok,
         is_duplicate_success
 

@@ -1,0 +1,23 @@
+"""The runs a study's reviewer systems make: one per (paper, system configuration, sample)."""
+
+from collections.abc import Sequence
+
+from reviewing.systems.base import SystemConfig, SystemRun
+from warehouse import EventLog, PaperIngested
+
+
+def system_runs(log: EventLog, papers: Sequence[PaperIngested], configs: Sequence[SystemConfig],
+                study: str | None = None) -> list[SystemRun]:
+    """Every run, paper by paper (a package is loaded once and shared by its runs)."""
+    from ingest.manuscripts import load_package
+
+    identities = [c.identity() for c in configs]
+    runs = []
+    for paper in papers:
+        package = load_package(log.blobs, paper.package_sha256)
+        for cfg, ident in zip(configs, identities, strict=True):
+            for k in range(cfg.samples):
+                runs.append(SystemRun(cfg=cfg, system_config=ident, paper_id=paper.paper_id, title=paper.title,
+                                      package=package, package_sha256=paper.package_sha256, sample=k,
+                                      study=study))
+    return runs
