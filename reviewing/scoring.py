@@ -15,6 +15,10 @@ class ReviewerConfig:
     temperature: float
     max_output_tokens: int
     base_url: str | None = None
+    papers: tuple[str, ...] = ()  # the study's papers this reviewer reads (empty: all); not its identity
+
+    def covers(self, paper_id: str) -> bool:
+        return not self.papers or paper_id in self.papers
 
     @classmethod
     def default(cls) -> "ReviewerConfig":

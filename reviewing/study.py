@@ -54,7 +54,7 @@ DEMO = "demo"
 DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",
-                 "system", "options"}
+                 "system", "options", "papers"}
 TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs"}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
@@ -80,6 +80,7 @@ class ReviewerSpec:
     base_url: str | None = None
     system: str | None = None  # a reviewer system (reviewing.systems) instead of a single template
     options: tuple[tuple[str, object], ...] = ()  # the system's option overrides, sorted
+    papers: tuple[str, ...] = ()  # review only these of the study's papers (default: all of them)
 
     def system_config(self) -> SystemConfig:
         """The reviewer system as configured: unset model settings come from the environment's."""
@@ -97,7 +98,8 @@ class ReviewerSpec:
         return SystemConfig(system=self.system, provider=provider, model=model,
                             options=tuple(sorted(opts.items())), samples=self.samples or 1,
                             max_output_tokens=self.max_output_tokens or settings.system_max_output_tokens(),
-                            base_url=self.base_url if self.base_url is not None else d.base_url)
+                            base_url=self.base_url if self.base_url is not None else d.base_url,
+                            papers=self.papers)
 
     def config(self) -> ReviewerConfig:
         """The concrete configuration: unset fields come from the environment's settings."""
@@ -111,7 +113,7 @@ class ReviewerSpec:
             samples=self.samples if self.samples is not None else d.samples,
             temperature=self.temperature if self.temperature is not None else d.temperature,
             max_output_tokens=self.max_output_tokens or d.max_output_tokens,
-            base_url=self.base_url if self.base_url is not None else d.base_url)
+            base_url=self.base_url if self.base_url is not None else d.base_url, papers=self.papers)
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,14 @@ class Study:
         """The single-template reviewers (the `ai_reviews` asset's)."""
         return [r.config() for r in self.reviewers if r.system is None]
 
+    def first_template_reviewer(self, what: str) -> ReviewerConfig:
+        """The study's first single-template reviewer (the decimal reviews and probes reuse its model)."""
+        configs = self.reviewer_configs()
+        if not configs:
+            raise StudyError(f"study {self.name!r}: {what} need a template reviewer ([[reviewers]] template = "
+                             "...); this study names reviewer systems only")
+        return configs[0]
+
     def system_configs(self) -> list[SystemConfig]:
         """The reviewer systems (the `system_reviews` asset's)."""
         return [r.system_config() for r in self.reviewers if r.system is not None]
@@ -225,7 +235,10 @@ def parse_study(name: str, text: str) -> Study:
         if "options" in r and (r.get("system") is None or not isinstance(r["options"], dict)):
             raise StudyError(f"study {name!r}: reviewers[{i}].options is a table of a system's options "
                              "(needs system = ...)")
-        spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items()))})
+        if not isinstance(r.get("papers", []), list):
+            raise StudyError(f"study {name!r}: reviewers[{i}].papers must be a list of paper ids")
+        spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items())),
+                               "papers": tuple(str(p) for p in r.get("papers", ()))})
         if spec.system is not None:
             try:
                 from reviewing.systems import get_system

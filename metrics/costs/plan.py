@@ -34,7 +34,8 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
     res = resolve_papers(log, study)
     est = Estimate(study=study.name, rows=[])
     configs = study.reviewer_configs()
-    reviews = with_study([r for cfg in configs for p in res.manuscripts for r in review_requests(log, p, cfg)], study)
+    reviews = with_study([r for cfg in configs for p in res.manuscripts if cfg.covers(p.paper_id)
+                         for r in review_requests(log, p, cfg)], study)
     reviews += with_study(_unread_requests(study, res, configs, est), study)
     review_rows = request_rows("ai_reviews", reviews, gateway, hist)
     est.rows += review_rows
@@ -71,7 +72,8 @@ def _unread_requests(study: Study, res, configs, est: Estimate) -> list:
         except (OSError, ManuscriptError) as exc:
             unreadable.append(f"{path.name} ({exc})")
             continue
-        out += [r for cfg in configs for r in package_review_requests(pid, package.title, package, cfg)]
+        out += [r for cfg in configs if cfg.covers(pid)
+                for r in package_review_requests(pid, package.title, package, cfg)]
     if out:
         est.notes.append(f"{len(out)} review calls are for PDFs the run will ingest first (packaged in memory "
                          "for this estimate)")

@@ -31,7 +31,7 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
     study = load_study(log, study_of(context))
     paper_ids, papers = study_papers(context, log, study)
     # the study's first reviewer under the decimal template: same model, same parameters
-    cfg = decimal_config(study.reviewer_configs()[0])
+    cfg = decimal_config(study.first_template_reviewer("decimal reviews"))
     requests = with_study([req for paper in papers for req in review_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
     record_estimate(context, log, study, lambda hist: request_rows("ai_reviews_decimal", requests, gateway, hist))
@@ -69,7 +69,7 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
     log = lake.event_log()
     study = load_study(log, study_of(context))
     paper_ids, papers = study_papers(context, log, study)
-    cfg = study.reviewer_configs()[0]
+    cfg = study.first_template_reviewer("score probes")
     requests = with_study([req for paper in papers for req in probe_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
     # the probes themselves; a forced-10 continuation depends on the probe's answer and is not estimated

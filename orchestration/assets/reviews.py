@@ -61,7 +61,7 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
     paper_ids, papers = study_papers(context, log, study)
     configs = study.reviewer_configs()
     requests = with_study([req for cfg in configs for paper in papers
-                           for req in review_requests(log, paper, cfg)], study)
+                           if cfg.covers(paper.paper_id) for req in review_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
     record_estimate(context, log, study, lambda hist: request_rows("ai_reviews", requests, gateway, hist))
     with calls_of(context, study):

@@ -61,6 +61,10 @@ class SystemConfig:
     samples: int = 1
     max_output_tokens: int = 1500
     base_url: str | None = None
+    papers: tuple[str, ...] = ()  # the study's papers this system reviews (empty: all); not its identity
+
+    def covers(self, paper_id: str) -> bool:
+        return not self.papers or paper_id in self.papers
 
     @property
     def opts(self) -> dict[str, Any]:
@@ -172,6 +176,7 @@ class SystemRun:
     sample: int = 0
     study: str | None = None
     calls: list[CallRecord] = field(default_factory=list)
+    log: Any = None  # the lake's EventLog, set by run_systems: where a system's searches and page renders go
 
     @property
     def opts(self) -> dict[str, Any]:
@@ -307,6 +312,8 @@ def run_systems(gateway, runs: Sequence[SystemRun], *, progress: bool | None = N
         pending[i] = list(reqs)
 
     for i, run in enumerate(runs):
+        if run.log is None:
+            run.log = getattr(gateway, "log", None)
         gens[i] = run.cfg.impl.run(run)
         advance(i, None)
     while pending:

@@ -16,7 +16,7 @@ def system_runs(log: EventLog, papers: Sequence[PaperIngested], configs: Sequenc
     for paper in papers:
         package = load_package(log.blobs, paper.package_sha256)
         for cfg, ident in zip(configs, identities, strict=True):
-            for k in range(cfg.samples):
+            for k in range(cfg.samples if cfg.covers(paper.paper_id) else 0):
                 runs.append(SystemRun(cfg=cfg, system_config=ident, paper_id=paper.paper_id, title=paper.title,
                                       package=package, package_sha256=paper.package_sha256, sample=k,
                                       study=study))
