@@ -349,6 +349,40 @@ DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 p
                        corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
 
 
+# `peerlake run systems-demo`: each reviewer system of reviewing.systems in its simplest configuration on
+# one demo paper (the README's one command for them; `make demo` leaves them out to stay under 10 minutes).
+SYSTEMS_DEMO = "systems-demo"
+SYSTEMS_DEMO_TEXT = """\
+# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.
+# The reviewer systems side by side, each in its simplest configuration, on one demo paper.
+name = "systems-demo"
+description = "MLR, LLM-Review, the AI Scientist reviewer and AgentReview on demo-001 (simplest configurations)."
+judges = []
+
+[papers]
+corpus = "demo"
+
+[[reviewers]]
+system = "mlr"
+papers = ["demo-001"]
+
+[[reviewers]]
+system = "llm-review"
+papers = ["demo-001"]
+
+[[reviewers]]
+system = "ai-scientist"
+papers = ["demo-001"]
+options = { ensemble = 1, reflections = 1 }
+
+[[reviewers]]
+system = "agentreview"
+papers = ["demo-001"]
+options = { sample_one = true }
+"""
+BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT}
+
+
 # Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT
 # (a study the user edited is left alone).
 _OLD_DEMO_SHA256 = {hashlib.sha256(study_text(
@@ -357,11 +391,11 @@ _OLD_DEMO_SHA256 = {hashlib.sha256(study_text(
 
 
 def load_study(log: EventLog, name: str) -> Study:
-    """The study file from the lake; the built-in `demo` study is written on first use."""
+    """The study file from the lake; the built-in `demo` and `systems-demo` studies are written on first use."""
     files = StudyFiles(log.lake)
-    if name == DEMO and (not files.exists(DEMO)
-                         or hashlib.sha256(files.read(DEMO).encode()).hexdigest() in _OLD_DEMO_SHA256):
-        files.write(DEMO, DEMO_TEXT)
+    if name in BUILTIN_STUDIES and (not files.exists(name)
+                                    or hashlib.sha256(files.read(name).encode()).hexdigest() in _OLD_DEMO_SHA256):
+        files.write(name, BUILTIN_STUDIES[name]())
     return parse_study(name, files.read(name))
 
 

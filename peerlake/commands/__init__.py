@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs")
+MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems")
 
 
 def register_all(app) -> None:

@@ -259,4 +259,10 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
                    f"({meta.get('model_calls_made', 0)} model calls made, {meta.get('replayed', 0)} replayed, "
                    f"{meta.get('failed', 0)} failed)")
+        systems = result.study.asset_metadata.get("system_reviews", {})
+        if systems.get("system_reviews"):
+            typer.echo(f"reviewer systems: {systems['system_reviews']} reviews ({systems.get('new_reviews', 0)} new, "
+                       f"{systems.get('null_reviews', 0)} null with a reason, {systems.get('failed', 0)} failed; "
+                       f"{systems.get('model_calls_made', 0)} model calls made); per system "
+                       f"{systems.get('reviews_per_system', '{}')}")
         report_costs(result)

@@ -1,0 +1,32 @@
+"""`peerlake systems`: the reviewer systems a study can name, with their options and defaults."""
+
+import json
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("systems")
+    def systems(name: str = typer.Argument(None, help="one system: its description and options")) -> None:
+        """The reviewer systems (MLR, LLM-Review, AI Scientist, AgentReview): name them in a study's
+        [[reviewers]] with `system = "..."`, `samples = n` and `options = { ... }`."""
+        from peerlake.console import console, print_rows
+        from reviewing.systems import SYSTEMS, SystemOptionError, get_system
+
+        names = [name] if name else list(SYSTEMS)
+        try:
+            impls = [get_system(n) for n in names]
+        except SystemOptionError as exc:
+            console.print(f"[red]{exc}[/]")
+            raise typer.Exit(1) from None
+        if name is None:
+            print_rows([{"system": s.name, "version": s.version, "score": s.score_scale or "none",
+                         "what it does": (s.description or "").split("\n")[0]} for s in impls],
+                       title="reviewer systems (`peerlake systems NAME` for its options)")
+            console.print('In a study: [[reviewers]] system = "mlr"  samples = 2  options = { appendix_agent = false }')
+            return
+        s = impls[0]
+        console.print(f"[bold]{s.name}[/] v{s.version} · score {s.score_scale or 'none (null, never 0)'}")
+        console.print(s.description or "", highlight=False)
+        print_rows([{"option": k, "default": json.dumps(v)} for k, v in sorted(s.defaults.items())],
+                   title=f"options of {s.name}")
