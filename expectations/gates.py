@@ -42,6 +42,8 @@ from expectations import (
     suite_rank_reproducibility,
     suite_repeatability,
     suite_score_histogram,
+    suite_system_review_costs,
+    suite_system_summary,
     suite_validity,
 )
 
@@ -69,6 +71,8 @@ SUITES: dict[str, ModuleType] = {
     "quality_flaws": suite_quality_flaws,
     "quality_constructiveness": suite_quality_constructiveness,
     "quality_judge_repeatability": suite_quality_judge_repeatability,
+    "system_review_costs": suite_system_review_costs,
+    "system_summary": suite_system_summary,
 }
 
 INPUTS = "inputs"

@@ -1,10 +1,15 @@
-"""Suite `ai_review_scores`: the contract of fct_ai_review_scores that metrics rely on."""
+"""Suite `ai_review_scores`: the contract of fct_ai_review_scores that metrics rely on.
+
+A reviewer system's review (system_review_id set) has no single llm_call and may come without a
+confidence, like an imported one. A null system review is unparsed with overall_score_raw null: it
+counts against the system's parse rate but not in the out-of-scale tolerance below (GX leaves nulls
+out of `mostly`), since a system that gave up said so instead of answering off the scale."""
 
 MODEL = "fct_ai_review_scores"
 KEY = "review_score_id"
 STAGE = "inputs"
 COLUMNS = ["review_score_id", "paper_id", "reviewer_config", "sample_index", "overall_score",
-           "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id", "source"]
+           "overall_score_raw", "confidence", "is_parsed", "parse_error", "llm_call_id", "source", "system_review_id"]
 
 
 def expectations() -> list:
@@ -13,8 +18,9 @@ def expectations() -> list:
     from great_expectations.expectations.row_conditions import Column
 
     parsed = Column("is_parsed") == True  # noqa: E712 - builds a GX condition, not a Python test
-    # Imported external reviews have no llm_call and may come without a confidence.
-    own = Column("source") == "peerlake"
+    # Imported external reviews and reviewer systems' reviews have no single llm_call and may come
+    # without a confidence.
+    own = (Column("source") == "peerlake") & Column("system_review_id").is_null()
     return [
         gx.expectations.ExpectColumnValuesToNotBeNull(column="review_score_id"),
         gx.expectations.ExpectColumnValuesToBeUnique(column="review_score_id"),

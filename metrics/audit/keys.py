@@ -24,6 +24,7 @@ PRIMARY_KEYS: dict[str, str] = {
     "reliability_granularity": "granularity_pair_id",
     "reliability_distribution_estimation": "distribution_estimation_id",
     "quality_comparison": "quality_comparison_id",
+    "system_summary": "system_summary_id", "system_review_costs": "system_review_cost_id",
 }
 
 # The columns a row shares with the models upstream of it: each step's input rows are filtered by them.

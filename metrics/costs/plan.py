@@ -39,6 +39,8 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
     reviews += with_study(_unread_requests(study, res, configs, est), study)
     review_rows = request_rows("ai_reviews", reviews, gateway, hist)
     est.rows += review_rows
+    if study.system_configs():
+        est.rows += _system_rows(log, study, res, gateway, hist, est)
     if probes and configs:
         cfg = configs[0]
         decimal = [r for p in res.manuscripts for r in review_requests(log, p, decimal_config(cfg))]
@@ -53,6 +55,19 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
         for judge in study.judges:
             est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
     return est
+
+
+def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
+    """The study's reviewer systems on the manuscripts in the lake (metrics.costs.systems: per run and step)."""
+    from metrics.costs.systems import system_rows
+    from reviewing.systems.runs import system_runs
+
+    unread = [pid for pid, _, _ in study_pdfs(study) if pid not in res.reviewable]
+    if unread:
+        est.notes.append(f"reviewer systems: {len(unread)} PDFs the run will ingest first are not in their estimate")
+    est.notes.append("reviewer systems: each step at its planned maximum (every reflection round); judges reading "
+                     "the systems' new reviews are not estimated")
+    return system_rows(system_runs(log, res.manuscripts, study.system_configs(), study=study.name), gateway, hist)
 
 
 def _unread_requests(study: Study, res, configs, est: Estimate) -> list:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metrics.report import figures, quality
+from metrics.report import figures, quality, systems
 from metrics.report.audit_links import audit_block
 from metrics.report.data import ReportData, config_labels, load
 
@@ -19,6 +19,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:12.5px}
 th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:right}
 th{background:#f6f6f6} td:first-child,th:first-child{text-align:left} img{max-width:100%} code{font-size:12px}
 p.how{color:#555;font-size:13px;max-width:60em}
+.nm{color:#8a6d00;font-style:italic}
 details.audit{font-size:12px;color:#444;margin:.3em 0 1em} details.audit summary{cursor:pointer;color:#36c}
 """
 
@@ -180,7 +181,7 @@ def _distribution(data: ReportData, labels: dict) -> str:
 
 
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,
-            quality.section]
+            systems.section, quality.section]
 
 
 def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None) -> str:

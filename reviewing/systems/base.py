@@ -105,6 +105,7 @@ class PlannedStep:
     calls: int
     input_chars: int  # characters of prompt per call
     max_output_tokens: int
+    template: str | None = None  # the step's template (so the estimate meets the calls it predicted)
 
 
 @dataclass(frozen=True)

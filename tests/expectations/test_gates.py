@@ -26,6 +26,7 @@ def scores(**changes) -> pd.DataFrame:
         "parse_error": [None, None, None, "invalid_json"],
         "llm_call_id": ["e1", "e2", "e3", "e4"],
         "source": ["peerlake"] * 4,
+        "system_review_id": [None] * 4,  # none is a reviewer system's review (tests/expectations/test_suite_systems.py)
     })
     for column, values in changes.items():
         frame[column] = values
@@ -208,9 +209,11 @@ def test_external_reviews_need_no_llm_call_or_confidence_but_peerlake_rows_do():
     assert validate_frame("ai_review_scores", frame).success
     frame = scores(llm_call_id=["e1", None, "e3", "e4"], confidence=[4.0, None, 5.0, None])
     failed = {f.split(":")[0] for f in validate_frame("ai_review_scores", frame).failures}
-    assert failed == {"expect_column_values_to_not_be_null(llm_call_id, where source == 'peerlake')",
+    # a template review's row: no reviewer system's review (system_review_id null; see test_suite_systems.py)
+    assert failed == {"expect_column_values_to_not_be_null(llm_call_id, where source == 'peerlake' and "
+                      "system_review_id is null)",
                       "expect_column_values_to_not_be_null(confidence, where is_parsed == True and "
-                      "source == 'peerlake')"}
+                      "source == 'peerlake' and system_review_id is null)"}
 
 
 def test_a_failure_names_the_suite_the_expectation_and_at_most_five_offending_keys():

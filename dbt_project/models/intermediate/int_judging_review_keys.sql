@@ -1,6 +1,7 @@
 -- One row per review a judge can read, under the review key judging.reviews gives it:
--- human:<review_id>, peerlake:<request_key>, external:<system>:<review_id>. It names the paper and
--- system of a review no judgment describes yet (not judged) and of the members of a flaws pool.
+-- human:<review_id>, peerlake:<request_key>, peerlake:<review_key> (a reviewer system's review),
+-- external:<system>:<review_id>. It names the paper and system (for a reviewer system: its system
+-- config) of a review no judgment describes yet (not judged) and of the members of a flaws pool.
 with
 
 human_reviews as (
@@ -18,6 +19,12 @@ ai_reviews as (
 external_reviews as (
 
     select * from {{ ref('stg_events__external_reviews') }}
+
+),
+
+system_reviews as (
+
+    select * from {{ ref('stg_events__system_reviews') }}
 
 ),
 
@@ -71,6 +78,22 @@ external as (
 
 ),
 
+systems as (
+
+    -- every recorded review, not only the newest per slot: a judgment may describe an older one
+    select
+        'peerlake:' || review_key as review_key,
+        paper_id,
+        'peerlake' as source,
+        system_config as system,
+        sample_index,
+        system_review_id as review_event_id
+
+    from system_reviews
+    qualify row_number() over (partition by review_key order by recorded_at, system_review_id) = 1
+
+),
+
 final as (
 
     select * from human
@@ -78,6 +101,8 @@ final as (
     select * from peerlake
     union all by name
     select * from external
+    union all by name
+    select * from systems
 
 )
 
