@@ -4,7 +4,7 @@ paid or failed, cost null-or-≥-0 and never a 0 standing for "unknown": unprice
 MODEL = "cost_breakdown"
 KEY = "cost_breakdown_id"
 STAGE = "statistics"
-DIMENSIONS = ["study", "reviewer_config", "judge", "asset", "run", "model", "prompt", "day"]
+DIMENSIONS = ["study", "reviewer_config", "judge", "system", "asset", "run", "model", "prompt", "day"]
 COUNTS = ("n_attempts", "n_paid_calls", "n_error_attempts", "n_batch_calls", "n_replays", "n_retrieval_calls",
           "n_retrieval_replays", "n_unpriced_calls")
 TOKENS = ("input_tokens", "uncached_input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens",

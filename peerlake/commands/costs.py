@@ -3,7 +3,7 @@ prompt or day, from the published `cost_breakdown` mart."""
 
 import typer
 
-DIMENSIONS = ("study", "reviewer_config", "judge", "asset", "run", "model", "prompt", "day")
+DIMENSIONS = ("study", "reviewer_config", "judge", "system", "asset", "run", "model", "prompt", "day")
 ALL_STUDIES = "(all studies)"  # cost_breakdown.study_scope of the rows that count every call
 
 

@@ -175,6 +175,11 @@ def test_system_calls_appear_in_the_cost_breakdown(built):
     assert got["cfg-ai"]["n_paid_calls"] == 21 and got["cfg-ai"]["cost_usd"] == pytest.approx(21 * CALL_COST)
     assert got["cfg-llm"]["n_paid_calls"] == 3 and not got["cfg-llm"]["is_cost_complete"]
     assert got["ai-scientist_meta@h"]["n_paid_calls"] == 5  # 1 per review of S's 4 runs + the null one's repair
+    # the system dimension names the system whose steps made the calls (the same calls as its config here)
+    systems = {r["dimension_value"]: r for r in rows(
+        db, "select * from cost_breakdown where study_scope = 'S' and dimension = 'system'")}
+    assert set(systems) == {"ai-scientist", "llm-review"}
+    assert systems["ai-scientist"]["n_paid_calls"] == 21 and systems["llm-review"]["n_paid_calls"] == 3
 
 
 @pytest.mark.parametrize("suite", ["system_review_costs", "system_summary"])

@@ -179,6 +179,8 @@ final as (
         prompt_template,
         prompt_hash,
         reviewer_config,
+        system_name,
+        system_step,
         study_id,
         dagster_run_id,
         asset,

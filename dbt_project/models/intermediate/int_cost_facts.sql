@@ -35,6 +35,7 @@ llm_attempts as (
         call_day,
         purpose,
         reviewer_config,
+        system_name,
         provider,
         model,
         prompt_template,
@@ -72,6 +73,7 @@ llm_replays as (
         cast(timezone('UTC', replays.replayed_at) as date) as call_day,
         answers.purpose,
         answers.reviewer_config,
+        answers.system_name,
         answers.provider,
         answers.model,
         answers.prompt_template,
@@ -195,6 +197,8 @@ final as (
         reviewer_config as reviewer_config_key,
         -- purpose judge_<judge>_<step>: judge names are one word (depth, novelty, flaws, ...)
         case when starts_with(purpose, 'judge_') then split_part(purpose, '_', 2) end as judge_key,
+        -- a reviewer system's steps (reviewing.systems); null for every other call
+        system_name as system_key,
         coalesce(asset, '(cli)') as asset_key,
         coalesce(dagster_run_id, '(cli)') as run_key,
         case when model is not null then provider || '/' || model end as model_key,

@@ -1,11 +1,11 @@
-{%- set dimensions = ['study', 'reviewer_config', 'judge', 'asset', 'run', 'model', 'prompt', 'day'] -%}
+{%- set dimensions = ['study', 'reviewer_config', 'judge', 'system', 'asset', 'run', 'model', 'prompt', 'day'] -%}
 -- What calls cost, in long format: one row per study scope, dimension (study, reviewer_config, judge,
--- asset, run, model, prompt, day) and value of it. Per row: attempts paid for, error attempts,
+-- system, asset, run, model, prompt, day) and value of it. Per row: attempts paid for, error attempts,
 -- replays (cost 0, counted), literature searches and their replays, tokens by class, the cost from
 -- the price of each call's day, and calls whose cost is unknown (never summed as 0). study_scope
 -- '(all studies)' counts everything; a study's scope only what its runs did. Within a scope each
--- dimension adds up to the same totals, except judge (judge calls only) and reviewer_config, model
--- and prompt (model calls only).
+-- dimension adds up to the same totals, except judge (judge calls only), system (reviewer-system
+-- steps only) and reviewer_config, model and prompt (model calls only).
 with
 
 facts as (
