@@ -41,7 +41,7 @@ class StepFailed(Exception):
         self.reason = reason
 
 
-class _CallFailed(Exception):
+class CallFailed(Exception):
     """A call of the run failed (network, retries exhausted) or the cost cap refused it."""
 
     def __init__(self, exc: BaseException):
@@ -220,7 +220,7 @@ class SystemRun:
             retry = []
             for (i, req), res in zip(pending, results, strict=True):
                 if isinstance(res, BaseException):
-                    raise _CallFailed(res)
+                    raise CallFailed(res)
                 self.calls.append(CallRecord(res.request_key, res.event_id, req.step or "", req.round or 0,
                                              members[i]))
                 try:
@@ -305,7 +305,7 @@ def run_systems(gateway, runs: Sequence[SystemRun], *, progress: bool | None = N
         except StepFailed as exc:
             outcomes[i] = Outcome(runs[i], null_reason=str(exc))
             return
-        except _CallFailed as exc:
+        except CallFailed as exc:
             outcomes[i] = Outcome(runs[i], failed_call=str(exc.exc), refused=isinstance(exc.exc, CostCapRefused))
             return
         if not reqs:
