@@ -35,12 +35,12 @@ from typing import Any
 
 from reviewing.systems import manuscript
 from reviewing.systems.base import (
+    CallFailed,  # a failed search, like a failed call, leaves the run unrecorded
     PlannedStep,
     ReviewerSystem,
     StepFailed,
     SystemOptionError,
     SystemRun,
-    CallFailed,  # a failed search, like a failed call, leaves the run unrecorded
     free_text,
     json_fields,
 )

@@ -2,6 +2,7 @@
 paper subset per reviewer, and the study_resolved rows the marts scope by."""
 
 import json
+from typing import ClassVar
 
 import pytest
 
@@ -13,7 +14,7 @@ from warehouse.log import EventLog
 
 class Tiny(ReviewerSystem):
     name = "tiny"
-    defaults = {"ensemble": 5, "agents": ["a"], "literature": False, "repair_attempts": 1}
+    defaults: ClassVar[dict] = {"ensemble": 5, "agents": ["a"], "literature": False, "repair_attempts": 1}
 
     def templates(self, opts):
         return ["reviewer_scoring"]

@@ -4,14 +4,24 @@ labels on every llm_call, the repair turn, null-with-reason, a failed call left 
 import json
 import shutil
 from collections.abc import Generator
+from typing import ClassVar
 
 import pytest
 
 from llm_calls.fake_server import Reply
 from llm_calls.gateway import Gateway
 from reviewing.systems import register
-from reviewing.systems.base import (PURPOSE, ReviewerSystem, StepFailed, SystemConfig, SystemReviewRecorder,
-                                    SystemRun, free_text, json_fields, run_systems)
+from reviewing.systems.base import (
+    PURPOSE,
+    ReviewerSystem,
+    StepFailed,
+    SystemConfig,
+    SystemReviewRecorder,
+    SystemRun,
+    free_text,
+    json_fields,
+    run_systems,
+)
 from reviewing.systems.normalized import NormalizedReview
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
@@ -47,7 +57,7 @@ class ToySystem(ReviewerSystem):
     name = "toy"
     version = 1
     score_scale = "neurips_1_10"
-    defaults = {"members": 2, "repair_attempts": 1}
+    defaults: ClassVar[dict] = {"members": 2, "repair_attempts": 1}
 
     def templates(self, opts):
         return ["toy_notes", "toy_final"]
@@ -69,8 +79,8 @@ class ToySystem(ReviewerSystem):
 class _Package:
     """The engine never reads the package itself (the system does); the toy needs none."""
 
-    removed: list = []
-    records: list = []
+    removed: ClassVar[list] = []
+    records: ClassVar[list] = []
 
 
 @pytest.fixture
