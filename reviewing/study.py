@@ -308,7 +308,8 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
                folders: list[str] = (), sample: str | None = None, venues: list[str] = (),
                ids: list[str] = (), all_ingested: bool = False, samples: int | None = None,
                template: str = "reviewer_scoring", external_systems: list[str] = (),
-               reviewers: bool = True, judges: list[str] = (), judging: dict | None = None) -> str:
+               reviewers: bool = True, judges: list[str] = (), judging: dict | None = None,
+               systems: list[str] = ()) -> str:
     """A study file as `peerlake study new` writes it (TOML, stable key order, so equal studies hash equal)."""
     lines = ["# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.",
              f"name = {json.dumps(name)}"]
@@ -329,7 +330,13 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
         lines.append(f"ids = {json.dumps(list(ids))}")
     if all_ingested:
         lines.append("all_ingested = true")
-    if reviewers:
+    if reviewers and systems:  # reviewer systems instead of the single-prompt reviewer
+        for name_ in systems:
+            lines += ["", "[[reviewers]]", f"system = {json.dumps(name_)}"]
+            if samples is not None:
+                lines.append(f"samples = {samples}")
+            lines.append("# options = { }  # see `peerlake systems " + name_ + "`")
+    elif reviewers:
         lines += ["", "[[reviewers]]", f"template = {json.dumps(template)}"]
         if samples is not None:
             lines.append(f"samples = {samples}")

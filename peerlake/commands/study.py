@@ -31,6 +31,10 @@ def study_new(
     template: str = typer.Option("reviewer_scoring", "--template", help="the reviewer's prompt template"),
     external: list[str] = typer.Option([], "--external", help="include reviews imported with --system X ('*' = all)"),
     no_reviewers: bool = typer.Option(False, "--no-reviewers", help="no model reviews: measure imported reviews only"),
+    system: list[str] = typer.Option([], "--system",
+                                     help="a reviewer system instead of the single-prompt reviewer (repeatable: "
+                                          "mlr, mlr-combined, llm-review, ai-scientist, agentreview; see "
+                                          "`peerlake systems`); --samples then counts its reviews per paper"),
     judges: str = typer.Option("", "--judges",
                                help="PRISM judges on every review, comma-separated: depth,novelty,flaws,"
                                     "constructiveness or 'all' (narrow them with a [judging] table in the file)"),
@@ -49,7 +53,7 @@ def study_new(
                           venues=venue, ids=[i.strip() for i in (ids or "").split(",") if i.strip()],
                           all_ingested=all_ingested, samples=samples, template=template,
                           external_systems=external, reviewers=not no_reviewers,
-                          judges=_judges(judges))
+                          judges=_judges(judges), systems=system)
         path = save_study(log, name, text)
     except (StudyError, ValueError) as exc:
         _fail(str(exc))

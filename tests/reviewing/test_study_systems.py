@@ -105,3 +105,13 @@ def test_the_resolution_names_each_system_configuration(lake):
     ev = record_resolution(log, study, ["p1", "p2"], [tiny], asset="system_reviews")
     assert json.loads(ev.reviewers_json) == [{"reviewer_config": tiny.identity(), "system": "tiny",
                                               "provider": tiny.provider, "model": tiny.model, "samples": 1}]
+
+
+def test_study_new_writes_system_reviewers():
+    from reviewing.study import study_text
+
+    text = study_text("sys", ids=["p1"], samples=2, systems=["tiny", "tiny"])
+    study = parse_study("sys", text)
+    assert study.reviewer_configs() == [] and [c.samples for c in study.system_configs()] == [2, 2]
+    with pytest.raises(StudyError, match="unknown reviewer system 'nope'"):
+        study_text("sys", ids=["p1"], systems=["nope"])
