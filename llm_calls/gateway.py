@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 
 from llm_calls.budget import Ledger, effective_cap, refusal_message, upper_cost_usd
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
+from llm_calls.images import with_image_data
 from llm_calls.progress import call_progress
 from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
@@ -363,7 +364,8 @@ class Gateway:
             started = time.perf_counter()
             try:
                 with self._slots:
-                    response = provider.complete(req)
+                    # Page images' bytes join the copy the provider sends, never the recorded request.
+                    response = provider.complete(with_image_data(req, self.log.blobs))
             except Exception as exc:  # every failure is an event, whatever raised it
                 latency_ms = (time.perf_counter() - started) * 1000
                 err = exc if isinstance(exc, ProviderError) else None

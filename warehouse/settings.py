@@ -120,6 +120,17 @@ def local_context_tokens() -> int:
     return int(os.environ.get("PEERLAKE_LOCAL_CTX", "4096"))
 
 
+def compatible_images() -> bool | None:
+    """Whether an openai_compatible server's models take page images ($PEERLAKE_COMPATIBLE_IMAGES:
+    1/true/yes or 0/false/no); None (unset) = judge by the model's name (llm_calls/images.py)."""
+    raw = os.environ.get("PEERLAKE_COMPATIBLE_IMAGES", "").strip().lower()
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    return None
+
+
 def api_key(provider: str) -> str | None:
     """The provider's key from its environment variable, or None. Never store the result."""
     name = API_KEY_ENV.get(provider)

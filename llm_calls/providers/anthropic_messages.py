@@ -16,6 +16,7 @@ from llm_calls.providers.base import (
     ProviderUnavailable,
     RetryableProviderError,
 )
+from llm_calls.providers.image_parts import anthropic_with_images, check_accepted
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
@@ -57,10 +58,13 @@ class AnthropicProvider(Provider):
         self._lock = threading.Lock()
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
+        check_accepted(self.name, req)
         body: dict[str, Any] = {
             "model": req.model,
-            # A cache breakpoint (llm_calls/prompt_cache.py) becomes cache_control on a text block.
-            "messages": [anthropic_message(m) for m in req.messages if m["role"] != "system"],
+            # A cache breakpoint (llm_calls/prompt_cache.py) becomes cache_control on a text block;
+            # page images (llm_calls/images.py) follow the text as image blocks.
+            "messages": [anthropic_with_images(m, anthropic_message(m)) for m in req.messages
+                         if m["role"] != "system"],
             "max_tokens": int(req.params.get("max_tokens", DEFAULT_MAX_TOKENS)),
         }
         if system := self._system(req):

@@ -19,6 +19,7 @@ from typing import Any
 
 from llm_calls.prompt_cache import plain_messages
 from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
+from llm_calls.providers.image_parts import check_accepted
 from llm_calls.providers.openai_chat import parse_chat_completion
 from llm_calls.types import LlmRequest
 from warehouse import settings
@@ -107,6 +108,7 @@ class LocalProvider(Provider):
                 log.warning("response schema: %s", warning)
 
     def complete(self, req: LlmRequest) -> ProviderResponse:
+        check_accepted(self.name, req)  # text-only: a request with page images fails clearly, before loading
         self.ensure_ready()
         kwargs: dict[str, Any] = {k: v for k, v in req.params.items() if k in _PARAMS}
         unknown = sorted(set(req.params) - set(_PARAMS))

@@ -23,6 +23,7 @@ from llm_calls.providers.base import (
     RetryableProviderError,
     retryable_status,
 )
+from llm_calls.providers.image_parts import check_accepted, openai_message
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 
@@ -121,7 +122,10 @@ class OpenAIProvider(Provider):
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
         """The exact JSON body POSTed to /chat/completions."""
         # OpenAI caches long prompt prefixes by itself: a cache breakpoint is dropped, not sent.
-        body: dict[str, Any] = {"model": req.model, "messages": plain_messages(req.messages),
+        # Page images (llm_calls/images.py) become content parts; a model that takes none refuses them.
+        check_accepted(self.name, req)
+        body: dict[str, Any] = {"model": req.model,
+                                "messages": [openai_message(m) for m in plain_messages(req.messages)],
                                 **self.adapt_params(req.params)}
         if req.response_schema is not None:
             body["response_format"] = self.response_format(req.response_schema)
