@@ -248,3 +248,47 @@ def test_templates_share_the_form_and_the_system_message_and_the_schema_is_bound
     assert_bounded(load_template("aisci_review").output_schema)
     assert {load_template(n).output_schema_name for n in ("aisci_review", "aisci_meta", "aisci_reflection")} == \
         {"aisci_review"}
+
+
+@pytest.mark.model
+def test_on_the_embedded_model_the_longest_call_fits_the_context(ingested_paper):
+    """Tokenizer only (no generation): on a 13-page paper, the longest member call (review prompt, the
+    previous answer at its 800-token limit, the reflection prompt, the answer) fits 4,096 tokens."""
+    import importlib.util
+
+    from llm_calls.tokens import count_tokens
+    from prompts import load_template
+    from warehouse import settings
+
+    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
+        pytest.skip("the embedded model is not installed; run `make model`")
+    paper = ingested_paper("/work/shared/data/cc_by_pdfs/acl2020_main207_SPECTER.pdf")
+    system = get_system("ai-scientist")
+    text, info = system.paper(system.resolve({}), paper.package, "local", None, 800)
+    review_prompt = load_template("aisci_review").render(form="short", few_shot=1, paper=text)
+    reflection = load_template("aisci_reflection").render(round_no=5, reflections=5)[1]
+    tokens = sum(count_tokens(m["content"], "local") for m in (*review_prompt, reflection))
+    assert info["truncated"] and tokens + 800 + 800 + 64 <= settings.local_context_tokens()
+
+
+@pytest.mark.model
+def test_on_the_embedded_model_five_long_member_reviews_fit_the_meta_prompt():
+    """Tokenizer only: five members at the schema's longest (every string at its maxLength) are cut to
+    equal shares so the area chair's prompt and its 800-token answer fit 4,096 tokens."""
+    import importlib.util
+
+    from llm_calls.tokens import count_tokens
+    from prompts import load_template
+    from warehouse import settings
+
+    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
+        pytest.skip("the embedded model is not installed; run `make model`")
+    words = "0123456789" * 44  # Qwen reads each digit as a token: about a token per character, the worst case
+    longest = review(5, Summary=words[:400], Strengths=[words[:150]] * 3, Weaknesses=[words[:150]] * 3,
+                     Questions=[words[:150]] * 3, Limitations=[words[:150]] * 2)
+    system = get_system("ai-scientist")
+    texts, share = system.meta_reviews([longest] * 5, system.resolve({}), "local", None, 800)
+    messages = load_template("aisci_meta").render(form="short", reviewer_count=5, reviews=texts)
+    tokens = sum(count_tokens(m["content"], "local") for m in messages)
+    assert share is not None and all(t.endswith("[… truncated …]") for t in texts)
+    assert tokens + 800 + 64 <= settings.local_context_tokens()

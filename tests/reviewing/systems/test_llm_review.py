@@ -148,3 +148,24 @@ def test_the_outline_schema_is_bounded_for_a_grammar_decoding_model():
     assert reasons["minItems"] == reasons["maxItems"] == 4
     assert reasons["items"]["properties"]["details"]["minItems"] == 2
     assert schema["properties"]["suggestions"]["minItems"] == schema["properties"]["suggestions"]["maxItems"] == 4
+
+
+@pytest.mark.model
+def test_on_the_embedded_model_the_budget_leaves_the_answer_room_in_its_context(ingested_paper):
+    """Tokenizer only (no generation): the long paper's prompt, counted by the model's own tokenizer,
+    plus the 1,200-token answer fits the 4,096-token context, while 6,500 tokens would not."""
+    import importlib.util
+
+    from llm_calls.tokens import count_tokens
+    from prompts import load_template
+    from warehouse import settings
+
+    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
+        pytest.skip("the embedded model is not installed; run `make model`")
+    paper = ingested_paper(SPECTER)
+    system = get_system("llm-review")
+    text, info = system.prepare(system.resolve({}), paper.package, paper.title, "local", None, 1200)
+    messages = load_template("llmreview_outline").render(title=paper.title, paper=text)
+    prompt = sum(count_tokens(m["content"], "local") for m in messages)
+    assert info["truncated"] and info["tokens_method"].startswith("llama.cpp:")
+    assert info["token_budget"] < 6500 and prompt + 1200 + 64 <= settings.local_context_tokens()
