@@ -30,6 +30,7 @@ BLOB_FIELDS: dict[str, tuple[str, ...]] = {
     "price_table_recorded": ("source_sha256",),
     "llm_batch_submitted": ("input_sha256",),
     "llm_batch_finished": ("output_sha256",),
+    "system_review": ("package_sha256",),  # the manuscript package the system read (written at ingest)
 }
 
 NOT_BLOBS: dict[tuple[str, str], str] = {
