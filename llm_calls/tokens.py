@@ -32,9 +32,23 @@ def method(provider: str, model: str | None = None) -> str:
 @functools.lru_cache(maxsize=2)
 def _vocab(path: str) -> Any:
     """The embedded model's tokenizer (vocabulary only), loaded once per model file."""
+    import os
+    import sys
+
     from llama_cpp import Llama
 
-    return Llama(model_path=path, vocab_only=True, verbose=False)
+    # A vocabulary-only load has no context, and llama.cpp warns about it on the C stderr ("n_ctx_seq >
+    # n_ctx_train (0) -- possible training context overflow") whatever `verbose` says: a false alarm in
+    # the middle of a user's progress bars, so the C stderr is silenced for the load only.
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            return Llama(model_path=path, vocab_only=True, verbose=False)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _local_vocab() -> Any:

@@ -30,3 +30,26 @@ def test_every_statistic_waits_for_the_input_gates(lake):
     assert [k.to_user_string() for k in statistics if k not in downstream] == []
     assert set(statistics) <= set(dbt_statistics.keys)
     assert AssetKey("published_marts") in downstream
+
+
+def test_no_dbt_test_spans_the_two_stages(lake):
+    """A test on models of both stages would run in stage 1 (dbt selects a test when any model it
+    reads is selected) before its stage-2 table exists: a fresh lake's first build would fail."""
+    import json
+
+    from orchestration.runner import prepare_dbt_manifest
+
+    prepare_dbt_manifest()
+    from orchestration.assets.dbt import _stage_one_ids
+    from orchestration.project import peerlake_dbt
+
+    manifest = json.loads(peerlake_dbt.manifest_path.read_text())
+    stage_one = _stage_one_ids(manifest)
+    spanning = []
+    for uid, node in manifest["nodes"].items():
+        if node["resource_type"] != "test":
+            continue
+        models = {p for p in node["depends_on"]["nodes"] if p.startswith("model.")}
+        if models & stage_one and models - stage_one:
+            spanning.append(node["name"])
+    assert spanning == []
