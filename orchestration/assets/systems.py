@@ -18,7 +18,21 @@ from reviewing.systems.base import SystemReviewRecorder, run_systems
 from reviewing.systems.runs import system_runs
 
 
+def _systems_code_version() -> str:
+    """Every system's code version and the hashes of the templates its default options use: editing a
+    system's template marks this asset stale in the UI (a study's own options may use more templates)."""
+    from prompts import load_template
+    from reviewing.systems import SYSTEMS, get_system
+
+    parts = []
+    for name in SYSTEMS:
+        impl = get_system(name)
+        parts.append([name, impl.version, [load_template(t).hash for t in impl.templates(dict(impl.defaults))]])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
 @asset(group_name="reviews", deps=[manuscripts], kinds={"llm"}, partitions_def=studies,
+       code_version=_systems_code_version(),
        description="The study's reviewer systems (MLR, LLM-Review, AI Scientist, AgentReview ...) on its papers → "
                    "llm_call events per step and one system_review event per (paper, system, sample).")
 def system_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:

@@ -260,9 +260,10 @@ def register(app: typer.Typer) -> None:
             return
         result = run_study_command(name, probes, "run", max_cost=max_cost)
         meta = result.study.asset_metadata.get("ai_reviews", {})
-        typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
-                   f"({meta.get('model_calls_made', 0)} model calls made, {meta.get('replayed', 0)} replayed, "
-                   f"{meta.get('failed', 0)} failed)")
+        if meta.get("reviewer_configs"):  # the study has single-template reviewers
+            typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
+                       f"({meta.get('model_calls_made', 0)} model calls made, {meta.get('replayed', 0)} replayed, "
+                       f"{meta.get('failed', 0)} failed)")
         systems = result.study.asset_metadata.get("system_reviews", {})
         if systems.get("system_reviews"):
             typer.echo(f"reviewer systems: {systems['system_reviews']} reviews ({systems.get('new_reviews', 0)} new, "

@@ -320,4 +320,4 @@ class AgentReview(ReviewerSystem):
                  for i, p in enumerate(personas)]
         calls = 1 if opts["sample_one"] else len(personas)
         # One drawn reviewer: the longest biography, so the estimate is an upper bound.
-        return [PlannedStep(STEP, calls, max(sizes), self.max_tokens(opts, provider))]
+        return [PlannedStep(STEP, calls, max(sizes), self.max_tokens(opts, provider), template=TEMPLATE)]

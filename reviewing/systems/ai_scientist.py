@@ -272,15 +272,16 @@ class AiScientistReviewer(ReviewerSystem):
         paper, _ = self.paper(opts, package, provider, None, answer)
         review = sum(len(m["content"]) for m in load_template(REVIEW).render(
             form=form, few_shot=int(opts["few_shot"]), paper=paper))
-        steps = [PlannedStep("review", n, review, answer)]
+        steps = [PlannedStep("review", n, review, answer, template=REVIEW)]
         if most:
             turn = answer * 4 + len(load_template(REFLECTION).render(round_no=most, reflections=most)[1]["content"])
             mean_turns = 1.0 if history == "last" else (most + 1) / 2  # rounds 1..R carry 1..R turns
-            steps.append(PlannedStep("reflection", n * most, int(review + mean_turns * turn), answer))
+            steps.append(PlannedStep("reflection", n * most, int(review + mean_turns * turn), answer,
+                                     template=REFLECTION))
         if n > 1:
             frame = sum(len(m["content"]) for m in load_template(META).render(form=form, reviewer_count=n,
                                                                               reviews=[]))
-            steps.append(PlannedStep("meta", 1, frame + n * answer * 4, answer))
+            steps.append(PlannedStep("meta", 1, frame + n * answer * 4, answer, template=META))
         return steps
 
 

@@ -152,7 +152,7 @@ class LlmReview(ReviewerSystem):
         title = _title(package, None)
         paper, _ = self.prepare(opts, package, title, provider, None, answer)
         chars = sum(len(m["content"]) for m in load_template(TEMPLATE).render(title=title, paper=paper))
-        return [PlannedStep(STEP, 1, chars, answer)]
+        return [PlannedStep(STEP, 1, chars, answer, template=TEMPLATE)]
 
 
 def _reason(item: Any) -> tuple[str, tuple[str, ...]]:

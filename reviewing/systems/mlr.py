@@ -374,9 +374,12 @@ class MultiLayeredReview(ReviewerSystem):
             return "x" * (int(opts[_STEP_TOKENS[step]]) * 4)
 
         steps: list[PlannedStep] = []
+        todo = "_todo" if opts["todo_list"] else ""
+        templates = {"appendix": "mlr_appendix", "literature": "mlr_literature", "pass1": "mlr_outline",
+                     "pass2": "mlr_notes", "pass3": f"mlr_final{todo}", "combined": f"mlr_combined{todo}"}
 
         def add(step: str, chars: int) -> None:
-            steps.append(PlannedStep(step, 1, chars, int(opts[_STEP_TOKENS[step]])))
+            steps.append(PlannedStep(step, 1, chars, int(opts[_STEP_TOKENS[step]]), template=templates[step]))
 
         has_appendix = opts["appendix_agent"] and bool(parts.appendix.strip())
         if has_appendix:
@@ -385,7 +388,6 @@ class MultiLayeredReview(ReviewerSystem):
         if opts["literature_agent"]:
             add("literature", size("mlr_literature", title=title, works="x" * budget["works"],
                                    abstract=manuscript.fit(manuscript.abstract(package), budget["report"])))
-        todo = "_todo" if opts["todo_list"] else ""
         key = "combined_report" if self.combined else "report"
         summary = manuscript.fit(answer("appendix"), budget[key]) if has_appendix else "None."
         final_vars = {"appendix_summary": summary}
