@@ -35,7 +35,8 @@ class SchemaServer(FakeLlmServer):
     def _enter(self, body: dict) -> tuple[int, Reply]:
         number, _reply = super()._enter(body)
         fmt = body.get("response_format") or {}
-        schema = (fmt.get("json_schema") or {}).get("schema")
+        # OpenAI's shape, or the OpenAI-compatible servers' {"type": "json_object", "schema": ...}
+        schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
         payload = self.openai_answer(body, number)
         payload["choices"][0]["message"]["content"] = (json.dumps(example(schema, number)) if schema
                                                        else f"Notes number {number} on the paper.")
