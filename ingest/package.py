@@ -129,15 +129,20 @@ class ManuscriptPackage:
         text = re.sub(r"(\n\[page \d+\]\n?)+(?=\n\[page \d+\]|\Z)", "", "\n".join(parts)).strip()
         if not include_appendix and (outline := self.appendix_outline()):
             text = f"{text}\n\n{outline}"
-        if len(text) <= max_chars:
-            return text
-        room = max(0, max_chars - len(TRUNCATION_NOTE) - 1)
-        cut = text[:room]
-        # End on a word boundary when one is near, so the model never sees half a token.
-        space = max(cut.rfind(" "), cut.rfind("\n"))
-        if space > room - 80:
-            cut = cut[:space]
-        return f"{cut.rstrip()}\n{TRUNCATION_NOTE}"
+        return fit_text(text, max_chars)
+
+
+def fit_text(text: str, max_chars: int, note: str = TRUNCATION_NOTE) -> str:
+    """`text` cut to at most `max_chars`, with a visible note when cut. It ends on a word boundary when
+    one is near, so a model never sees half a token."""
+    if len(text) <= max_chars:
+        return text
+    room = max(0, max_chars - len(note) - 1)
+    cut = text[:room]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space > room - 80:
+        cut = cut[:space]
+    return f"{cut.rstrip()}\n{note}"
 
 
 def load_package(blobs: BlobStore, package_sha256: str, check_images: bool = True) -> ManuscriptPackage:

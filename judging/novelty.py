@@ -16,7 +16,7 @@ the next run), anything else that cannot be judged is null with a reason.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ingest.package import TRUNCATION_NOTE, load_package
+from ingest.package import fit_text, load_package
 from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
 from judging.candidates import PoolEntry, build_pool, most_relevant
 from judging.reviews import JudgedReview
@@ -125,8 +125,8 @@ def _read_papers(ctx: JudgeContext, paper_ids: list[str]) -> dict[str, _Paper]:
             p.judgment.inputs = {"package_sha256": ev.package_sha256, "error": type(exc).__name__}
             continue
         body = _lines(package.part_records("front", "body"))
-        p.text = _cut(body, max_chars)
-        p.context = _cut(_lines(_abstract_and_intro(package)) or body, context_chars)
+        p.text = fit_text(body, max_chars)
+        p.context = fit_text(_lines(_abstract_and_intro(package)) or body, context_chars)
         p.judgment.inputs = {"package_sha256": ev.package_sha256, "title": ev.title, "year": ev.year,
                              "chars": len(body), "chars_seen": len(p.text), "context_chars": len(p.context)}
         if not body.strip():
@@ -154,18 +154,6 @@ def _abstract_and_intro(package) -> list:
         s = (section or "").lower()
         return s.startswith("abstract") or "introduction" in s
     return [r for r in package.part_records("front", "body") if wanted(r.section)]
-
-
-def _cut(text: str, limit: int) -> str:
-    """At most `limit` characters, ending on a word boundary with a visible note when cut."""
-    if len(text) <= limit:
-        return text
-    room = max(0, limit - len(TRUNCATION_NOTE) - 1)
-    cut = text[:room]
-    space = max(cut.rfind(" "), cut.rfind("\n"))
-    if space > room - 80:
-        cut = cut[:space]
-    return f"{cut.rstrip()}\n{TRUNCATION_NOTE}"
 
 
 def _extract_papers(ctx: JudgeContext, papers: dict[str, _Paper]) -> None:
@@ -329,7 +317,7 @@ def _verify(ctx: JudgeContext, papers: dict[str, _Paper], jobs: list[_Review], v
                     ctx.cfg, "novelty", "verify", "judge_novelty_verify", subject_id=job.review.review_key,
                     repeat=ctx.repeat, max_tokens=MAX_TOKENS["verify"], claim=claim["text"], stance=claim["stance"],
                     paper_context=p.context, candidate_title=cand.title or "(untitled)",
-                    candidate_abstract=_cut(cand.abstract or "(no abstract)", CANDIDATE_ABSTRACT_CHARS)))
+                    candidate_abstract=fit_text(cand.abstract or "(no abstract)", CANDIDATE_ABSTRACT_CHARS)))
                 slots.append((job, i, c))
     for (job, i, c), res in zip(slots, ctx.call_many(reqs, "novelty: verify") if reqs else [], strict=True):
         job.verify[i, c] = res

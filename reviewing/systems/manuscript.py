@@ -4,6 +4,8 @@ the parts a first pass reads, figure and table captions. Text only, in reading o
 
 from dataclasses import dataclass
 
+from ingest.package import fit_text as fit  # noqa: F401  (the systems cut their texts with manuscript.fit)
+
 # The parts of a package (ingest.package.TextRecord.part) and what each split puts where.
 BODY_PARTS = ("front", "body")
 
@@ -78,15 +80,3 @@ def sections_named(package, *prefixes: str) -> str:
 
     return _render([r for r in _visible(package) if r.kind != "page_marker" and r.part in BODY_PARTS
                     and hit(r.section)])
-
-
-def fit(text: str, max_chars: int, note: str = "[… truncated …]") -> str:
-    """`text` cut to at most `max_chars` on a word boundary, with a visible note when cut."""
-    if len(text) <= max_chars:
-        return text
-    room = max(0, max_chars - len(note) - 1)
-    cut = text[:room]
-    space = max(cut.rfind(" "), cut.rfind("\n"))
-    if space > room - 80:
-        cut = cut[:space]
-    return f"{cut.rstrip()}\n{note}"

@@ -34,6 +34,20 @@ class IngestedPaper:
 
 
 @pytest.fixture
+def embedded_model() -> str:
+    """The embedded model's name; the test skips when llama.cpp or the model file is missing."""
+    import importlib.util
+
+    from warehouse import settings
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed; run `make model`")
+    if not settings.local_model_path().is_file():
+        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+    return settings.LOCAL_MODEL_NAME
+
+
+@pytest.fixture
 def system_log(lake, monkeypatch):
     """The test's event log; fake provider keys in the environment (the SDKs insist on one)."""
     for k, v in FAKE_KEYS.items():

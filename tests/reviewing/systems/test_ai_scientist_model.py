@@ -4,7 +4,6 @@ calls): the machinery only (the call sequence, every prompt within the 4,096-tok
 recorded ok or null with a reason, replay), never what the 1.5B model happens to say.
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
-import importlib.util
 
 import pytest
 
@@ -16,11 +15,7 @@ OPTIONS = {"ensemble": 2, "reflections": 1, "repair_attempts": 0}  # no repair: 
 
 
 @pytest.mark.model
-def test_ai_scientist_runs_on_the_embedded_model(system_log, ingested_paper, make_runs, capsys):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+def test_ai_scientist_runs_on_the_embedded_model(embedded_model, system_log, ingested_paper, make_runs, capsys):
     paper = ingested_paper()
 
     def runs():

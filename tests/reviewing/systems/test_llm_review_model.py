@@ -3,7 +3,6 @@ call labelled outline, the prompt within the 4,096-token context by the model's 
 review recorded ok with a null score or null with a reason, replay), never what the model says.
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
-import importlib.util
 
 import pytest
 
@@ -13,11 +12,7 @@ from warehouse import settings
 
 
 @pytest.mark.model
-def test_llm_review_runs_on_the_embedded_model(system_log, ingested_paper, make_runs, capsys):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+def test_llm_review_runs_on_the_embedded_model(embedded_model, system_log, ingested_paper, make_runs, capsys):
     paper = ingested_paper()
 
     def runs():  # repair_attempts 0: exactly one call, whatever the model answers

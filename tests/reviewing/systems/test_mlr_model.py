@@ -3,7 +3,6 @@ the machinery only (the call sequence, every prompt within the 4,096-token conte
 recorded ok or null with a reason, replay), never what the 1.5B model happens to say.
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
-import importlib.util
 import itertools
 import json
 
@@ -15,11 +14,7 @@ from warehouse import settings
 
 
 @pytest.mark.model
-def test_mlr_and_mlr_combined_run_on_the_embedded_model(system_log, ingested_paper, make_runs, capsys):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+def test_mlr_and_mlr_combined_run_on_the_embedded_model(embedded_model, system_log, ingested_paper, make_runs, capsys):
     paper = ingested_paper()
     runs = [*make_runs("mlr", [paper], provider="local", model=settings.LOCAL_MODEL_NAME),
             *make_runs("mlr-combined", [paper], provider="local", model=settings.LOCAL_MODEL_NAME)]
