@@ -23,6 +23,8 @@ def shared_data():
     return SHARED_DATA
 
 
+# tryfirst: xdist's worker reads the xdist_group markers in its own modifyitems hook, which must see ours.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     # `PEERLAKE_SKIP_MODEL_TESTS=1` lets a developer without the 1.1 GB model run the rest quickly.
     if os.environ.get("PEERLAKE_SKIP_MODEL_TESTS") == "1":
