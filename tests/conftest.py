@@ -23,8 +23,6 @@ def shared_data():
     return SHARED_DATA
 
 
-# tryfirst: xdist's worker reads the xdist_group markers in its own modifyitems hook, which must see ours.
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     # `PEERLAKE_SKIP_MODEL_TESTS=1` lets a developer without the 1.1 GB model run the rest quickly.
     if os.environ.get("PEERLAKE_SKIP_MODEL_TESTS") == "1":
@@ -32,11 +30,33 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "model" in item.keywords:
                 item.add_marker(skip)
-    # `make test` runs on every core (pytest-xdist, --dist loadgroup). The embedded model already uses
-    # all of them, so its tests share one group: they run one after another on one worker while the
-    # others take the rest. They go first because they are the longest chain; the scheduler then
-    # fills the other workers with everything else.
-    for item in items:
-        if "model" in item.keywords:
-            item.add_marker(pytest.mark.xdist_group("embedded_model"))
-    items.sort(key=lambda item: "model" not in item.keywords)
+    # Files whose names end in _model.py run the embedded model (generation): they go first, one
+    # after another on one worker (see pytest_xdist_make_scheduler below).
+    items.sort(key=lambda item: not _runs_the_model(item.nodeid))
+
+
+MODEL_GROUP = "embedded_model"
+
+
+def _runs_the_model(nodeid: str) -> bool:
+    """A test that makes the embedded model generate lives in a file named *_model.py (a convention:
+    the model uses every core, so two such tests must not run at once). Tokenizer-only tests may be
+    marked `model` (they need the file) and live anywhere."""
+    return nodeid.split("::", 1)[0].endswith("_model.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs `pytest -n auto --dist loadgroup`. xdist's own loadgroup reads xdist_group
+    markers through `item._nodeid`, which pytest 9 no longer has (its node ids are `_id`), so it would
+    group nothing; this scheduler groups by file name instead: every *_model.py test is one work unit,
+    so they run one after another on one worker (the first, as they are collected first) while the
+    other workers take everything else, one test at a time."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModelTestsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return MODEL_GROUP if _runs_the_model(nodeid) else nodeid
+
+    return ModelTestsTogether(config, log)
