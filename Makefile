@@ -43,7 +43,7 @@ demo: model
 	$(BIN)/peerlake demo
 
 test: model
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=15
 
 # The same checks tests/test_layers.py and tests/test_linters.py run, with the tools' own output. The
 # dbt templater opens the profile's database and writes target/: a scratch folder keeps the lake out.

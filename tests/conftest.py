@@ -4,6 +4,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Under pytest-xdist the embedded model shares the cores with the other workers: llama.cpp's threads
+# spin-wait for each other, so more threads than free cores is slower than fewer. Each worker gets its
+# share (a developer's own PEERLAKE_LOCAL_THREADS wins).
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    os.environ.setdefault("PEERLAKE_LOCAL_THREADS",
+                          str(max(1, (os.cpu_count() or 2) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 

@@ -39,6 +39,7 @@ def prompts_copy(tmp_path):
 
 
 def run_cli(args, env_extra, timeout=900):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PEERLAKE_")}
+    # the test's own PEERLAKE_ settings only; the thread share under pytest-xdist (tests/conftest.py) too
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PEERLAKE_") or k == "PEERLAKE_LOCAL_THREADS"}
     env.update(env_extra)
     return subprocess.run([PEERLAKE, *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout)

@@ -46,7 +46,7 @@ def test_no_dbt_test_spans_the_two_stages(lake):
     manifest = json.loads(peerlake_dbt.manifest_path.read_text())
     stage_one = _stage_one_ids(manifest)
     spanning = []
-    for uid, node in manifest["nodes"].items():
+    for node in manifest["nodes"].values():
         if node["resource_type"] != "test":
             continue
         models = {p for p in node["depends_on"]["nodes"] if p.startswith("model.")}
