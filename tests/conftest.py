@@ -38,11 +38,14 @@ def pytest_collection_modifyitems(config, items):
             if "model" in item.keywords:
                 item.add_marker(skip)
     # Files whose names end in _model.py run the embedded model (generation): they go first, one
-    # after another on one worker (see pytest_xdist_make_scheduler below).
-    items.sort(key=lambda item: not _runs_the_model(item.nodeid))
+    # after another on one worker (see pytest_xdist_make_scheduler below); the other workers start
+    # with the CLI pipeline tests (minutes each), so short tests fill the end and the workers finish
+    # together.
+    items.sort(key=lambda item: (not _runs_the_model(item.nodeid), not item.nodeid.startswith(HEAVY)))
 
 
 MODEL_GROUP = "embedded_model"
+HEAVY = ("tests/orchestration/", "tests/stats/test_validity_through_the_lake.py")
 
 
 def _runs_the_model(nodeid: str) -> bool:
