@@ -69,6 +69,16 @@ class StudyError(ValueError):
     """A study file that cannot be used; the message says what to change."""
 
 
+def _provider_and_model(provider: str | None, model: str | None, defaults, who: str) -> tuple[str, str]:
+    """A reviewer's or judge's provider and model: unset ones from the environment's settings; the
+    environment's model only goes with the environment's provider."""
+    provider = provider or defaults.provider
+    model = model or (defaults.model if provider == defaults.provider else "")
+    if not model:
+        raise StudyError(f"{who}: provider {provider!r} needs a model")
+    return provider, model
+
+
 @dataclass(frozen=True)
 class ReviewerSpec:
     template: str = "reviewer_scoring"
@@ -87,10 +97,7 @@ class ReviewerSpec:
         from reviewing.systems import get_system
 
         d = settings.reviewer_defaults()
-        provider = self.provider or d.provider
-        model = self.model or (d.model if provider == d.provider else "")
-        if not model:
-            raise StudyError(f"reviewer system {self.system!r}: provider {provider!r} needs a model")
+        provider, model = _provider_and_model(self.provider, self.model, d, f"reviewer system {self.system!r}")
         try:
             opts = get_system(self.system).resolve(dict(self.options))
         except SystemOptionError as exc:
@@ -104,10 +111,7 @@ class ReviewerSpec:
     def config(self) -> ReviewerConfig:
         """The concrete configuration: unset fields come from the environment's settings."""
         d = settings.reviewer_defaults()
-        provider = self.provider or d.provider
-        model = self.model or (d.model if provider == d.provider else "")
-        if not model:
-            raise StudyError(f"reviewer {self.template!r}: provider {provider!r} needs a model")
+        provider, model = _provider_and_model(self.provider, self.model, d, f"reviewer {self.template!r}")
         return ReviewerConfig(
             provider=provider, model=model, template=self.template,
             samples=self.samples if self.samples is not None else d.samples,
@@ -138,10 +142,7 @@ class JudgingSpec:
     def model_settings(self) -> dict:
         """provider, model, temperature, max_output_tokens, base_url, repeats: a judge configuration."""
         d = settings.reviewer_defaults()
-        provider = self.provider or d.provider
-        model = self.model or (d.model if provider == d.provider else "")
-        if not model:
-            raise StudyError(f"[judging]: provider {provider!r} needs a model")
+        provider, model = _provider_and_model(self.provider, self.model, d, "[judging]")
         return {"provider": provider, "model": model, "temperature": self.temperature,
                 "max_output_tokens": self.max_output_tokens or d.max_output_tokens,
                 "base_url": self.base_url if self.base_url is not None else d.base_url,
