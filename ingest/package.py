@@ -6,6 +6,7 @@ named on the `paper_ingested` event; `load_package` re-checks that hash and ever
 module imports no PDF library, so readers (reviewers, judges) load packages without paying for one.
 """
 
+import dataclasses
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -55,6 +56,10 @@ class ManuscriptPackage:
     package_version: int = PACKAGE_VERSION
     images: list[dict] = field(default_factory=list)  # {sha256, ext, width, height, pages}
     n_furniture: int = 0  # running headers, footers and page numbers left out of the records
+    # Records whose text the rendered page does not show ({record_id, reason}: white_text, tiny_text,
+    # invisible_text, off_page; ingest.hidden_text). They stay in the records — a text-layer reader
+    # sees them, which is the attack — and `without_hidden()` is the defence's view.
+    hidden: list[dict] = field(default_factory=list)
 
     @property
     def n_text_records(self) -> int:
@@ -98,9 +103,25 @@ class ManuscriptPackage:
         listed = "; ".join(h[:80] for h in heads[:20]) or "no headings"
         return f"[Appendix not included: {self.part_chars('appendix')} characters{where}; sections: {listed}]"
 
+    @property
+    def n_hidden_records(self) -> int:
+        return len(self.hidden)
+
+    def without_hidden(self) -> "ManuscriptPackage":
+        """The package as the rendered pages show it: the records flagged hidden left out."""
+        if not self.hidden:
+            return self
+        gone = {h["record_id"] for h in self.hidden}
+        kept = [r for r in self.records if r.id not in gone]
+        return dataclasses.replace(self, records=kept, n_chars=sum(len(r.text) for r in kept), hidden=[])
+
     def to_json(self) -> str:
-        """Canonical JSON (sorted keys), so equal packages give equal blob hashes."""
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        """Canonical JSON (sorted keys), so equal packages give equal blob hashes. An empty `hidden`
+        list is left out, so a package with nothing hidden hashes as it did before the check existed."""
+        d = asdict(self)
+        if not d["hidden"]:
+            del d["hidden"]
+        return json.dumps(d, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> "ManuscriptPackage":

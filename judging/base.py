@@ -198,3 +198,17 @@ class Recorder:
         self.known.add(key)
         self.written += 1
         return ev
+
+
+MODEL_KEYS = ("provider", "model", "temperature", "max_output_tokens", "base_url", "repeats")
+
+
+def judge_config_from(table: dict, defaults: dict, *, repeats: int | None = None) -> JudgeConfig:
+    """An experiment judge's model: the keys of MODEL_KEYS its study table sets, the study's
+    [judging] model for the rest (`defaults` = JudgingSpec.model_settings()); `repeats` is the
+    experiment's own default repeat count when the table sets none."""
+    settings_ = {k: defaults[k] for k in MODEL_KEYS if k in defaults}
+    if repeats is not None:
+        settings_["repeats"] = repeats
+    settings_.update({k: table[k] for k in MODEL_KEYS if k in table})
+    return JudgeConfig(**settings_)

@@ -55,7 +55,13 @@ DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",
                  "system", "options", "papers"}
-TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs"}
+# The robustness experiments (issue #11): each a table whose keys its own module checks
+# (orchestration/experiments.py names them): a contradiction benchmark, hidden-text injection,
+# withdrawn papers' real errors, score prediction from review text, and focus.
+EXPERIMENTS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus")
+VARIANT_EXPERIMENTS = ("contradictions", "hidden_text")  # the ones that make new manuscripts
+TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs",
+            *EXPERIMENTS}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
@@ -173,6 +179,19 @@ class Study:
     judges: tuple[str, ...] = field(default=())
     judging: JudgingSpec = JudgingSpec()
     costs: CostSpec = CostSpec()
+    experiments_json: str = "{}"  # {experiment: its table}, checked by orchestration.experiments
+
+    def experiment(self, name: str) -> dict | None:
+        """The study's table for one experiment (EXPERIMENTS), None when the study does not run it."""
+        return json.loads(self.experiments_json).get(name)
+
+    @property
+    def experiments(self) -> list[str]:
+        return [e for e in EXPERIMENTS if self.experiment(e) is not None]
+
+    @property
+    def makes_variants(self) -> bool:
+        return any(self.experiment(e) is not None for e in VARIANT_EXPERIMENTS)
 
     @property
     def sha256(self) -> str:
@@ -254,13 +273,20 @@ def parse_study(name: str, text: str) -> Study:
                          + (f"; unknown: {', '.join(unknown)}" if isinstance(judges, list) else ""))
     judging = _judging(name, raw.get("judging", {}))
     costs = _costs(name, raw.get("costs", {}))
+    experiments = {}
+    for e in EXPERIMENTS:
+        if e in raw:
+            if not isinstance(raw[e], dict):
+                raise StudyError(f"study {name!r}: [{e}] must be a table")
+            experiments[e] = raw[e]
     return Study(name=name, text=text, description=raw.get("description", ""),
                  corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
                  sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
                  ids=tuple(str(i) for i in papers.get("ids", ())),
                  all_ingested=bool(papers.get("all_ingested", False)), reviewers=tuple(reviewers),
                  external_systems=tuple(raw.get("external_systems", ())),
-                 judges=tuple(j for j in JUDGES if j in judges), judging=judging, costs=costs)
+                 judges=tuple(j for j in JUDGES if j in judges), judging=judging, costs=costs,
+                 experiments_json=json.dumps(experiments, sort_keys=True, default=str))
 
 
 def _costs(name: str, table: dict) -> CostSpec:
@@ -479,9 +505,26 @@ def resolve_papers(log: EventLog, study: Study) -> Resolution:
         chosen |= {e.paper_id for e in statuses if e.venue in study.venues}
     if study.all_ingested:
         chosen |= known - synthetic
+    # The experiments' variants of those papers (a contradiction inserted, hidden text injected), as
+    # the `paper_variants` asset last recorded them for this version of the study.
+    chosen |= set(variant_ids(log, study)) & set(latest)
     return Resolution(paper_ids=sorted(chosen & known),
                       manuscripts=[latest[p] for p in sorted(chosen & set(latest))],
                       missing=sorted(chosen - known))
+
+
+VARIANTS_ASSET = "paper_variants"
+
+
+def variant_ids(log: EventLog, study: Study) -> list[str]:
+    """The built variants the `paper_variants` asset recorded for this version of the study (its newest
+    `study_resolved` event of that asset), none when the study has no experiment that makes any."""
+    if not study.makes_variants:
+        return []
+    mine = [e for e in log.iter_events("study_resolved")
+            if e.asset == VARIANTS_ASSET and e.study_id == study.name and e.study_sha256 == study.sha256]
+    newest = max(mine, key=lambda e: e.event_id, default=None)
+    return list(json.loads(newest.paper_ids_json)) if newest is not None else []
 
 
 def _sample_ids(log: EventLog, study: Study) -> list[str]:

@@ -73,8 +73,8 @@ class PaperIngested(Event):
 
     event_type: ClassVar[str] = "paper_ingested"
     # v2 added the layout counts below (optional): a new schema segment then carries the columns
-    # even in a lake whose v1 segments do not.
-    schema_version: ClassVar[int] = 2
+    # even in a lake whose v1 segments do not. v3 added n_hidden_records.
+    schema_version: ClassVar[int] = 3
 
     paper_id: str
     title: str
@@ -95,6 +95,9 @@ class PaperIngested(Event):
     n_sections: int | None = None
     year: int | None = None
     area: str | None = None
+    # v3: text the rendered page does not show (white, tiny, invisible render mode, off the page;
+    # ingest.hidden_text), counted; None for packages read before the check existed.
+    n_hidden_records: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -529,6 +532,68 @@ class SystemReviewRecorded(Event):
     study: str | None = None  # the study whose run recorded it (a label; reviews are shared)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PaperVariantRecorded(Event):
+    """A manuscript made from another for an experiment: a contradiction inserted (judging.benchmark),
+    hidden text injected (ingest.hidden_text). Built variants are also ingested as papers of their
+    own (`paper_ingested` under `variant_id`, is_synthetic), so any reviewer reads them like any paper;
+    one that could not be built is still recorded (built = false, with the reason), as the seed keeps
+    its compile failures.
+
+    `variant_key` is the SHA-256 of (kind, base package, experiment config, details, the request
+    keys behind it): a replayed build finds it and writes nothing."""
+
+    event_type: ClassVar[str] = "paper_variant"
+
+    variant_key: str
+    variant_id: str  # the variant's paper id: "<base>~<kind>-<variant_key[:10]>"
+    kind: str  # contradiction | hidden_text
+    base_paper_id: str
+    base_package_sha256: str
+    experiment_config: str  # 16 hex: what built it (templates, model, seed, method ...)
+    built: bool
+    reason: str | None  # why it was not built (e.g. "paragraph_not_found", "render_failed")
+    pdf_sha256: str | None  # the variant's PDF (a blob), null when not built
+    package_sha256: str | None  # the variant's manuscript package (a blob), null when not built
+    details_json: str  # kind-specific: node, level, distance, original/modified paragraph / method, text
+    judgment_keys_json: str = "[]"  # the builder's judgments (graph, rewrite) behind it
+    request_keys_json: str = "[]"
+    study: str | None = None  # the study whose run built it (a label; variants are shared)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WithdrawalNoteImported(Event):
+    """Why a paper was withdrawn, in its authors' words (an OpenReview withdrawal note or an arXiv
+    withdrawal comment); the text is a blob."""
+
+    event_type: ClassVar[str] = "withdrawal_note_imported"
+
+    paper_id: str
+    source: str  # openreview | arxiv | <file name>
+    note_id: str | None
+    comment_sha256: str  # blob: the withdrawal comment text
+    comment_chars: int
+    source_path: str | None = None
+    line_no: int | None = None
+    level: str | None = None  # the dataset's own label for the error, when it has one
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReferenceLabelImported(Event):
+    """A human-made label a judge is audited against (e.g. "this review does identify this
+    contradiction", used for the detection judge's sensitivity), imported from JSONL."""
+
+    event_type: ClassVar[str] = "reference_label_imported"
+
+    dataset: str  # e.g. "detection_verified"
+    subject_key: str  # what is labelled, e.g. "<variant_id>|<review_key>"
+    paper_id: str | None
+    label_json: str  # the label, e.g. {"identified": true}
+    source_path: str
+    line_no: int
+    labelled_by: str | None = None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
@@ -536,7 +601,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
                                     StudyResolved, JudgmentRecorded, RetrievalCall,
                                     RelatedWorkImported, SpanAnnotationImported, CallsReplayed,
                                     PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
-                                    LlmBatchFinished, SystemReviewRecorded)
+                                    LlmBatchFinished, SystemReviewRecorded, PaperVariantRecorded,
+                                    WithdrawalNoteImported, ReferenceLabelImported)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.
@@ -551,7 +617,14 @@ def _paper_ingested_v1_to_v2(record: dict) -> dict:
     return record
 
 
-UPCASTERS[("paper_ingested", 1)] = [_paper_ingested_v1_to_v2]
+def _paper_ingested_v2_to_v3(record: dict) -> dict:
+    """v2 packages predate the hidden-text check: unknown (None), not zero."""
+    record.setdefault("n_hidden_records", None)
+    return record
+
+
+UPCASTERS[("paper_ingested", 1)] = [_paper_ingested_v1_to_v2, _paper_ingested_v2_to_v3]
+UPCASTERS[("paper_ingested", 2)] = [_paper_ingested_v2_to_v3]
 
 
 def _llm_call_v1_to_v2(record: dict) -> dict:

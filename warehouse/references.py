@@ -31,6 +31,9 @@ BLOB_FIELDS: dict[str, tuple[str, ...]] = {
     "llm_batch_submitted": ("input_sha256",),
     "llm_batch_finished": ("output_sha256",),
     "system_review": ("package_sha256",),  # the manuscript package the system read (written at ingest)
+    # a variant's base package, and its own PDF and package (null when it could not be built)
+    "paper_variant": ("base_package_sha256", "pdf_sha256", "package_sha256"),
+    "withdrawal_note_imported": ("comment_sha256",),
 }
 
 NOT_BLOBS: dict[tuple[str, str], str] = {

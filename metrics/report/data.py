@@ -45,6 +45,20 @@ class ReportData:
                           dict(self.missing))
 
 
+# The robustness experiments' sections (issue #11) name their own tables in their module's NEEDS.
+EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus")
+
+
+def all_needs() -> dict[str, list[str]]:
+    """NEEDS and every experiment section's (imported here: those modules import this one)."""
+    import importlib
+
+    out = dict(NEEDS)
+    for name in EXPERIMENT_SECTIONS:
+        out.update(importlib.import_module(f"metrics.report.{name}").NEEDS)
+    return out
+
+
 def load(duckdb_path: Path, study: str | None = None) -> ReportData:
     """Every table in NEEDS that exists with its columns; the rest named in `missing` with the reason.
     With `study`, only that study's rows: the marts hold every study, and a page mixes none."""
@@ -54,7 +68,7 @@ def load(duckdb_path: Path, study: str | None = None) -> ReportData:
     con = duckdb.connect(str(duckdb_path), read_only=True)
     try:
         present = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
-        for name, cols in NEEDS.items():
+        for name, cols in all_needs().items():
             if name not in present:
                 out.missing[name] = "table not built"
                 continue

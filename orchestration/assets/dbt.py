@@ -38,6 +38,10 @@ SOURCE_ASSETS = {
     "llm_batch_submitted": AssetKey("llm_batches"),  # a study in batch mode (llm_calls.batch)
     "llm_batch_finished": AssetKey("llm_batch_results"),
     "system_review": AssetKey("system_reviews"),  # the reviewer systems (reviewing.systems)
+    # the experiments' manuscripts (a contradiction inserted, hidden text injected)
+    "paper_variant": AssetKey("paper_variants"),
+    "withdrawal_note_imported": AssetKey("withdrawal_notes"),  # `peerlake ingest withdrawals`
+    "reference_label_imported": AssetKey("reference_labels"),  # `peerlake ingest labels`
 }
 
 

@@ -134,13 +134,16 @@ class ReviewerSystem:
         """Raise SystemOptionError for an option value the system cannot run with."""
 
     def resolve(self, overrides: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(overrides) - set(self.defaults))
+        known = {**COMMON_OPTIONS, **self.defaults}
+        unknown = sorted(set(overrides) - set(known))
         if unknown:
             raise SystemOptionError(f"system {self.name!r}: unknown option(s) {', '.join(unknown)}; "
-                              f"known: {', '.join(sorted(self.defaults)) or 'none'}")
+                              f"known: {', '.join(sorted(known)) or 'none'}")
+        # A common option is in the resolved options only when a study sets it, so configurations
+        # that never used it keep their identity (and their recorded reviews).
         opts = {**self.defaults, **overrides}
         for key, value in overrides.items():
-            default = self.defaults[key]
+            default = known[key]
             if default is not None and not _same_kind(default, value):
                 raise SystemOptionError(f"system {self.name!r}: option {key} = {value!r} should be like {default!r}")
         self.check(opts)
@@ -152,6 +155,13 @@ class ReviewerSystem:
     def plan(self, opts: dict[str, Any], package, provider: str) -> list[PlannedStep]:
         """The calls one run makes at most under these options (reflections at their maximum)."""
         raise NotImplementedError
+
+
+# Options every system accepts (the engine, not the system, acts on them):
+# - strip_hidden: read the manuscript without the text its rendered pages do not show (white, tiny,
+#   invisible or off-page text flagged at ingest; ingest.hidden_text) — the defence against hidden
+#   prompt injection. Off by default: a text-layer reader sees what the PDF holds.
+COMMON_OPTIONS: dict[str, Any] = {"strip_hidden": False}
 
 
 def _same_kind(default: Any, value: Any) -> bool:
