@@ -1,7 +1,7 @@
 """AI reviews, one partition per study: every (paper, reviewer configuration, sample) the study asks
 for, through the LLM gateway. Calls another study already paid for replay at no cost."""
 
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
 
 from metrics.costs.estimate import request_rows
 from orchestration.assets.attribution import calls_of
@@ -17,6 +17,9 @@ from warehouse import settings
 # The code version is the default reviewer configuration's hash (template text + model + parameters
 # + output schema): editing the prompt marks exactly this asset and what depends on it stale.
 REVIEWER_CODE_VERSION = ReviewerConfig.default().code_version()
+# The experiments' manuscripts (orchestration.assets.experiments.paper_variants, which imports this
+# module): made before the reviewers read the study's papers.
+VARIANTS = AssetKey("paper_variants")
 
 
 def keep_results(context, what: str, requests, outcomes) -> list:
@@ -52,7 +55,7 @@ def study_papers(context, log, study):
     return resolution.paper_ids, resolution.manuscripts
 
 
-@asset(group_name="reviews", deps=[manuscripts], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},
+@asset(group_name="reviews", deps=[manuscripts, VARIANTS], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},
        partitions_def=studies,
        description="K independent AI reviews per paper of the study → llm_call events (replayed when already made).")
 def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:

@@ -11,7 +11,7 @@ from orchestration.assets.attribution import calls_of
 from orchestration.assets.budget import budget_metadata, record_estimate
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import study_papers
+from orchestration.assets.reviews import VARIANTS, study_papers
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import load_study, record_resolution
 from reviewing.systems.base import SystemReviewRecorder, run_systems
@@ -31,7 +31,7 @@ def _systems_code_version() -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
-@asset(group_name="reviews", deps=[manuscripts], kinds={"llm"}, partitions_def=studies,
+@asset(group_name="reviews", deps=[manuscripts, VARIANTS], kinds={"llm"}, partitions_def=studies,
        code_version=_systems_code_version(),
        description="The study's reviewer systems (MLR, LLM-Review, AI Scientist, AgentReview ...) on its papers → "
                    "llm_call events per step and one system_review event per (paper, system, sample).")

@@ -97,13 +97,25 @@ def study_show(name: str) -> None:
     log = _log()
     try:
         study = load_study(log, name)
+        checked = _experiments(study)
         res = resolve_papers(log, study)
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(study.text.rstrip())
+    for exp in checked:
+        typer.echo(f"# experiment [{exp.name}]: {exp.judge.JUDGE} judge, checked")
     typer.echo(f"\n# sha256 {study.sha256}\n# papers now: {len(res.paper_ids)} ({study.paper_source()}), "
                f"{len(res.reviewable)} with a manuscript a reviewer can read"
                + (f"; {len(res.missing)} selected but unknown to the lake" if res.missing else ""))
+
+
+def _experiments(study) -> list:
+    """The study's experiment tables ([contradictions], [hidden_text] …), checked (StudyError)."""
+    if not study.experiments:
+        return []
+    from orchestration.experiments import experiments
+
+    return experiments(study)
 
 
 def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None) -> None:
@@ -116,6 +128,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     try:
         log = _log()
         study = load_study(log, name)
+        _experiments(study)  # a typo in an experiment table is refused before any call
         # Say it before starting Dagster: a study with reviewers, nothing to ingest and no ingested
         # manuscript has nothing to review.
         if study.reviewers and not study_pdfs(study) and not resolve_papers(log, study).reviewable:
@@ -224,6 +237,22 @@ def estimate_vs_actual(run_id: str) -> list[dict]:
             for p, m, ec, ac, e, lo, hi, a, r, inside in rows]
 
 
+def report_experiments(result) -> None:
+    """One line per experiment the study ran: the manuscripts it made, the judgments it recorded."""
+    meta = result.study.asset_metadata
+    variants = meta.get("paper_variants", {})
+    for exp in ("contradictions", "hidden_text"):
+        if f"{exp}_variants" in variants:
+            typer.echo(f"[{exp}] {variants[f'{exp}_variants']} variants, {variants.get(f'{exp}_built', 0)} built"
+                       + (f"; not built: {variants[f'{exp}_not_built']}" if f"{exp}_not_built" in variants else ""))
+    for key, m in sorted(meta.items()):
+        if key.startswith("experiment_") and "judge" in m:
+            typer.echo(f"[{key.removeprefix('experiment_')}] {m['judge']} judge ({m.get('model')}, {m.get('repeats')} "
+                       f"repeats): {m.get('judgments', 0)} judgments ({m.get('new_judgments', 0)} new, "
+                       f"{m.get('null_judgments', 0)} null with a reason, {m.get('failed', 0)} failed; "
+                       f"{m.get('model_calls_made', 0)} model calls made)")
+
+
 def report_costs(result) -> None:
     """After a run: spent, cap, what the cap left undone, and estimate vs actual per purpose/model."""
     from peerlake.console import console, print_rows
@@ -270,4 +299,5 @@ def register(app: typer.Typer) -> None:
                        f"{systems.get('null_reviews', 0)} null with a reason, {systems.get('failed', 0)} failed; "
                        f"{systems.get('model_calls_made', 0)} model calls made); per system "
                        f"{systems.get('reviews_per_system', '{}')}")
+        report_experiments(result)
         report_costs(result)

@@ -1,0 +1,158 @@
+"""The robustness experiments (issue #11), one partition per study.
+
+- `paper_variants` makes the experiments' manuscripts before anyone reviews: the contradiction
+  benchmark (a knowledge graph per paper, one rewritten paragraph per distance) and the hidden-text
+  injection. Each variant is a paper of its own, so the study's reviewers read it like any other.
+- `experiment_<name>` runs that experiment's judge over every review of the study's papers:
+  detection (contradictions), injection mention (hidden_text), withdrawal match, score prediction,
+  focus. Every judgment is a `judgment_recorded` event; the marts compute every number from them.
+
+A study without the experiment skips the asset; a second run replays every call and writes nothing."""
+
+import hashlib
+import json
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
+from ingest.manuscripts import latest_versions
+from ingest.variants import recorded_variants
+from judging.base import JudgeConfig, JudgeContext, Recorder
+from orchestration.assets.attribution import calls_of
+from orchestration.assets.budget import REFUSED, budget_metadata
+from orchestration.assets.ingest import human_reviews as human_reviews_asset
+from orchestration.assets.ingest import manuscripts
+from orchestration.assets.partitions import studies, study_of
+from orchestration.assets.reviews import ai_reviews
+from orchestration.assets.systems import system_reviews as system_reviews_asset
+from orchestration.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
+from orchestration.resources import LakeResource, ReviewerResource
+from reviewing.study import VARIANTS_ASSET, load_study, record_resolution, resolve_papers
+
+BUILDER_JUDGE = "contradiction"  # the judge name the contradiction builder records its judgments under
+
+
+def _code_version(modules) -> str:
+    from prompts import load_template
+
+    parts = [[m.__name__, [load_template(t).hash for t in getattr(m, "TEMPLATES", ())]] for m in modules]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+@asset(group_name="experiments", deps=[manuscripts], kinds={"llm"}, partitions_def=studies,
+       code_version=_code_version([builder(e) for e in BUILDERS]),
+       description="The study's experiment manuscripts: a contradiction inserted per graph distance "
+                   "([contradictions]) and hidden text injected ([hidden_text]) → paper_variant events, each "
+                   "built variant ingested as a paper the study's reviewers then read.")
+def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+    log = lake.event_log()
+    study = load_study(log, study_of(context))
+    todo = [e for e in experiments(study) if e.builder_spec is not None]
+    if not todo:
+        return MaterializeResult(metadata={"study": study.name, "skipped": "no experiment that makes manuscripts"})
+    variant_ids = {v.variant_id for v in recorded_variants(log).values()}
+    latest = latest_versions(log)
+    # the base papers: the study's manuscripts that are not themselves variants
+    papers = [latest[p] for p in resolve_papers(log, study).reviewable if p not in variant_ids]
+    gateway = reviewer.gateway(log)
+    before = gateway.stats.snapshot()
+    built: list[str] = []
+    meta: dict = {"study": study.name, "base_papers": len(papers)}
+    for exp in todo:
+        if exp.name == "contradictions":
+            cfg = exp.builder_config(study)
+            mod = builder(exp.name)
+            ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, study=study.name,
+                               judge_config=cfg.identity(BUILDER_JUDGE, mod.TEMPLATES))
+            with calls_of(context, study):
+                report = mod.build(ctx, papers, exp.builder_spec)
+            events = list(report.variants)
+            meta.update({f"contradictions_{k}": v for k, v in _counts(report).items()})
+        else:
+            events = builder(exp.name).build(log, papers, exp.builder_spec, study=study.name)
+        ok = [e.variant_id for e in events if e.built]
+        built += ok
+        meta[f"{exp.name}_variants"] = len(events)
+        meta[f"{exp.name}_built"] = len(ok)
+        reasons: dict[str, int] = {}
+        for e in events:
+            if not e.built:
+                reasons[e.reason or "?"] = reasons.get(e.reason or "?", 0) + 1
+        if reasons:
+            meta[f"{exp.name}_not_built"] = json.dumps(reasons, sort_keys=True)
+            context.log.warning(f"{exp.name}: {sum(reasons.values())} variants not built: {reasons}")
+        context.log.info(f"{exp.name}: {len(events)} variants, {len(ok)} built")
+    record_resolution(log, study, sorted(set(built)), [], asset=VARIANTS_ASSET)
+    log.seal()
+    meta["model_calls_made"] = gateway.stats.calls_made - before.calls_made
+    meta["cost_usd"] = float(gateway.stats.cost_usd - before.cost_usd)
+    return MaterializeResult(metadata=meta,
+                             data_version=DataVersion(hashlib.sha256(json.dumps(sorted(built)).encode()).hexdigest()[:16]))
+
+
+def _counts(report) -> dict:
+    """The builder's counts (graphs, quotes dropped, edges rejected, unreachable nodes …) as metadata."""
+    out = {}
+    for k, v in vars(report).items():
+        if k != "variants" and isinstance(v, int | float | str):
+            out[k] = v
+    return out
+
+
+def _experiment_asset(experiment: str):
+    module = judge_module(experiment)
+
+    @asset(name=f"experiment_{experiment}", group_name="experiments",
+           deps=[ai_reviews, system_reviews_asset, human_reviews_asset], code_version=_code_version([module]),
+           kinds={"llm"}, partitions_def=studies, op_tags={"peerlake/judge": "serial"},
+           description=f"The {module.JUDGE} judge of the [{experiment}] experiment on the study's reviews → "
+                       "llm_call and judgment_recorded events (nothing when the study does not run it).")
+    def _run(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+        log = lake.event_log()
+        study = load_study(log, study_of(context))
+        exp = next((e for e in experiments(study) if e.name == experiment), None)
+        if exp is None:
+            return MaterializeResult(metadata={"study": study.name, "skipped": f"the study has no [{experiment}]"})
+        paper_ids, reviews = study_reviews(log, study)
+        cfg: JudgeConfig = exp.judge_config(study)
+        config_id = exp.judge_config_id(cfg)
+        recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
+        gateway = reviewer.gateway(log)
+        before = gateway.stats.snapshot()
+        ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, study=study.name)
+        with calls_of(context, study):
+            judgments = module.judge(ctx, reviews, exp.judge_spec)
+        keys = []
+        for j in judgments:
+            recorder.record(j)
+            keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
+        record_resolution(log, study, paper_ids, [], asset=f"experiment_{experiment}",
+                          judges=[{"judge": module.JUDGE, "judge_config": config_id, "provider": cfg.provider,
+                                   "model": cfg.model, "repeats": cfg.repeats,
+                                   "review_keys": sorted({r.review_key for r in reviews})}])
+        log.seal()
+        undone = [k for k in keys if k[3] is not None and REFUSED in k[3]]
+        failed = [k for k in keys if k[3] is not None and REFUSED not in k[3]]
+        for subject, repeat, _, why in failed[:20]:
+            context.log.error(f"{module.JUDGE} on {subject} (repeat {repeat}) not made: {why}")
+        if keys and len(failed) == len(keys):
+            raise RuntimeError(f"every {module.JUDGE} judgment failed; first: {failed[0][3]}")
+        made = gateway.stats.calls_made - before.calls_made
+        nulls = sum(1 for k in keys if k[2] is not None and k[3] is None)
+        context.log.info(f"{module.JUDGE}: {len(keys)} judgments ({recorder.written} new, {recorder.skipped} already "
+                         f"recorded, {nulls} null with a reason, {len(failed)} failed, {len(undone)} left undone "
+                         f"by the cost cap); {made} model calls made")
+        return MaterializeResult(
+            metadata={"study": study.name, "judge": module.JUDGE, "judge_config": config_id,
+                      "model": f"{cfg.provider}/{cfg.model}", "repeats": cfg.repeats, "reviews": len(reviews),
+                      "judgments": len(keys), "new_judgments": recorder.written, "null_judgments": nulls,
+                      "failed": len(failed), "model_calls_made": made,
+                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
+                      "judgments_left_undone": len(undone),
+                      **budget_metadata(context, study, gateway, gateway.stats.refused_calls - before.refused_calls)},
+            data_version=DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
+
+    return _run
+
+
+EXPERIMENT_ASSETS = [_experiment_asset(e) for e in JUDGES]
+ASSETS = [paper_variants, *EXPERIMENT_ASSETS]

@@ -1,0 +1,103 @@
+"""The robustness experiments a study may run (issue #11) and the modules behind each: a builder that
+makes new manuscripts (contradiction benchmark, hidden-text injection) and a judge that reads the
+reviews (detection, injection mention, withdrawal match, score prediction, focus).
+
+A study's experiment table (`[contradictions]`, `[hidden_text]` …) is checked here against the keys
+its modules own, so a typo is refused with the known keys before any call is made."""
+
+import hashlib
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from judging.base import JudgeConfig, judge_config_from
+from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
+from reviewing.study import EXPERIMENTS, Study, StudyError, resolve_papers
+from warehouse import EventLog
+
+BUILDERS = {"contradictions": "judging.benchmark", "hidden_text": "ingest.hidden_text"}
+JUDGES = {"contradictions": "judging.detection", "hidden_text": "judging.injection",
+          "withdrawals": "judging.withdrawal_match", "score_prediction": "judging.score_prediction",
+          "focus": "judging.focus"}
+assert set(JUDGES) == set(EXPERIMENTS)
+
+
+def builder(experiment: str) -> ModuleType | None:
+    name = BUILDERS.get(experiment)
+    return importlib.import_module(name) if name else None
+
+
+def judge_module(experiment: str) -> ModuleType:
+    return importlib.import_module(JUDGES[experiment])
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment of a study, its table checked: the builder's and the judge's specs."""
+
+    name: str
+    table: dict
+    builder_spec: object | None
+    judge_spec: object
+
+    @property
+    def judge(self) -> ModuleType:
+        return judge_module(self.name)
+
+    def judge_config(self, study: Study) -> JudgeConfig:
+        sub = self.table.get("judge", {})
+        return judge_config_from(sub, study.judging.model_settings(), repeats=self.judge.DEFAULT_REPEATS)
+
+    def judge_config_id(self, cfg: JudgeConfig) -> str:
+        """16 hex: the judge's templates, model and parameters, and whatever else of its spec changes
+        its answers (a module's `identity_extra(spec)`, e.g. the focus taxonomy's hash)."""
+        base = cfg.identity(self.judge.JUDGE, self.judge.TEMPLATES)
+        extra = getattr(self.judge, "identity_extra", None)
+        if extra is None:
+            return base
+        return hashlib.sha256(f"{base}|{extra(self.judge_spec)}".encode()).hexdigest()[:16]
+
+    def builder_config(self, study: Study) -> JudgeConfig:
+        """The contradiction builder's model ([contradictions.builder]; the study's [judging] model)."""
+        return judge_config_from(self.table.get("builder", {}), study.judging.model_settings(), repeats=1)
+
+
+def experiments(study: Study) -> list[Experiment]:
+    """The study's experiments, each table checked (StudyError naming the key and the known ones)."""
+    out = []
+    for name in study.experiments:
+        table = study.experiment(name)
+        mods = [m for m in (builder(name), judge_module(name)) if m is not None]
+        known = set().union(*(m.KEYS for m in mods))
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise StudyError(f"study {study.name!r}: [{name}] has unknown key(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
+        for sub in ("judge", "builder"):
+            if sub in table and not isinstance(table[sub], dict):
+                raise StudyError(f"study {study.name!r}: [{name}.{sub}] must be a table (provider, model, "
+                                 "temperature, max_output_tokens, base_url, repeats)")
+        try:
+            b = builder(name)
+            bspec = b.Spec.from_table(table) if b is not None else None
+            jspec = judge_module(name).Spec.from_table(table)
+        except (ValueError, TypeError) as exc:
+            raise StudyError(f"study {study.name!r}: [{name}]: {exc}") from None
+        out.append(Experiment(name=name, table=table, builder_spec=bspec, judge_spec=jspec))
+    return out
+
+
+def study_reviews(log: EventLog, study: Study) -> tuple[list[str], list[JudgedReview]]:
+    """Every review of the study's papers (variants included) that an experiment judge may read: the
+    human reviews, each template reviewer's and system's samples, the study's imported systems."""
+    paper_ids = resolve_papers(log, study).paper_ids
+    reviews = list(human_reviews(log, paper_ids))
+    templates = {c.code_version(): c.samples for c in study.reviewer_configs()}
+    if templates:
+        reviews += peerlake_reviews(log, paper_ids, templates, samples=templates)
+    systems = {c.identity(): c.samples for c in study.system_configs()}
+    if systems:
+        reviews += system_reviews(log, paper_ids, systems)
+    if study.external_systems:
+        reviews += external_reviews(log, paper_ids, study.external_systems)
+    return paper_ids, reviews
