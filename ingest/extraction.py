@@ -67,7 +67,8 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
     sizes: Counter = Counter()
     for _, _, blocks in pages:
         for b in blocks:
-            sizes.update(b.chars)
+            if not b.hidden:  # a page of hidden text in some font must not decide the body size
+                sizes.update(b.chars)
     if not sizes:
         raise ManuscriptError("has no extractable text layer (a scan? OCR is not supported)",
                               severity="warning")
@@ -81,6 +82,7 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
     repeated = {k for k, n in seen.items() if len(pages) >= 3 and n >= max(3, len(pages) // 2)}
 
     items: list[Item] = []
+    hidden: dict[int, str] = {}  # id(item) -> reason, for the items made of hidden text
     n_furniture = 0
     for pno, (_, h, blocks) in enumerate(pages, start=1):
         items.append(Item(pno, "page_marker", f"[page {pno}]", None))
@@ -93,8 +95,10 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
                 n_furniture += 1
                 continue
             items.append(Item(pno, block_kind(b, body_size, h), b.text, b.bbox, b.size))
-    _mark_title(items, pages, body_size)
-    items = _merge_split_paragraphs(items)
+            if b.hidden:
+                hidden[id(items[-1])] = b.hidden
+    _mark_title([it for it in items if id(it) not in hidden], pages, body_size)
+    items = _merge_split_paragraphs(items, set(hidden))
     records = sectioned_records(items, image_meta)
 
     titles = [r.text for r in records if r.kind == "title"]
@@ -110,8 +114,26 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
         removed=anonymize(records),
         images=sorted(image_meta.values(), key=lambda m: (m["pages"][0], m["sha256"])),
         n_furniture=n_furniture,
+        hidden=_hidden_records(records, [(it, hidden[id(it)]) for it in items if id(it) in hidden]),
     )
     return pkg, image_bytes
+
+
+def _hidden_records(records, hidden_items: list[tuple[Item, str]]) -> list[dict]:
+    """{record_id, reason} of the records made from hidden items: same page and box, and the record's
+    text part of the item's (a bibliography item is split into several records)."""
+    if not hidden_items:
+        return []
+    by_place: dict[tuple, list[tuple[Item, str]]] = {}
+    for it, reason in hidden_items:
+        by_place.setdefault((it.page, it.bbox), []).append((it, reason))
+    out = []
+    for r in records:
+        for it, reason in by_place.get((r.page, r.bbox), ()):
+            if r.text and r.text in it.text:
+                out.append({"record_id": r.id, "reason": reason})
+                break
+    return out
 
 
 def extract_records(pdf_bytes: bytes) -> ManuscriptPackage:
@@ -150,11 +172,15 @@ def _mark_title(items: list[Item], pages, body_size: float) -> None:
             it.kind = "title"
 
 
-def _merge_split_paragraphs(items: list[Item]) -> list[Item]:
+def _merge_split_paragraphs(items: list[Item], keep: set[int] = frozenset()) -> list[Item]:
     """Join a paragraph cut by a column or page break ("… the model" | "learns …") into one record,
-    skipping the footnotes, floats and page markers that sit between the two halves."""
+    skipping the footnotes, floats and page markers that sit between the two halves. Items in `keep`
+    (ids of hidden text) are never joined with another: hidden and visible text stay apart."""
     out: list[Item] = []
     for it in items:
+        if id(it) in keep:
+            out.append(it)
+            continue
         if it.kind == "title" and out and out[-1].kind == "title":
             prev = out[-1]
             prev.text = f"{prev.text} {it.text}"
@@ -167,7 +193,7 @@ def _merge_split_paragraphs(items: list[Item]) -> list[Item]:
                 if prev.kind in ("page_marker", "footnote", "caption", "image", "table", "equation"):
                     continue
                 if prev.kind == "paragraph" and not _ENDS_SENTENCE.search(prev.text) \
-                        and it.page - prev.page <= 1:
+                        and it.page - prev.page <= 1 and id(prev) not in keep:
                     if re.search(r"[a-z]-$", prev.text):
                         prev.text = prev.text[:-1] + it.text
                     else:

@@ -88,6 +88,7 @@ def _ingest_one(batch: Batch, path: Path, paper_id: str | None, venue: str | Non
         references_chars=package.part_chars("references"),
         n_references=len(package.references),
         n_sections=len(package.sections),
+        n_hidden_records=package.n_hidden_records,
     )
     versions[pid] = event
     return batch.emit("new_version" if latest else "ingested", path, event, paper_id=pid)

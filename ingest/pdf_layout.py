@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from ingest.visibility import page_backdrop, span_reason
+
 # Ligatures expanded (no TEXT_PRESERVE_LIGATURES) so "ﬁxed" reads as "fixed"; images are not
 # decoded here (no TEXT_PRESERVE_IMAGES) because the text pass must stay cheap.
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
@@ -38,6 +40,7 @@ class Block:
     chars: Counter = field(default_factory=Counter)
     column: str = "full"  # left | right | full
     xref: int = 0
+    hidden: str | None = None  # why the rendered page does not show it (ingest.visibility.REASONS)
 
     @property
     def width(self) -> float:
@@ -57,31 +60,51 @@ def join_lines(lines: list[str]) -> str:
 
 
 def text_blocks(page: pymupdf.Page) -> list[Block]:
-    """Non-empty text blocks of a page with font statistics."""
+    """Non-empty text blocks of a page with font statistics. Spans the rendered page would not show
+    (ingest.visibility) are split off into blocks of their own, one per reason, marked `hidden`; a
+    block with no hidden span is built exactly as before the check existed."""
     blocks = []
+    rect = tuple(page.rect)
+    backdrop = page_backdrop(page)
     for b in page.get_text("dict", flags=TEXT_FLAGS)["blocks"]:
         if b.get("type") != 0:
             continue
-        spans = [s for line in b["lines"] for s in line["spans"] if s["text"].strip()]
-        if not spans:
+        reasons = {id(s): span_reason(s, rect, backdrop)
+                   for line in b["lines"] for s in line["spans"] if s["text"].strip()}
+        if not any(reasons.values()):
+            if reasons:
+                blocks.append(_block(b["lines"], b["bbox"]))
             continue
-        mono = all(s["flags"] & pymupdf.TEXT_FONT_MONOSPACED for s in spans)
-        lines = ["".join(s["text"] for s in line["spans"]) for line in b["lines"]]
-        lines = [ln.rstrip() for ln in lines if ln.strip()]
-        chars: Counter = Counter()
-        for s in spans:
-            chars[round(s["size"], 1)] += len(s["text"])
-        blocks.append(Block(
-            kind="text",
-            bbox=tuple(round(v, 1) for v in b["bbox"]),
-            text="\n".join(lines) if mono else join_lines(lines),
-            size=max(s["size"] for s in spans),
-            bold=all(s["flags"] & pymupdf.TEXT_FONT_BOLD for s in spans),
-            mono=mono,
-            n_lines=len(lines),
-            chars=chars,
-        ))
+        for reason in (None, *sorted({r for r in reasons.values() if r})):
+            # whitespace-only spans stay with the visible text, where they were spaces
+            lines = [{"spans": [s for s in line["spans"] if reasons.get(id(s)) == reason]} for line in b["lines"]]
+            spans = [s for line in lines for s in line["spans"] if s["text"].strip()]
+            if spans:
+                bbox = (min(s["bbox"][0] for s in spans), min(s["bbox"][1] for s in spans),
+                        max(s["bbox"][2] for s in spans), max(s["bbox"][3] for s in spans))
+                blocks.append(_block(lines, bbox, hidden=reason))
     return blocks
+
+
+def _block(lines_: list[dict], bbox, hidden: str | None = None) -> Block:
+    spans = [s for line in lines_ for s in line["spans"] if s["text"].strip()]
+    mono = all(s["flags"] & pymupdf.TEXT_FONT_MONOSPACED for s in spans)
+    lines = ["".join(s["text"] for s in line["spans"]) for line in lines_]
+    lines = [ln.rstrip() for ln in lines if ln.strip()]
+    chars: Counter = Counter()
+    for s in spans:
+        chars[round(s["size"], 1)] += len(s["text"])
+    return Block(
+        kind="text",
+        bbox=tuple(round(v, 1) for v in bbox),
+        text="\n".join(lines) if mono else join_lines(lines),
+        size=max(s["size"] for s in spans),
+        bold=all(s["flags"] & pymupdf.TEXT_FONT_BOLD for s in spans),
+        mono=mono,
+        n_lines=len(lines),
+        chars=chars,
+        hidden=hidden,
+    )
 
 
 def image_blocks(page: pymupdf.Page, min_side_pt: float = 24.0) -> list[Block]:

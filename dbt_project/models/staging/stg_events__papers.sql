@@ -31,7 +31,9 @@ renamed as (
         cast(n_references as integer) as n_references,
         cast(n_sections as integer) as n_sections,
         cast(year as integer) as year,
-        cast(area as varchar) as area
+        cast(area as varchar) as area,
+        -- schema v3: records the rendered page does not show (ingest.visibility); null = not checked
+        cast(n_hidden_records as integer) as n_hidden_records
 
     from source
 
