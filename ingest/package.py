@@ -153,6 +153,12 @@ class ManuscriptPackage:
         return fit_text(text, max_chars)
 
 
+def base_of(paper_id: str) -> str:
+    """The paper an experiment's variant was made from (its id up to "~", see ingest.variants); a paper
+    that is no variant is its own base."""
+    return paper_id.split("~", 1)[0]
+
+
 def fit_text(text: str, max_chars: int, note: str = TRUNCATION_NOTE) -> str:
     """`text` cut to at most `max_chars`, with a visible note when cut. It ends on a word boundary when
     one is near, so a model never sees half a token."""

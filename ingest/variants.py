@@ -28,6 +28,7 @@ def variant_key(kind: str, base_package_sha256: str, experiment_config: str, det
 
 
 def variant_paper_id(base_paper_id: str, kind: str, key: str) -> str:
+    """"<base>~<kind>-<key10>" (ingest.package.base_of reads the base back)."""
     return f"{base_paper_id}~{kind}-{key[:10]}"
 
 

@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from ingest.package import base_of
 from judging.base import JudgeConfig, judge_config_from
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
 from reviewing.study import EXPERIMENTS, Study, StudyError, resolve_papers
@@ -20,6 +21,9 @@ JUDGES = {"contradictions": "judging.detection", "hidden_text": "judging.injecti
           "withdrawals": "judging.withdrawal_match", "score_prediction": "judging.score_prediction",
           "focus": "judging.focus"}
 assert set(JUDGES) == set(EXPERIMENTS)
+# Keys every experiment table accepts: `papers` narrows the experiment (its builder, its judge's
+# reviews) to those papers of the study and their variants.
+COMMON_KEYS = {"papers"}
 
 
 def builder(experiment: str) -> ModuleType | None:
@@ -39,6 +43,11 @@ class Experiment:
     table: dict
     builder_spec: object | None
     judge_spec: object
+
+    def covers(self, paper_id: str) -> bool:
+        """Whether the experiment reads this paper (a variant by its base paper)."""
+        papers = self.table.get("papers")
+        return papers is None or base_of(paper_id) in papers
 
     @property
     def judge(self) -> ModuleType:
@@ -68,7 +77,7 @@ def experiments(study: Study) -> list[Experiment]:
     for name in study.experiments:
         table = study.experiment(name)
         mods = [m for m in (builder(name), judge_module(name)) if m is not None]
-        known = set().union(*(m.KEYS for m in mods))
+        known = set().union(COMMON_KEYS, *(m.KEYS for m in mods))
         unknown = sorted(set(table) - known)
         if unknown:
             raise StudyError(f"study {study.name!r}: [{name}] has unknown key(s) {', '.join(unknown)}; "
@@ -83,6 +92,9 @@ def experiments(study: Study) -> list[Experiment]:
             jspec = judge_module(name).Spec.from_table(table)
         except (ValueError, TypeError) as exc:
             raise StudyError(f"study {study.name!r}: [{name}]: {exc}") from None
+        papers = table.get("papers")
+        if papers is not None and not (isinstance(papers, list) and all(isinstance(p, str) for p in papers)):
+            raise StudyError(f"study {study.name!r}: [{name}] papers must be a list of paper ids")
         out.append(Experiment(name=name, table=table, builder_spec=bspec, judge_spec=jspec))
     return out
 

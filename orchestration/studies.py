@@ -18,9 +18,12 @@ OPTIONAL_TAG = "peerlake/optional"  # assets a study runs only when asked (e.g. 
 class StudyRun:
     study: PipelineRun
     build: PipelineRun | None
+    build_skipped: bool = False  # asked not to build (`peerlake run --no-build`)
 
     @property
     def success(self) -> bool:
+        if self.build_skipped:
+            return self.study.success
         return self.study.success and self.build is not None and self.build.success
 
 
@@ -54,8 +57,9 @@ def build_asset_keys() -> list[str]:
 
 
 def run_study(study: str, probes: bool = False, tags: dict | None = None,
-              max_cost_usd: float | None = None) -> StudyRun:
-    """The study's run, then the build. `max_cost_usd` caps the study's run (a run tag the model
+              max_cost_usd: float | None = None, build: bool = True) -> StudyRun:
+    """The study's run, then the build (unless `build` is false: the marts then wait for the next
+    `peerlake build`, e.g. after several studies' runs). `max_cost_usd` caps the study's run (a run tag the model
     assets read; it overrides the study's [costs] max_cost_usd). A run the cap stopped early still
     succeeds with what it made, and the build publishes that."""
     name = study
@@ -68,6 +72,8 @@ def run_study(study: str, probes: bool = False, tags: dict | None = None,
     first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name)
     if not first.success:
         return StudyRun(first, None)
+    if not build:
+        return StudyRun(first, None, build_skipped=True)
     return StudyRun(first, run_pipeline(selection=build_asset_keys(), tags=tags))
 
 

@@ -18,7 +18,10 @@ class ReviewerConfig:
     papers: tuple[str, ...] = ()  # the study's papers this reviewer reads (empty: all); not its identity
 
     def covers(self, paper_id: str) -> bool:
-        return not self.papers or paper_id in self.papers
+        """Whether this reviewer reads the paper; an experiment's variant of a listed paper too."""
+        from ingest.package import base_of
+
+        return not self.papers or paper_id in self.papers or base_of(paper_id) in self.papers
 
     @classmethod
     def default(cls) -> "ReviewerConfig":

@@ -113,6 +113,7 @@ def _experiment_asset(experiment: str):
         if exp is None:
             return MaterializeResult(metadata={"study": study.name, "skipped": f"the study has no [{experiment}]"})
         paper_ids, reviews = study_reviews(log, study)
+        reviews = [r for r in reviews if exp.covers(r.paper_id)]
         cfg: JudgeConfig = exp.judge_config(study)
         config_id = exp.judge_config_id(cfg)
         recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)

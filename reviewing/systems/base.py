@@ -64,7 +64,10 @@ class SystemConfig:
     papers: tuple[str, ...] = ()  # the study's papers this system reviews (empty: all); not its identity
 
     def covers(self, paper_id: str) -> bool:
-        return not self.papers or paper_id in self.papers
+        """Whether this reviewer reads the paper; an experiment's variant of a listed paper too."""
+        from ingest.package import base_of
+
+        return not self.papers or paper_id in self.papers or base_of(paper_id) in self.papers
 
     @property
     def opts(self) -> dict[str, Any]:
