@@ -25,6 +25,12 @@ PRIMARY_KEYS: dict[str, str] = {
     "reliability_distribution_estimation": "distribution_estimation_id",
     "quality_comparison": "quality_comparison_id",
     "system_summary": "system_summary_id", "system_review_costs": "system_review_cost_id",
+    "score_prediction_correlations": "score_prediction_correlation_id",
+    "score_prediction_papers": "score_prediction_paper_id", "text_overlap": "text_overlap_id",
+    "focus_distributions": "focus_distribution_id", "focus_divergence": "focus_divergence_id",
+    "withdrawal_detection": "withdrawal_detection_id", "contradiction_detection": "contradiction_detection_id",
+    "contradiction_judge_audit": "contradiction_judge_audit_id", "hidden_text_detector": "hidden_text_detector_id",
+    "hidden_text_effects": "hidden_text_effect_id",
 }
 
 # The columns a row shares with the models upstream of it: each step's input rows are filtered by them.

@@ -133,6 +133,43 @@ def ingest_related_work_cmd(
     _finish(log, import_related_work(log, path), ("imported", "skipped", "rejected"), strict)
 
 
+@ingest_app.command("withdrawals")
+def ingest_withdrawals_cmd(
+    paths: list[Path] = typer.Argument(..., help="arXiv comments as .jsonl (paper_id, comment, arxiv_id?, title?, "
+                                                 "level?) or OpenReview note files / folders"),
+    strict: bool = typer.Option(False),
+) -> None:
+    """Withdrawal comments (arXiv JSONL, OpenReview withdrawal notes) → what the withdrawal match judge reads."""
+    from ingest.openreview import iter_note_files
+    from ingest.withdrawals import STATUSES, import_withdrawals
+
+    log = _log()
+    outcomes = []
+    for p in paths:
+        for path in [p] if p.suffix.lower() == ".jsonl" else iter_note_files([p]):
+            outcomes += import_withdrawals(log, path)
+    _finish(log, outcomes, STATUSES, strict)
+
+
+@ingest_app.command("labels")
+def ingest_labels_cmd(
+    path: Path = typer.Argument(..., help="JSONL file, one label per line: subject_key (or variant_id and "
+                                          "review_key), the label (e.g. identified), labelled_by?"),
+    dataset: str = typer.Option(..., help="what the labels are for, e.g. detection_verified (the detection "
+                                          "judge's sensitivity)"),
+    strict: bool = typer.Option(False),
+) -> None:
+    """Human-verified labels a judge is audited against → reference_label_imported."""
+    from ingest.reference_labels import STATUSES, import_reference_labels
+
+    log = _log()
+    try:
+        outcomes = import_reference_labels(log, path, dataset)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    _finish(log, outcomes, STATUSES, strict)
+
+
 def sample_cmd(
     per_venue: str = typer.Option(..., "--per-venue", help="sample size per venue; nested sizes as 1000,300,100"),
     strata: str = typer.Option("area,score_bin", help="comma-separated: area, score_bin, status"),

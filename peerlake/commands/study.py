@@ -118,7 +118,8 @@ def _experiments(study) -> list:
     return experiments(study)
 
 
-def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None) -> None:
+def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None,
+                      build: bool = True) -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
     from peerlake.console import console, report_run, run_quietly
@@ -138,7 +139,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
-                         max_cost_usd=max_cost)
+                         max_cost_usd=max_cost, build=build)
     report_run(result.study)
     if result.build is not None:
         report_run(result.build)
@@ -282,12 +283,15 @@ def register(app: typer.Typer) -> None:
                                          help="list the calls the run would make and what they would cost; make none"),
             max_cost: float = typer.Option(None, "--max-cost", min=0.0,
                                            help="USD this run may spend on new paid calls (replays are free); "
-                                                "overrides the study's [costs] max_cost_usd")) -> None:
+                                                "overrides the study's [costs] max_cost_usd"),
+            build: bool = typer.Option(True, "--build/--no-build",
+                                       help="build, gate and publish the marts after the model steps (default); "
+                                            "--no-build leaves that to a later `peerlake build`")) -> None:
         """Materialize a study: ingest what it reads, review its papers, build and gate the marts."""
         if dry_run:
             show_dry_run(name, probes)
             return
-        result = run_study_command(name, probes, "run", max_cost=max_cost)
+        result = run_study_command(name, probes, "run", max_cost=max_cost, build=build)
         meta = result.study.asset_metadata.get("ai_reviews", {})
         if meta.get("reviewer_configs"):  # the study has single-template reviewers
             typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
@@ -301,3 +305,5 @@ def register(app: typer.Typer) -> None:
                        f"{systems.get('reviews_per_system', '{}')}")
         report_experiments(result)
         report_costs(result)
+        if not build:
+            typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")

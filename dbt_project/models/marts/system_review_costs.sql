@@ -61,7 +61,8 @@ per_review as (
         sum(system_calls.cost_usd) as known_cost_usd,
         -- an answered call without a price (or a call not in the lake) leaves the total unknown
         count(*) filter (where system_calls.cost_usd is null) as n_calls_unpriced,
-        sum(system_calls.latency_ms) / 1000.0 as model_seconds
+        -- rounded to the microsecond like wall_seconds: float sums in another order differ in the last bit
+        round(sum(system_calls.latency_ms) / 1000.0, 6) as model_seconds
 
     from scoped
     inner join system_calls using (system_review_id)
@@ -102,7 +103,7 @@ critical_path as (
 
     select
         system_review_id,
-        sum(step_ms) / 1000.0 as wall_seconds
+        round(sum(step_ms) / 1000.0, 6) as wall_seconds
 
     from step_rounds
     group by system_review_id
