@@ -1,0 +1,1 @@
+"""Text measures over review text: n-gram overlap with the human reviews (ROUGE, BLEU)."""
