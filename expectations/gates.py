@@ -173,6 +173,14 @@ def run_gate(suite_name: str, duckdb_path: Path, *, schema: str = "main") -> Gat
 def validate_frame(suite_name: str, frame: pd.DataFrame) -> GateResult:
     """Validate an in-memory frame shaped like the suite's model (e.g. before writing it)."""
     suite = _suite(suite_name)
+    if frame.empty:
+        # Every suite's expectations are about column values (or pairs of them): on no rows each holds
+        # vacuously, as Great Expectations itself says (tests/expectations/test_empty_marts.py runs it
+        # on an empty frame of every suite to keep that true). A study without reviewer systems or
+        # experiments leaves a dozen marts empty; this skips their ~0.5 s validations.
+        n = len(suite.expectations())
+        return GateResult(suite_name, suite.MODEL, True, [],
+                          {"evaluated_expectations": n, "successful_expectations": n, "rows": 0})
     if hasattr(suite, "derive"):
         frame = suite.derive(frame.copy())
     result = _validate(suite_name, suite.expectations(), frame, suite.KEY)

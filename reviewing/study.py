@@ -414,7 +414,53 @@ system = "agentreview"
 papers = ["demo-001"]
 options = { sample_one = true }
 """
-BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT}
+
+# `peerlake run robustness-demo`: the robustness experiments (orchestration.experiments) on two demo
+# papers with one cheap reviewer system, about 30 calls (the README's one command for them; `make demo`
+# leaves them out to stay under 10 minutes). demo-004 gets contradictions inserted, demo-001 a hidden
+# prompt; the same reviewer also reads demo-001 with the hidden-text defence on.
+ROBUSTNESS_DEMO = "robustness-demo"
+ROBUSTNESS_DEMO_TEXT = """\
+# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.
+# The robustness experiments on two demo papers: contradictions, hidden text, score prediction, focus.
+name = "robustness-demo"
+description = "Can a reviewer find what is wrong? Contradictions in demo-004, hidden text in demo-001."
+judges = []
+
+[papers]
+corpus = "demo"
+
+[[reviewers]]
+system = "agentreview"
+papers = ["demo-001", "demo-004"]
+options = { sample_one = true }
+
+# the same reviewer with the defence: it reads only the text the rendered pages show
+[[reviewers]]
+system = "agentreview"
+papers = ["demo-001"]
+options = { sample_one = true, strip_hidden = true }
+
+[contradictions]
+papers = ["demo-004"]
+max_items = 2
+
+[contradictions.judge]
+repeats = 1
+
+[hidden_text]
+papers = ["demo-001"]
+methods = ["white"]
+
+[score_prediction]
+papers = ["demo-001"]
+
+[focus]
+papers = ["demo-001"]
+max_items = 3
+"""
+BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT,
+                   ROBUSTNESS_DEMO: lambda: ROBUSTNESS_DEMO_TEXT}
 
 
 # Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT
