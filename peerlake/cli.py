@@ -158,7 +158,10 @@ def ui(port: int = 3000) -> None:
 def review(samples: int = typer.Option(None, "--samples", "-k", help="independent reviews per paper"),
            template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)"),
            probes: bool = typer.Option(False, "--probes", help="also forced-decimal reviews and logprob "
-                                       "score probes (reliability §5–6; more model calls)")) -> None:
+                                       "score probes (reliability §5–6; more model calls)"),
+           build: bool = typer.Option(True, "--build/--no-build",
+                                      help="rebuild, gate and publish the marts afterwards (default); --no-build "
+                                           "leaves that to a later `peerlake build`")) -> None:
     """Review the papers you ingested (the `default` study: your newest `peerlake sample` draw, else
     every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
     log replay at no cost; only new ones call the model."""
@@ -173,7 +176,7 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     what = "your newest sample" if parse_study(DEFAULT, text).sample else "every paper you ingested"
     console.print(f"Reviewing {what} (study [cyan]default[/]) with {d.provider}/{d.model}, "
                   f"{samples or d.samples} samples per paper")
-    result = run_study_command(DEFAULT, probes=probes, command="review")
+    result = run_study_command(DEFAULT, probes=probes, command="review", build=build)
     meta = result.study.asset_metadata.get("ai_reviews", {})
     console.print(f"{meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews: "
                   f"{meta.get('model_calls_made', 0)} model calls made, "
