@@ -1,0 +1,94 @@
+"""A mini contradiction benchmark end to end on the real embedded model, through the CLI: a CC BY paper
+(../shared/data/cc_by_pdfs) → its knowledge graph → one inserted contradiction (the most severe
+distance) → a reviewer system reviews the original and the modified paper → the detection judge reads
+each review (the original's is the specificity audit) → the marts and their gates → a replay that
+calls nothing. It asserts the machinery only: the 1.5B model detects little, and what it answers
+decides how many items exist (a graph without a main claim yields none, recorded with the reason)."""
+
+import json
+import shutil
+
+import pytest
+
+from reviewing.study import save_study
+from tests.orchestration.conftest import run_cli
+from tests.orchestration.test_pipeline import _calls, _sql
+from warehouse import EventLog, Lake, settings
+
+PAPER = "acl2020_main447_S2ORC.pdf"
+STUDY = """\
+name = "mini-benchmark"
+description = "One CC BY paper, one contradiction, one reviewer, the detection judge once."
+judges = []
+
+[papers]
+ids = ["s2orc"]
+
+[[reviewers]]
+system = "agentreview"
+options = { sample_one = true }
+
+[contradictions]
+max_items = 1
+max_nodes = 4
+manuscript_chars = 3000
+
+[contradictions.judge]
+repeats = 1
+"""
+
+
+@pytest.mark.model
+def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path):
+    if not settings.local_model_path().exists():
+        pytest.fail(f"the embedded model is not installed at {settings.local_model_path()}: run `make model`")
+    source = shared_data / "cc_by_pdfs" / PAPER
+    if not source.exists():
+        pytest.skip(f"{source} not found")
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    shutil.copy(source, folder / "s2orc.pdf")
+    lake_root = tmp_path / "lake"
+    env = {"PEERLAKE_HOME": str(lake_root)}
+    assert run_cli(["ingest", "pdf", str(folder)], env).returncode == 0
+    save_study(EventLog(Lake(lake_root)), "mini-benchmark", STUDY)
+
+    first = run_cli(["run", "mini-benchmark"], env, timeout=2400)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-4000:]
+    log = EventLog(Lake(lake_root))
+    judgments = list(log.iter_events("judgment_recorded"))
+    [graph] = [j for j in judgments if (j.judge, j.step) == ("contradiction", "graph")]
+    assert graph.status == "ok" or graph.null_reason, graph
+    variants = list(log.iter_events("paper_variant"))
+    assert len(variants) <= 1 and all(v.built or v.reason for v in variants)
+    built = [v for v in variants if v.built]
+    reviews = {e.paper_id: e for e in log.iter_events("system_review")}
+    assert "s2orc" in reviews and all(r.status == "ok" or r.null_reason for r in reviews.values())
+    detections = [j for j in judgments if j.judge == "detection"]
+    if built:
+        item = json.loads(built[0].details_json)
+        assert item["distance"] == 0 and item["original_paragraph"] != item["modified_paragraph"]
+        assert built[0].variant_id in reviews  # the reviewer read the modified paper like any other
+        ok_reviews = [r for r in reviews.values() if r.status == "ok"]
+        # one judgment per (item, ok review): the variant's review (detection) and the original's (audit)
+        assert len(detections) == len(ok_reviews), detections
+        assert all(j.status == "ok" or j.null_reason for j in detections)
+        rows = _sql(lake_root, "select n_items, accuracy, wilson_lo, wilson_hi, null_reason from contradiction_detection "
+                               "where study_id = 'mini-benchmark' and item_set = 'all' and distance = 'all' and k = 1")
+        assert rows and rows[0][0] == 1
+        n, acc, lo, hi, why = rows[0]
+        assert (acc is not None and 0 <= lo <= acc <= hi <= 1) or why, rows
+    else:
+        assert detections == []
+    assert "[contradictions]" in first.stdout
+    calls = _calls(lake_root)
+    assert all(c.provider == "local" and c.status == "ok" for c in calls), [(c.purpose, c.status) for c in calls]
+    with_purpose = {c.purpose for c in calls}
+    assert "judge_contradiction_graph" in with_purpose and "system_step" in with_purpose
+
+    # A second run replays every call: no model call, no new event of any kind it writes.
+    counts = {t: log.count(t) for t in ("llm_call", "paper_variant", "judgment_recorded", "system_review")}
+    again = run_cli(["run", "mini-benchmark", "--no-build"], env, timeout=900)
+    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
+    log = EventLog(Lake(lake_root))
+    assert {t: log.count(t) for t in counts} == counts
