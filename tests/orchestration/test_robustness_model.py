@@ -73,10 +73,11 @@ def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path):
         # one judgment per (item, ok review): the variant's review (detection) and the original's (audit)
         assert len(detections) == len(ok_reviews), detections
         assert all(j.status == "ok" or j.null_reason for j in detections)
-        rows = _sql(lake_root, "select n_items, accuracy, wilson_lo, wilson_hi, null_reason from contradiction_detection "
-                               "where study_id = 'mini-benchmark' and item_set = 'all' and distance = 'all' and k = 1")
+        rows = _sql(lake_root, "select n_items, accuracy, wilson_lo, wilson_hi, null_reason "
+                               "from contradiction_detection where study_id = 'mini-benchmark' "
+                               "and item_set = 'all' and distance = 'all' and k = 1")
         assert rows and rows[0][0] == 1
-        n, acc, lo, hi, why = rows[0]
+        _, acc, lo, hi, why = rows[0]
         assert (acc is not None and 0 <= lo <= acc <= hi <= 1) or why, rows
     else:
         assert detections == []

@@ -1,7 +1,8 @@
 """The AI-Scientist reviewer end to end on the real embedded model, on demo-001 (2 pages), with the
 smallest options that exercise the ensemble and its meta-review (ensemble 2, no reflection round: at
-most 2 + 1 = 3 calls; the reflection rounds' sequence is test_ai_scientist.py's, on the loopback): the machinery only (the call sequence, every prompt within the 4,096-token context, a review
-recorded ok or null with a reason, replay), never what the 1.5B model happens to say.
+most 2 + 1 = 3 calls; the reflection rounds' sequence is test_ai_scientist.py's, on the loopback):
+the machinery only (the call sequence, every prompt within the 4,096-token context, a review recorded
+ok or null with a reason, replay), never what the 1.5B model happens to say.
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
 
