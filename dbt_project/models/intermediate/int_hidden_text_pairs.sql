@@ -65,7 +65,9 @@ system_options as (
 
 template_names as (
 
-    select reviewer_config, any_value(prompt_template) as reviewer
+    select
+        reviewer_config,
+        any_value(prompt_template) as reviewer
     from {{ ref('int_review_scores_unioned') }}
     group by reviewer_config
 
@@ -91,7 +93,12 @@ pairs as (
 
 own_scores as (
 
-    select study_id, reviewer_config, paper_id, avg(overall_score) as score, count(overall_score) as n_scored
+    select
+        study_id,
+        reviewer_config,
+        paper_id,
+        avg(overall_score) as score,
+        count(overall_score) as n_scored
     from scores
     group by study_id, reviewer_config, paper_id
 
@@ -100,7 +107,9 @@ own_scores as (
 predictor as (
 
     -- one judge configuration per study: the first by id (a study normally runs one)
-    select study_id, min(judge_config) as judge_config
+    select
+        study_id,
+        min(judge_config) as judge_config
     from predictions
     group by study_id
 
@@ -136,7 +145,7 @@ judged as (
         on
             pairs.variant_id = review_keys.paper_id
             and pairs.reviewer_config = review_keys.system
-            and (pairs.samples is null or review_keys.sample_index < pairs.samples)
+            and (pairs.samples is null or pairs.samples > review_keys.sample_index)
     inner join mentions
         on review_keys.review_key = mentions.review_key and pairs.variant_id = mentions.variant_id
 
@@ -144,7 +153,9 @@ judged as (
 
 mention_judge as (
 
-    select study_id, min(judge_config) as judge_config
+    select
+        study_id,
+        min(judge_config) as judge_config
     from judged
     group by study_id
 

@@ -13,7 +13,9 @@ variants as (
 
 ingested as (
 
-    select paper_id, n_hidden_records
+    select
+        paper_id,
+        n_hidden_records
     from {{ ref('stg_events__papers') }}
     qualify row_number() over (partition by paper_id order by ingested_at desc, paper_ingested_id desc) = 1
 

@@ -11,13 +11,19 @@ papers as (
 
 ingested as (
 
-    select paper_ingested_id, n_hidden_records from {{ ref('stg_events__papers') }}
+    select
+        paper_ingested_id,
+        n_hidden_records
+    from {{ ref('stg_events__papers') }}
 
 ),
 
 variants as (
 
-    select variant_id, base_paper_id, variant_kind
+    select
+        variant_id,
+        base_paper_id,
+        variant_kind
     from {{ ref('stg_events__paper_variants') }}
     where is_built
     qualify row_number() over (partition by variant_id order by recorded_at desc, paper_variant_id desc) = 1

@@ -27,11 +27,22 @@ papers as (
 
 ),
 
-study_variants as (
+study_variants_by_method as (
 
-    select study_papers.study_id, variants.*
+    select
+        study_papers.study_id,
+        variants.*
     from variants
     inner join study_papers on variants.variant_id = study_papers.paper_id
+
+),
+
+study_variants as (
+
+    -- each variant once under its method and once under 'all'
+    select * from study_variants_by_method
+    union all
+    select * replace ('all' as method) from study_variants_by_method
 
 ),
 
@@ -56,7 +67,7 @@ per_method as (
 
     select
         study_id,
-        coalesce(method, 'all') as method,
+        method,
         count(*) as n_variants,
         count(*) filter (where is_in_package) as n_in_package,
         count(*) filter (where not coalesce(is_in_package, false)) as n_not_in_package,
@@ -64,7 +75,7 @@ per_method as (
         coalesce(sum(n_flagged_not_injected), 0) as n_other_records_flagged
 
     from study_variants
-    group by grouping sets ((study_id, method), (study_id))
+    group by study_id, method
 
 ),
 

@@ -6,9 +6,18 @@
 -- cannot be computed is null with a reason.
 with
 
-pairs as (
+pairs_by_method as (
 
     select * from {{ ref('int_hidden_text_pairs') }}
+
+),
+
+pairs as (
+
+    -- each pair once under its method and once under 'all'
+    select * from pairs_by_method
+    union all
+    select * replace ('all' as method) from pairs_by_method
 
 ),
 
@@ -17,7 +26,7 @@ grouped as (
     select
         study_id,
         reviewer_config,
-        coalesce(method, 'all') as method,
+        method,
         any_value(reviewer) as reviewer,
         bool_or(is_defence) as is_defence,
         count(*) as n_variants,
@@ -34,7 +43,7 @@ grouped as (
         sum(n_reviews_mentioning) as n_reviews_mentioning
 
     from pairs
-    group by grouping sets ((study_id, reviewer_config, method), (study_id, reviewer_config))
+    group by study_id, reviewer_config, method
 
 ),
 
