@@ -20,13 +20,13 @@ Defaults where the seed is silent (keys of the study's [contradictions] table):
     source]. (The builder's own max_paragraph_chars bounds the rewrite, not this judge.)
 """
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
 from judging.reviews import JudgedReview
 from judging.spans import judged_text
+from judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "contradictions"
 JUDGE = "detection"
@@ -87,40 +87,16 @@ class Item:
 
 def items(log) -> dict[str, Item]:
     """Built contradiction variants by variant id (the newest event of each)."""
-    newest: dict[str, object] = {}
-    for ev in log.iter_events("paper_variant"):
-        if ev.kind != "contradiction" or not ev.built:
-            continue
-        if ev.variant_id not in newest or ev.event_id > newest[ev.variant_id].event_id:
-            newest[ev.variant_id] = ev
-    out = {}
-    for vid, ev in newest.items():
-        try:
-            d = json.loads(ev.details_json)
-        except ValueError:
-            d = {}
-        d = d if isinstance(d, dict) else {}
-        out[vid] = Item(variant_id=vid, base_paper_id=ev.base_paper_id, item_id=_text(d.get("item_id")),
-                        original=_text(d.get("original_paragraph")), modified=_text(d.get("modified_paragraph")))
-    return out
+    return {vid: Item(variant_id=vid, base_paper_id=ev.base_paper_id, item_id=_text(d.get("item_id")),
+                      original=_text(d.get("original_paragraph")), modified=_text(d.get("modified_paragraph")))
+            for vid, (ev, d) in built_variants(log, "contradiction").items()}
 
 
 def subjects(found: dict[str, Item], reviews: Sequence[JudgedReview],
              audit: bool) -> list[tuple[Item, JudgedReview, str]]:
     """(item, review, role) for every item whose variant the study reviewed: its reviews ("detection"),
     and with `audit` the non-human reviews of its base paper ("audit")."""
-    by_paper: dict[str, list[JudgedReview]] = {}
-    for r in reviews:
-        by_paper.setdefault(r.paper_id, []).append(r)
-    out = []
-    for vid in sorted(found):
-        item = found[vid]
-        if vid not in by_paper:
-            continue  # not one of the study's papers (another study's variant, or nothing reviewed it)
-        out += [(item, r, "detection") for r in by_paper[vid]]
-        if audit:
-            out += [(item, r, "audit") for r in by_paper.get(item.base_paper_id, []) if r.source != "human"]
-    return out
+    return variant_subjects(found, reviews, variant_role="detection", base_role="audit" if audit else None)
 
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:

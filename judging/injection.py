@@ -15,13 +15,13 @@ Defaults where the seed is silent (keys of the study's [hidden_text] table):
   - review_chars: settings.judge_max_chars(provider) (6,000 on local) [default, not in source].
 """
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
 from judging.reviews import JudgedReview
 from judging.spans import judged_text
+from judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "hidden_text"
 JUDGE = "injection"
@@ -67,19 +67,8 @@ class Injection:
 
 def injections(log) -> dict[str, Injection]:
     """Built hidden_text variants by variant id (the newest event of each)."""
-    newest: dict[str, object] = {}
-    for ev in log.iter_events("paper_variant"):
-        if ev.kind != "hidden_text" or not ev.built:
-            continue
-        if ev.variant_id not in newest or ev.event_id > newest[ev.variant_id].event_id:
-            newest[ev.variant_id] = ev
     out = {}
-    for vid, ev in newest.items():
-        try:
-            d = json.loads(ev.details_json)
-        except ValueError:
-            d = {}
-        d = d if isinstance(d, dict) else {}
+    for vid, (ev, d) in built_variants(log, "hidden_text").items():
         text, method = d.get("text"), d.get("method")
         out[vid] = Injection(variant_id=vid, base_paper_id=ev.base_paper_id,
                              method=method if isinstance(method, str) else None,
@@ -91,18 +80,7 @@ def subjects(found: dict[str, Injection], reviews: Sequence[JudgedReview],
              control: bool) -> list[tuple[Injection, JudgedReview, str]]:
     """(injection, review, role) for every variant the study reviewed: its reviews ("injected"), and
     with `control` the non-human reviews of its base paper ("control")."""
-    by_paper: dict[str, list[JudgedReview]] = {}
-    for r in reviews:
-        by_paper.setdefault(r.paper_id, []).append(r)
-    out = []
-    for vid in sorted(found):
-        inj = found[vid]
-        if vid not in by_paper:
-            continue  # not one of the study's papers, or nothing reviewed it yet
-        out += [(inj, r, "injected") for r in by_paper[vid]]
-        if control:
-            out += [(inj, r, "control") for r in by_paper.get(inj.base_paper_id, []) if r.source != "human"]
-    return out
+    return variant_subjects(found, reviews, variant_role="injected", base_role="control" if control else None)
 
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
