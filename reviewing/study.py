@@ -441,9 +441,12 @@ system = "agentreview"
 papers = ["demo-001"]
 options = { sample_one = true, strip_hidden = true }
 
+# the graph from the first 3,000 characters with at most 5 nodes: about a minute on the embedded model
 [contradictions]
 papers = ["demo-004"]
 max_items = 2
+max_nodes = 5
+manuscript_chars = 3000
 
 [contradictions.judge]
 repeats = 1

@@ -1,7 +1,8 @@
 -- One row per (study, detection judge configuration, item, review, repeat): what the detection judge
--- (judging.detection, step 'identify', subject '<variant_id>|<review_key>') answered, scoped like
--- int_study_review_scores: the review's paper and the item's variant are both the study's papers,
--- the review's configuration is one of the study's reviewers and its sample is below the study's K.
+-- (judging.detection, step 'identify', subject '<variant_id>|<review_key>') answered, scoped by
+-- int_study_reviews: the review's paper and the item's variant are both the study's papers, the
+-- review's configuration is one of the study's reviewers and its sample is below the study's K
+-- (human reviews are not a reviewer configuration: they are left out).
 -- role 'detection': a review of the variant; 'audit': a review of the unmodified base paper (the
 -- right answer is always no). identified: the judge's answer; false for a review with no text (it
 -- identified nothing: no call was made); null when the answer is unusable (unparseable, no
@@ -22,21 +23,17 @@ items as (
 
 ),
 
-review_keys as (
+study_reviews as (
 
-    select * from {{ ref('int_judging_review_keys') }}
+    -- a reviewer configuration's or imported system's reviews, not the human reviews
+    select * from {{ ref('int_study_reviews') }}
+    where source != 'human'
 
 ),
 
 study_papers as (
 
     select * from {{ ref('int_study_papers') }}
-
-),
-
-study_reviewers as (
-
-    select * from {{ ref('int_study_reviewers') }}
 
 ),
 
@@ -83,8 +80,10 @@ newest_labels as (
 
 scoped as (
 
+    -- one row per (study, judgment): a judgment is unique, its item and study review are (study_reviews
+    -- has one row per study and review key)
     select
-        study_papers.study_id,
+        study_reviews.study_id,
         answers.*,
         case when answers.review_paper_id = items.variant_id then 'detection' else 'audit' end as role,
         items.base_paper_id,
@@ -94,33 +93,19 @@ scoped as (
         items.node_level,
         items.validation_status,
         items.is_validated,
-        review_keys.source,
-        review_keys.system as reviewer_config,
-        review_keys.sample_index
+        study_reviews.source,
+        study_reviews.reviewer_config,
+        study_reviews.sample_index
 
     from answers
     inner join items using (variant_id)
-    inner join review_keys using (review_key)
-    inner join study_papers on answers.review_paper_id = study_papers.paper_id
+    inner join study_reviews
+        on answers.review_key = study_reviews.review_key and answers.review_paper_id = study_reviews.paper_id
     inner join study_papers as item_papers
         on
-            study_papers.study_id = item_papers.study_id
+            study_reviews.study_id = item_papers.study_id
             and answers.variant_id = item_papers.paper_id
-    inner join study_reviewers
-        on
-            study_papers.study_id = study_reviewers.study_id
-            and review_keys.source = study_reviewers.source
-            and (
-                review_keys.system = study_reviewers.reviewer_config
-                or (review_keys.source = 'external' and study_reviewers.reviewer_config = '*')
-            )
-    where
-        (study_reviewers.samples is null or review_keys.sample_index < study_reviewers.samples)
-        and answers.review_paper_id in (items.variant_id, items.base_paper_id)
-    -- '*' and a named system may both match one external review
-    qualify row_number() over (
-        partition by study_papers.study_id, answers.judgment_id order by 1
-    ) = 1
+    where answers.review_paper_id in (items.variant_id, items.base_paper_id)
 
 ),
 

@@ -39,9 +39,10 @@ predictions as (
 
 ),
 
-review_keys as (
+study_reviews as (
 
-    select * from {{ ref('int_judging_review_keys') }}
+    select * from {{ ref('int_study_reviews') }}
+    where source = 'peerlake'
 
 ),
 
@@ -78,7 +79,6 @@ pairs as (
     select
         variant_paper.study_id,
         study_reviewers.reviewer_config,
-        study_reviewers.samples,
         variants.variant_id,
         variants.base_paper_id,
         variants.method
@@ -141,13 +141,13 @@ judged as (
         mentions.is_mentioned
 
     from pairs
-    inner join review_keys
+    inner join study_reviews
         on
-            pairs.variant_id = review_keys.paper_id
-            and pairs.reviewer_config = review_keys.system
-            and (pairs.samples is null or pairs.samples > review_keys.sample_index)
+            pairs.study_id = study_reviews.study_id
+            and pairs.variant_id = study_reviews.paper_id
+            and pairs.reviewer_config = study_reviews.reviewer_config
     inner join mentions
-        on review_keys.review_key = mentions.review_key and pairs.variant_id = mentions.variant_id
+        on study_reviews.review_key = mentions.review_key and pairs.variant_id = mentions.variant_id
 
 ),
 

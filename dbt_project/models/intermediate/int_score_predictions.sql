@@ -2,16 +2,11 @@
 -- from the review's text (numbers stripped, the venue's rubric), averaged over the judge's repeats.
 -- The reviews are the study's: its papers (variants included) × human reviews, its reviewer
 -- configurations (template and system, samples below K) and its imported systems. The judge
--- configurations are the ones the study's newest resolutions list for 'score_prediction'; a study
+-- configurations are the ones the study's newest resolutions list for 'score_prediction'
+-- (int_experiment_judges; a configuration listed with no repeats counts every repeat); a study
 -- that lists none counts every score_prediction configuration found on its reviews. A review in
 -- scope with no judgment is a row with predicted_score null and null_reason 'not_judged'.
 with
-
-studies as (
-
-    select * from {{ ref('int_studies_latest') }}
-
-),
 
 study_reviews as (
 
@@ -26,20 +21,6 @@ judgments as (
 
 ),
 
-listed as (
-
-    select
-        study_id,
-        -- recursive unnest spreads each {judge, judge_config, repeats} into three columns
-        unnest(  -- noqa: AL03
-            from_json(judges, '[{"judge": "VARCHAR", "judge_config": "VARCHAR", "repeats": "INTEGER"}]'),
-            recursive := true
-        )
-
-    from studies
-
-),
-
 listed_configs as (
 
     select distinct
@@ -47,7 +28,7 @@ listed_configs as (
         judge_config,
         repeats
 
-    from listed
+    from {{ ref('int_experiment_judges') }}
     where judge = 'score_prediction'
 
 ),

@@ -40,31 +40,16 @@ notes as (
 
 ),
 
-study_judges as (
-
-    select
-        study_id,
-        unnest(  -- noqa: AL03
-            from_json(judges, '[{"judge": "VARCHAR", "judge_config": "VARCHAR", "repeats": "INTEGER"}]'),
-            recursive := true
-        )
-
-    from {{ ref('int_studies_latest') }}
-    where resolved_by_asset = 'experiment_withdrawals'
-
-),
-
 judge_repeats as (
 
     -- the study counts repeats 0..repeats-1 (another study's extra repeats are not its own)
     select
         study_id,
         judge_config,
-        greatest(coalesce(max(repeats), 1), 1) as n_repeats
+        n_repeats
 
-    from study_judges
-    where judge = 'withdrawal_match'
-    group by all
+    from {{ ref('int_experiment_judges') }}
+    where resolved_by_asset = 'experiment_withdrawals' and judge = 'withdrawal_match'
 
 ),
 
