@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ingest.package import base_of
 from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
 from judging.review_numbers import MODES, strip_numbers
 from judging.reviews import JudgedReview
@@ -125,6 +126,8 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> lis
         if r.source not in spec.sources:
             continue
         venue, year = venues.get(r.paper_id, (None, None))
+        if venue is None:  # an experiment's variant: its base paper's venue (known from its decision)
+            venue, year = venues.get(base_of(r.paper_id), (None, None))
         rubric = spec.rubric_for(venue, builtins)
         text, n_removed = strip_numbers(r.text, spec.strip)
         for repeat in range(ctx.cfg.repeats):

@@ -78,7 +78,7 @@ def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer:
             if not e.built:
                 reasons[e.reason or "?"] = reasons.get(e.reason or "?", 0) + 1
         if reasons:
-            meta[f"{exp.name}_not_built"] = json.dumps(reasons, sort_keys=True)
+            meta[f"{exp.name}_not_built_reasons"] = json.dumps(reasons, sort_keys=True)
             context.log.warning(f"{exp.name}: {sum(reasons.values())} variants not built: {reasons}")
         context.log.info(f"{exp.name}: {len(events)} variants, {len(ok)} built")
     record_resolution(log, study, sorted(set(built)), [], asset=VARIANTS_ASSET)

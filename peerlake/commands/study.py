@@ -245,7 +245,8 @@ def report_experiments(result) -> None:
     for exp in ("contradictions", "hidden_text"):
         if f"{exp}_variants" in variants:
             typer.echo(f"[{exp}] {variants[f'{exp}_variants']} variants, {variants.get(f'{exp}_built', 0)} built"
-                       + (f"; not built: {variants[f'{exp}_not_built']}" if f"{exp}_not_built" in variants else ""))
+                       + (f"; not built: {variants[f'{exp}_not_built_reasons']}"
+                          if f"{exp}_not_built_reasons" in variants else ""))
     for key, m in sorted(meta.items()):
         if key.startswith("experiment_") and "judge" in m:
             typer.echo(f"[{key.removeprefix('experiment_')}] {m['judge']} judge ({m.get('model')}, {m.get('repeats')} "

@@ -112,6 +112,17 @@ def test_a_status_only_paper_takes_its_venue_from_the_status(make_judge_ctx, jud
     assert sp.paper_venues(judge_log) == {"p-s": ("NeurIPS.cc/2024/Conference", 2024)}
 
 
+def test_a_variant_without_a_venue_takes_its_base_papers(make_judge_ctx, judge_server, judge_log, make_review):
+    # the demo's papers have their venue from their decision only; an experiment's variant has none
+    judge_log.append(PaperStatusRecorded(occurred_at=T0, paper_id="p-s", venue="ICLR.cc/2025/Conference",
+                                         status="rejected", decision="Reject", is_accepted=False, source="test"))
+    judge_log.append(paper("p-s~hidden_text-0123456789", None))
+    judge_server.answer("score_predictor", reply='{"score": 3}')
+    review = make_review(("weaknesses", WEAK), key="human:v", paper_id="p-s~hidden_text-0123456789")
+    _, [j] = predict(make_judge_ctx, [review])
+    assert j.null_reason is None and j.units[0]["rubric"] == "iclr"
+
+
 def test_repeats_sources_and_failed_calls(make_judge_ctx, judge_server, lake_papers, make_review):
     human = make_review(("review", "Good human review."), key="human:h", paper_id="p-iclr")
     system = make_review(("summary", "System text."), key="peerlake:s", paper_id="p-iclr", source="peerlake",
