@@ -43,6 +43,17 @@ CONTEXT_CHARS = 600  # each neighbouring paragraph the validation judge sees [de
 # that reaches the limit was cut mid-sentence by the grammar: not built (`rewrite_truncated`).
 LENGTH_FACTOR = 1.5
 LENGTH_SLACK = 80
+
+
+def paragraph_limit(spec: Spec, provider: str) -> int:
+    """The longest paragraph a rewrite may take: max_paragraph_chars, and on the embedded model no more
+    than its grammar can bound the answer to (llm_calls.providers.local.GRAMMAR_MAX_STRING): an
+    answer the grammar cut short would not be seen as cut."""
+    if provider != "local":
+        return spec.max_paragraph_chars
+    from llm_calls.providers.local import GRAMMAR_MAX_STRING
+
+    return min(spec.max_paragraph_chars, int((GRAMMAR_MAX_STRING - LENGTH_SLACK) / LENGTH_FACTOR))
 _TAGS = re.compile(r"^\s*<paragraph>|</paragraph>\s*$")  # small models echo the prompt's delimiters
 
 
@@ -219,7 +230,7 @@ def _rewrites(ctx: JudgeContext, papers: list[_Paper], spec: Spec, recorder: Rec
         records = p.package.part_records(*EDITABLE_PARTS)
         # Only what the PDF can rewrite in place may hold an item (a paragraph joined across a page
         # break cannot); without the source PDF nothing can.
-        ids = rewritable(p.pdf, [r for r in records if editable(r, spec.max_paragraph_chars)]) \
+        ids = rewritable(p.pdf, [r for r in records if editable(r, paragraph_limit(spec, ctx.cfg.provider))]) \
             if p.pdf is not None else set()
         planned = plan(p.base.paper_id, p.graph, p.dist, spec.seed, records, lambda r, ids=ids: r.id in ids)
         planned = planned[:spec.max_items]  # in distance order: the most severe kept (None keeps all)

@@ -45,6 +45,27 @@ def to_plain(obj: Any) -> Any:
     return obj
 
 
+# llama.cpp refuses a grammar whose repetitions exceed its threshold (2,000 repeated rules; a JSON
+# string character is two), and llama-cpp-python then crashes the process (a segfault, measured at
+# maxLength 1,100; 1,000 works). Longer string bounds are lowered to this one in the grammar only: the
+# request (and its key) keeps the schema it was given, and a caller that needs a longer answer must
+# check the length it got (judging.benchmark does).
+GRAMMAR_MAX_STRING = 1000
+
+
+def grammar_schema(schema: Any) -> Any:
+    """The schema with every string maxLength above GRAMMAR_MAX_STRING lowered to it."""
+    if isinstance(schema, dict):
+        out = {k: grammar_schema(v) for k, v in schema.items()}
+        if out.get("type") == "string" and isinstance(out.get("maxLength"), int) \
+                and out["maxLength"] > GRAMMAR_MAX_STRING:
+            out["maxLength"] = GRAMMAR_MAX_STRING
+        return out
+    if isinstance(schema, list):
+        return [grammar_schema(v) for v in schema]
+    return schema
+
+
 def schema_warnings(schema: Any, where: str = "$") -> list[str]:
     """Schema features llama.cpp's grammar does not enforce."""
     out: list[str] = []
@@ -117,7 +138,7 @@ class LocalProvider(Provider):
                                      error_type="BadParams")
         if req.response_schema is not None:
             self._warn_schema(req.response_schema)
-            kwargs["response_format"] = {"type": "json_object", "schema": req.response_schema}
+            kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(req.response_schema)}
         if req.top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = req.top_logprobs

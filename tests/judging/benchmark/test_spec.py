@@ -34,3 +34,13 @@ def test_values_and_keys_it_does_not_own_are_ignored():
 def test_bad_values_name_the_key(table, key):
     with pytest.raises(ValueError, match=key):
         Spec.from_table(table)
+
+
+def test_on_the_embedded_model_a_paragraph_fits_what_its_grammar_can_bound():
+    from judging.benchmark.build import paragraph_limit
+
+    spec = Spec.from_table({"max_paragraph_chars": 1200})
+    assert paragraph_limit(spec, "openai") == 1200
+    # GRAMMAR_MAX_STRING 1000: the answer may be 1.5 x the paragraph + 80, so (1000 - 80) / 1.5 = 613
+    assert paragraph_limit(spec, "local") == 613
+    assert paragraph_limit(Spec.from_table({"max_paragraph_chars": 400}), "local") == 400
