@@ -16,14 +16,14 @@ from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
 from warehouse import EventLog, Lake, settings
 
-PAPER = "acl2020_main207_SPECTER.pdf"
+PAPER = "naacl2018_N18-3011_LiteratureGraph.pdf"
 STUDY = """\
 name = "mini-benchmark"
 description = "One CC BY paper, one contradiction, one reviewer, the detection judge once."
 judges = []
 
 [papers]
-ids = ["specter"]
+ids = ["litgraph"]
 
 [[reviewers]]
 system = "agentreview"
@@ -48,7 +48,7 @@ def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, 
         pytest.skip(f"{source} not found")
     folder = tmp_path / "papers"
     folder.mkdir()
-    shutil.copy(source, folder / "specter.pdf")
+    shutil.copy(source, folder / "litgraph.pdf")
     lake_root = tmp_path / "lake"
     env = {"PEERLAKE_HOME": str(lake_root)}
     assert run_cli(["ingest", "pdf", str(folder)], env).returncode == 0
@@ -64,7 +64,7 @@ def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, 
     assert len(variants) <= 2 and all(v.built or v.reason for v in variants)
     built = [v for v in variants if v.built]
     reviews = {e.paper_id: e for e in log.iter_events("system_review")}
-    assert "specter" in reviews and all(r.status == "ok" or r.null_reason for r in reviews.values())
+    assert "litgraph" in reviews and all(r.status == "ok" or r.null_reason for r in reviews.values())
     detections = [j for j in judgments if j.judge == "detection"]
     ok = {p for p, r in reviews.items() if r.status == "ok"}
     for v in built:
@@ -73,9 +73,9 @@ def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, 
         assert v.variant_id in reviews  # the reviewer read the modified paper like any other
         # one judgment per ok review of the variant (detection) and of the original (the audit)
         mine = [j for j in detections if j.subject_key.startswith(f"{v.variant_id}|")]
-        assert len(mine) == (v.variant_id in ok) + ("specter" in ok), mine
+        assert len(mine) == (v.variant_id in ok) + ("litgraph" in ok), mine
         assert all(j.status == "ok" or j.null_reason for j in mine)
-    assert len(detections) == sum((v.variant_id in ok) + ("specter" in ok) for v in built)
+    assert len(detections) == sum((v.variant_id in ok) + ("litgraph" in ok) for v in built)
     measured = sum(1 for v in built if v.variant_id in ok)
     if measured:
         rows = _sql(lake_root, "select n_items, accuracy, wilson_lo, wilson_hi, null_reason "
