@@ -3,8 +3,9 @@
 severe distances (the 1.5B model tends to quote the title for the main claim, which cannot be rewritten
 in place: distance 1 is what gets built) → a reviewer system reviews the original and the modified
 papers → the detection judge reads each review (the original's is the specificity audit) → the marts
-and their gates → a replay that calls nothing. It asserts the machinery only: the 1.5B model detects
-little, and what it answers decides how many items exist (a dropped one is recorded with the reason)."""
+and their gates. Replays are the loopback tests' and the robustness demo's. It asserts the machinery
+only: the 1.5B model detects little, and what it answers decides how many items exist (a dropped one is
+recorded with the reason)."""
 
 import json
 import shutil
@@ -93,10 +94,3 @@ def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, 
     assert all(c.provider == "local" and c.status == "ok" for c in calls), [(c.purpose, c.status) for c in calls]
     with_purpose = {c.purpose for c in calls}
     assert "judge_contradiction_graph" in with_purpose and "system_step" in with_purpose
-
-    # A second run replays every call: no model call, no new event of any kind it writes.
-    counts = {t: log.count(t) for t in ("llm_call", "paper_variant", "judgment_recorded", "system_review")}
-    again = run_cli(["run", "mini-benchmark", "--no-build"], env, timeout=900)
-    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-4000:]
-    log = EventLog(Lake(lake_root))
-    assert {t: log.count(t) for t in counts} == counts
