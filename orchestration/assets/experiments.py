@@ -28,7 +28,6 @@ from orchestration.experiments import BUILDERS, JUDGES, builder, experiments, ju
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import VARIANTS_ASSET, load_study, record_resolution, resolve_papers
 
-BUILDER_JUDGE = "contradiction"  # the judge name the contradiction builder records its judgments under
 
 
 def _code_version(modules) -> str:
@@ -62,7 +61,7 @@ def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer:
             cfg = exp.builder_config(study)
             mod = builder(exp.name)
             ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, study=study.name,
-                               judge_config=cfg.identity(BUILDER_JUDGE, mod.TEMPLATES))
+                               judge_config=cfg.identity(mod.JUDGE, mod.TEMPLATES))
             with calls_of(context, study):
                 report = mod.build(ctx, papers, exp.builder_spec)
             events = list(report.variants)
