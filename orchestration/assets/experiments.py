@@ -29,7 +29,6 @@ from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import VARIANTS_ASSET, load_study, record_resolution, resolve_papers
 
 
-
 def _code_version(modules) -> str:
     from prompts import load_template
 
