@@ -24,13 +24,16 @@ $(BIN)/uv:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
 
+# --compile-bytecode: the .pyc files are written once here (pip does; uv does not by default). Where
+# PYTHONDONTWRITEBYTECODE is set no process writes them, so each `peerlake` and dbt process would compile
+# Dagster, dbt and pandas from source again: ~4 s per command, minutes over `make test`.
 $(VENV)/.installed: $(BIN)/uv requirements.lock pyproject.toml
 	@mkdir -p $(WHEELS)
 	@if ! ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then \
 	  echo "==> Compiling $(LLAMA) once for this CPU (3–6 minutes on 2 cores; cached in $(WHEELS))"; \
 	  $(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps $(LLAMA) -w $(WHEELS); \
 	fi
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --find-links $(WHEELS) -r requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode --find-links $(WHEELS) -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
@@ -38,6 +41,7 @@ install: $(VENV)/.installed
 
 model: install
 	$(BIN)/python -m llm_calls.local_model
+	$(BIN)/python -m llm_calls.embeddings.install
 
 demo: model
 	$(BIN)/peerlake demo

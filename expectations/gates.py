@@ -47,6 +47,15 @@ from expectations import (
     suite_quality_novelty,
     suite_rank_reproducibility,
     suite_repeatability,
+    suite_review_consistency,
+    suite_revision_cases,
+    suite_revision_cells,
+    suite_revision_directions,
+    suite_revision_gains,
+    suite_revision_noise_adjusted,
+    suite_revision_scorer_gaps,
+    suite_revision_selector_agreement,
+    suite_revision_validation,
     suite_score_histogram,
     suite_score_prediction_correlations,
     suite_score_prediction_papers,
@@ -93,6 +102,10 @@ SUITES: dict[str, ModuleType] = {
     "focus_distributions": suite_focus_distributions,
     "focus_divergence": suite_focus_divergence,
     "withdrawal_detection": suite_withdrawal_detection,
+    "review_consistency": suite_review_consistency,
+    **{m.MODEL: m for m in (suite_revision_gains, suite_revision_cells, suite_revision_scorer_gaps,
+                            suite_revision_directions, suite_revision_noise_adjusted,
+                            suite_revision_selector_agreement, suite_revision_validation, suite_revision_cases)},
 }
 
 INPUTS = "inputs"

@@ -17,7 +17,9 @@ from warehouse import settings
 from warehouse.events import PaperIngested, PaperVariantRecorded
 from warehouse.log import EventLog
 
-KINDS = ("contradiction", "hidden_text")
+# A revision's final manuscript (reviewing.revision) is text-level: built from the package's records,
+# not from a PDF, so it names its base's PDF as the bytes its text came from.
+KINDS = ("contradiction", "hidden_text", "revision")
 
 
 def variant_key(kind: str, base_package_sha256: str, experiment_config: str, details: dict,
@@ -38,13 +40,14 @@ def recorded_variants(log: EventLog) -> dict[str, PaperVariantRecorded]:
 
 
 def record_variant(log: EventLog, base: PaperIngested, *, kind: str, experiment_config: str, details: dict,
-                   pdf_bytes: bytes | None, reason: str | None = None,
+                   pdf_bytes: bytes | None, reason: str | None = None, package: ManuscriptPackage | None = None,
                    verify: Callable[[ManuscriptPackage], str | None] | None = None,
                    judgment_keys: Iterable[str] = (), request_keys: Iterable[str] = (),
                    study: str | None = None,
                    known: dict[str, PaperVariantRecorded] | None = None) -> tuple[PaperVariantRecorded, bool]:
     """Record one variant of `base` (and ingest it when `pdf_bytes` is given and readable). Returns the
     event and whether it is new. `reason` given (or no bytes) records a variant that was not built;
+    `package` given (no bytes) records a text-level variant whose package was built already;
     `verify(package)` may refuse a built one by returning a reason (e.g. the edit is not in the text the
     re-rendered PDF gives back). Blobs go in before the events that name them."""
     if kind not in KINDS:
@@ -55,10 +58,13 @@ def record_variant(log: EventLog, base: PaperIngested, *, kind: str, experiment_
     if key in known:
         return known[key], False
     vid = variant_paper_id(base.paper_id, kind, key)
-    package = pdf_sha = package_sha = None
-    if reason is None and pdf_bytes is None:
+    pdf_sha = package_sha = None
+    images: dict = {}
+    if reason is None and pdf_bytes is None and package is None:
         reason = "no_manuscript"
-    if reason is None:
+    if reason is None and package is not None:
+        reason = verify(package) if verify is not None else None
+    elif reason is None:
         try:
             package, images = extract_package(pdf_bytes, max_pages=settings.ingest_max_pages(),
                                               max_images=settings.ingest_max_images())
@@ -70,7 +76,7 @@ def record_variant(log: EventLog, base: PaperIngested, *, kind: str, experiment_
         for blob in images.values():
             log.blobs.put(blob)
         package_sha = log.blobs.put_text(package.to_json())
-        pdf_sha = log.blobs.put(pdf_bytes)
+        pdf_sha = log.blobs.put(pdf_bytes) if pdf_bytes is not None else base.pdf_sha256
         log.append(PaperIngested(
             paper_id=vid, title=package.title or base.title, source_uri=f"variant:{base.paper_id}:{kind}",
             pdf_sha256=pdf_sha, package_sha256=package_sha, n_pages=package.n_pages,

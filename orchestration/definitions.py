@@ -3,7 +3,7 @@
 from dagster import Definitions, multiprocess_executor
 from dagster_dbt import DbtCliResource
 
-from orchestration.assets import experiments, inbox, judgments, probes, publish, report_page
+from orchestration.assets import experiments, inbox, judgments, probes, publish, report_page, revision
 from orchestration.assets.checks import gate_checks
 from orchestration.assets.dbt import DBT_ASSETS
 from orchestration.assets.ingest import human_reviews, manuscripts, papers
@@ -13,7 +13,8 @@ from orchestration.assets.systems import system_reviews
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource, ReviewerResource
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *experiments.ASSETS, *probes.ASSETS,
+ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *experiments.ASSETS, *revision.ASSETS,
+          *probes.ASSETS,
           *judgments.JUDGE_ASSETS,
           judgments.judgments, *DBT_ASSETS, *publish.ASSETS,
           review_summary, *report_page.ASSETS, *inbox.ASSETS]

@@ -60,8 +60,10 @@ REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max
 # withdrawn papers' real errors, score prediction from review text, and focus.
 EXPERIMENTS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus")
 VARIANT_EXPERIMENTS = ("contradictions", "hidden_text")  # the ones that make new manuscripts
+# The revision crossover (issue #12, reviewing.revision): Writer / Selector / Scorer cells.
+REVISION = "revision"
 TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs",
-            *EXPERIMENTS}
+            REVISION, *EXPERIMENTS}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
@@ -189,6 +191,13 @@ class Study:
     def experiments(self) -> list[str]:
         return [e for e in EXPERIMENTS if self.experiment(e) is not None]
 
+    def revision(self):
+        """The study's revision crossover (reviewing.revision.spec.RevisionSpec), None without [revision]."""
+        from reviewing.revision.spec import RevisionSpec
+
+        table = self.experiment(REVISION)
+        return None if table is None else RevisionSpec.from_table(table)
+
     @property
     def makes_variants(self) -> bool:
         return any(self.experiment(e) is not None for e in VARIANT_EXPERIMENTS)
@@ -279,6 +288,14 @@ def parse_study(name: str, text: str) -> Study:
             if not isinstance(raw[e], dict):
                 raise StudyError(f"study {name!r}: [{e}] must be a table")
             experiments[e] = raw[e]
+    if REVISION in raw:
+        from reviewing.revision.spec import RevisionSpec, RevisionSpecError
+
+        try:
+            RevisionSpec.from_table(raw[REVISION])
+        except RevisionSpecError as exc:
+            raise StudyError(f"study {name!r}: {exc}") from None
+        experiments[REVISION] = raw[REVISION]
     return Study(name=name, text=text, description=raw.get("description", ""),
                  corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
                  sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
@@ -462,8 +479,41 @@ papers = ["demo-001"]
 papers = ["demo-001"]
 max_items = 3
 """
+
+# `peerlake run revision-demo`: the revision crossover (reviewing.revision) on two demo papers, the
+# Writer's full 2×2 (Selector × Scorer) with the two embedded models as the roles: L the 1.5B model,
+# H the 0.5B one. About 40 calls; the numbers test the machinery, not the science.
+REVISION_DEMO = "revision-demo"
+REVISION_DEMO_TEXT = f"""\
+# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.
+# The revision crossover: does revising a paper to please a reviewer make it better, and who says so?
+name = "revision-demo"
+description = "Writer / Selector / Scorer crossover on two demo papers with the two embedded models."
+judges = []
+reviewers = []
+
+[papers]
+corpus = "demo"
+
+[revision]
+papers = ["demo-001", "demo-002"]
+# Writer / Selector / Scorer letters: L's edits, selected by L or H, scored by L and H
+cells = ["LLL", "LHL", "LLH", "LHH"]
+repeats = 3
+# the embedded models have a 4k-token context: the Writer sees the first 2,500 characters
+manuscript_chars = 2500
+max_edits = 3
+
+[revision.models.L]
+provider = "local"
+model = "{settings.LOCAL_MODEL_NAME}"
+
+[revision.models.H]
+provider = "local"
+model = "{settings.LOCAL_SMALL_MODEL_NAME}"
+"""
 BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT,
-                   ROBUSTNESS_DEMO: lambda: ROBUSTNESS_DEMO_TEXT}
+                   ROBUSTNESS_DEMO: lambda: ROBUSTNESS_DEMO_TEXT, REVISION_DEMO: lambda: REVISION_DEMO_TEXT}
 
 
 # Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT

@@ -1,3 +1,4 @@
+import functools
 import os
 from pathlib import Path
 
@@ -48,6 +49,16 @@ MODEL_GROUP = "embedded_model"
 HEAVY = ("tests/orchestration/", "tests/stats/test_validity_through_the_lake.py")
 
 
+@functools.cache
+def _has_module_fixture(path: str) -> bool:
+    """Whether a test file defines a module-scoped fixture (a dbt build over a sample lake, say: ~30 s).
+    Such a file is one work unit: spread over two workers, each would build the fixture once."""
+    try:
+        return 'scope="module"' in (REPO / path).read_text(encoding="utf-8")
+    except OSError:
+        return False
+
+
 def _runs_the_model(nodeid: str) -> bool:
     """A test that makes the embedded model generate lives in a file named *_model.py (a convention:
     the model uses every core, so two such tests must not run at once). Tokenizer-only tests may be
@@ -67,6 +78,9 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ModelTestsTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return MODEL_GROUP if _runs_the_model(nodeid) else nodeid
+            if _runs_the_model(nodeid):
+                return MODEL_GROUP
+            path = nodeid.split("::", 1)[0]
+            return path if _has_module_fixture(path) else nodeid
 
     return ModelTestsTogether(config, log)

@@ -594,6 +594,40 @@ class ReferenceLabelImported(Event):
     labelled_by: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class RevisionOutcomeRecorded(Event):
+    """What one (paper, Writer, Selector) condition of the revision crossover made (seed §6.1):
+    the Writer's candidate diffs, the Selector's decisions, the validators' checks, and the final
+    manuscript (a `paper_variant` of kind revision) or why the paper is blocked from scoring.
+
+    `outcome_key` is the SHA-256 of (study, revision settings, paper, roles, the request keys
+    behind it): a replayed run finds it and writes nothing."""
+
+    event_type: ClassVar[str] = "revision_outcome"
+
+    outcome_key: str
+    study_id: str
+    spec_id: str  # 16 hex: the revision settings that decide Writer and Selector (RevisionSpec.identity)
+    paper_id: str  # the original manuscript
+    writer: str  # role letters, e.g. "L"
+    selector: str
+    writer_model: str  # provider/model
+    selector_model: str
+    status: str  # ok | blocked
+    blocked_reason: str | None  # e.g. writer_unknown_record, selector_missing_decision, image_hash_mismatch
+    n_candidates: int  # block diffs the Writer's edits made
+    n_accepted: int
+    n_reasons_truncated: int  # Selector reasons cut to the cap (seed: 32 characters)
+    diffs_json: str  # [{diff_id, record_id, page, original, revised, accepted, reason, reason_truncated}]
+    checks_json: str  # {check: {passed, detail}}: the validators and structural checks
+    n_image_entries: int
+    n_images_rehashed: int
+    final_paper_id: str | None  # the final manuscript's paper id (the original's own when nothing changed)
+    feedback_request_key: str | None
+    writer_request_key: str | None
+    selector_request_key: str | None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
@@ -602,7 +636,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                                     RelatedWorkImported, SpanAnnotationImported, CallsReplayed,
                                     PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
                                     LlmBatchFinished, SystemReviewRecorded, PaperVariantRecorded,
-                                    WithdrawalNoteImported, ReferenceLabelImported)
+                                    WithdrawalNoteImported, ReferenceLabelImported, RevisionOutcomeRecorded)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.

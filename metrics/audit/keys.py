@@ -31,6 +31,11 @@ PRIMARY_KEYS: dict[str, str] = {
     "withdrawal_detection": "withdrawal_detection_id", "contradiction_detection": "contradiction_detection_id",
     "contradiction_judge_audit": "contradiction_judge_audit_id", "hidden_text_detector": "hidden_text_detector_id",
     "hidden_text_effects": "hidden_text_effect_id",
+    "review_consistency": "review_consistency_id", "revision_gains": "revision_gain_id",
+    "revision_cells": "revision_cell_id", "revision_scorer_gaps": "revision_scorer_gap_id",
+    "revision_directions": "revision_direction_id", "revision_noise_adjusted": "revision_noise_adjusted_id",
+    "revision_selector_agreement": "revision_selector_agreement_id",
+    "revision_validation": "revision_validation_id", "revision_cases": "revision_case_id",
 }
 
 # The columns a row shares with the models upstream of it: each step's input rows are filtered by them.

@@ -49,6 +49,8 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
         est.rows += request_rows("score_probes", with_study(probe, study), gateway, hist)
         est.notes.append("score_probes: a forced-10 continuation (made only when the probe cannot split 1 "
                          "from 10) is not estimated")
+    if study.revision() is not None:
+        est.rows += _revision_rows(log, study, res, gateway, hist, est)
     if study.judges:
         to_judge = [ToJudge(r.review_key, len(r.text)) for r in judged_reviews]
         to_judge += _unwritten_reviews(study, configs, reviews, review_rows)
@@ -68,6 +70,28 @@ def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[d
     est.notes.append("reviewer systems: each step at its planned maximum (every reflection round); judges reading "
                      "the systems' new reviews are not estimated")
     return system_rows(system_runs(log, res.manuscripts, study.system_configs(), study=study.name), gateway, hist)
+
+
+def _revision_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
+    """The revision crossover's calls (reviewing.revision.crossover.planned_requests): exact where the
+    answers they depend on are in the log, stand-ins of the same shape (as new calls) where not."""
+    from ingest.variants import recorded_variants
+    from reviewing.revision.crossover import planned_requests
+
+    spec = study.revision()
+    variants = {v.variant_id for v in recorded_variants(log).values()}
+    papers = [p for p in res.manuscripts if p.paper_id not in variants and spec.covers(p.paper_id)]
+    exact, standins = planned_requests(log, gateway.logged, papers, spec)
+    if standins:
+        est.notes.append(f"revision: {len(standins)} calls depend on answers not made yet and are estimated from "
+                         "stand-ins of the same shape, as an upper bound (a Writer that changes nothing needs no "
+                         "Selector and no final-side Scorer; identical final manuscripts are scored once)")
+    rows = []
+    for asset, purposes in (("revision_manuscripts", ("revision_writer", "revision_selector")),
+                            ("revision_scores", ("review",))):
+        reqs = [r for r in exact + standins if r.purpose in purposes]
+        rows += request_rows(asset, with_study(reqs, study), gateway, hist)
+    return rows
 
 
 def _unread_requests(study: Study, res, configs, est: Estimate) -> list:

@@ -6,7 +6,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from metrics.report import contradictions, figures, focus, hidden_text, quality, score_prediction, systems, withdrawals
+from metrics.report import (
+    consistency,
+    contradictions,
+    figures,
+    focus,
+    hidden_text,
+    quality,
+    revision,
+    score_prediction,
+    systems,
+    withdrawals,
+)
 from metrics.report.audit_links import audit_block
 from metrics.report.data import ReportData, config_labels, load
 
@@ -182,7 +193,7 @@ def _distribution(data: ReportData, labels: dict) -> str:
 
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,
             systems.section, quality.section, contradictions.section, hidden_text.section, withdrawals.section,
-            score_prediction.section, focus.section]
+            score_prediction.section, focus.section, consistency.section, revision.section]
 
 
 def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None) -> str:

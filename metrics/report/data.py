@@ -46,7 +46,8 @@ class ReportData:
 
 
 # The robustness experiments' sections (issue #11) name their own tables in their module's NEEDS.
-EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus")
+EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus",
+                       "consistency", "revision")
 
 
 def all_needs() -> dict[str, list[str]]:

@@ -8,6 +8,7 @@ from dagster import AssetExecutionContext, AssetKey, MaterializeResult, asset
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from expectations.gates import INPUT_GATES
+from orchestration.dbt_folders import prune_run_folders
 from orchestration.project import peerlake_dbt
 from orchestration.resources import LakeResource
 
@@ -42,6 +43,7 @@ SOURCE_ASSETS = {
     "paper_variant": AssetKey("paper_variants"),
     "withdrawal_note_imported": AssetKey("withdrawal_notes"),  # `peerlake ingest withdrawals`
     "reference_label_imported": AssetKey("reference_labels"),  # `peerlake ingest labels`
+    "revision_outcome": AssetKey("revision_manuscripts"),  # the revision crossover (reviewing.revision)
 }
 
 
@@ -115,7 +117,7 @@ def dbt_inputs(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeRe
     lake.event_log().seal()  # dbt reads sealed segments only
     reset_candidate(lake.lake())
     settings.export_lake_env()
-    yield from dbt.cli(["build"], context=context).stream()
+    yield from _build(context, dbt)
 
 
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt, exclude=INPUTS_SELECT,
@@ -125,7 +127,44 @@ def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource):
     from warehouse import settings
 
     settings.export_lake_env()
-    yield from dbt.cli(["build"], context=context).stream()
+    yield from _build(context, dbt)
+
+
+PARTIAL_PARSE = "partial_parse.msgpack"
+
+
+def _build(context: AssetExecutionContext, dbt: DbtCliResource):
+    """`dbt build` of this step's models, starting from the lake's last parse.
+
+    dbt keeps its parse in target/partial_parse.msgpack and reuses it only while the profile is unchanged;
+    the profile holds the lake's database path, so the project-wide copy dagster-dbt seeds each invocation
+    with (written by `dbt parse` for whichever lake prepared the manifest) makes every other lake parse from
+    scratch (~3 s more per invocation). Each lake keeps its own copy instead: the one left by its previous
+    invocation. A lake's dbt steps run one at a time (DUCKDB_TAG), so the copy is never written twice at
+    once; it is replaced atomically, and dbt itself checks it (files, vars, version, profile) before reuse."""
+    import os
+    import shutil
+    import uuid
+
+    from warehouse import settings
+
+    saved = settings.lake_root() / "dbt" / PARTIAL_PARSE
+    # the folder name dagster-dbt would choose; passing it lets the lake's copy go in before dbt starts
+    step = context.op_execution_context.op.name
+    target = settings.dbt_target_dir() / f"{step}-{context.run.run_id[:7]}-{uuid.uuid4().hex[:7]}"
+    if saved.is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(saved, target / PARTIAL_PARSE)
+    try:
+        yield from dbt.cli(["build"], context=context, target_path=target).stream()
+    finally:
+        fresh = target / PARTIAL_PARSE  # written right after parsing, so also by a build that failed
+        if fresh.is_file():
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            partial = saved.with_name(f"{PARTIAL_PARSE}.{uuid.uuid4().hex[:7]}.tmp")
+            shutil.copyfile(fresh, partial)
+            os.replace(partial, saved)
+        prune_run_folders(settings.dbt_target_dir())
 
 
 DBT_ASSETS = [dbt_inputs, audited_inputs, dbt_statistics]

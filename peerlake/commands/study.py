@@ -1,5 +1,6 @@
 """`peerlake study new|list|show` and `peerlake run NAME`: the unit a researcher works in."""
 
+import json
 from pathlib import Path
 
 import typer
@@ -104,6 +105,10 @@ def study_show(name: str) -> None:
     typer.echo(study.text.rstrip())
     for exp in checked:
         typer.echo(f"# experiment [{exp.name}]: {exp.judge.JUDGE} judge, checked")
+    if (revision := study.revision()) is not None:
+        roles = ", ".join(f"{m.letter} = {m.label}" for m in revision.models)
+        typer.echo(f"# revision crossover: cells {', '.join(revision.cells)} ({roles}); {revision.repeats} Scorer "
+                   f"reviews per side; checked")
     typer.echo(f"\n# sha256 {study.sha256}\n# papers now: {len(res.paper_ids)} ({study.paper_source()}), "
                f"{len(res.reviewable)} with a manuscript a reviewer can read"
                + (f"; {len(res.missing)} selected but unknown to the lake" if res.missing else ""))
@@ -247,6 +252,18 @@ def report_experiments(result) -> None:
             typer.echo(f"[{exp}] {variants[f'{exp}_variants']} variants, {variants.get(f'{exp}_built', 0)} built"
                        + (f"; not built: {variants[f'{exp}_not_built_reasons']}"
                           if f"{exp}_not_built_reasons" in variants else ""))
+    revision = meta.get("revision_manuscripts", {})
+    if "outcomes" in revision:
+        blocked = json.loads(revision.get("blocked") or "{}")
+        typer.echo(f"[revision] {revision['papers']} papers, {revision['outcomes']} paper conditions "
+                   f"({revision['outcomes'] - sum(blocked.values())} ok"
+                   + (f", blocked: {', '.join(f'{k} {v}' for k, v in sorted(blocked.items()))}" if blocked else "")
+                   + f"); {revision.get('diffs', 0)} candidate diffs, {revision.get('accepted', 0)} accepted; "
+                     f"{revision.get('model_calls_made', 0)} model calls made")
+    scores = meta.get("revision_scores", {})
+    if "scorer_reviews" in scores:
+        typer.echo(f"[revision] Scorers ({scores.get('cells')}): {scores['scorer_reviews']} reviews "
+                   f"({scores.get('model_calls_made', 0)} model calls made, {scores.get('failed', 0)} failed)")
     for key, m in sorted(meta.items()):
         if key.startswith("experiment_") and "judge" in m:
             typer.echo(f"[{key.removeprefix('experiment_')}] {m['judge']} judge ({m.get('model')}, {m.get('repeats')} "

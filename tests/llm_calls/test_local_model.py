@@ -23,9 +23,9 @@ def fake_parts(tmp_path, monkeypatch):
     monkeypatch.setenv("PEERLAKE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("PEERLAKE_LOCAL_MODEL_PATH", raising=False)
     specs = [f"fake-model-part{i}==0.1.0" for i in range(1, len(PARTS) + 1)]
-    monkeypatch.setattr(settings, "LOCAL_MODEL_PARTS", specs)
-    monkeypatch.setattr(settings, "LOCAL_MODEL_SHA256", hashlib.sha256(b"".join(PARTS)).hexdigest())
-    monkeypatch.setattr(local_model, "MODEL_BYTES", len(b"".join(PARTS)))
+    fake = settings.LocalModel(settings.LOCAL_MODEL_NAME, tuple(specs), hashlib.sha256(b"".join(PARTS)).hexdigest(),
+                               len(b"".join(PARTS)))
+    monkeypatch.setitem(settings.LOCAL_MODELS, settings.LOCAL_MODEL_NAME, fake)
     folder = local_model.parts_dir()
     folder.mkdir(parents=True)
     for i, data in enumerate(PARTS, start=1):
@@ -45,7 +45,9 @@ def test_install_assembles_parts_in_order_and_is_then_a_no_op(fake_parts):
 
 
 def test_hash_mismatch_leaves_no_file(fake_parts, monkeypatch):
-    monkeypatch.setattr(settings, "LOCAL_MODEL_SHA256", "0" * 64)
+    pinned = settings.LOCAL_MODELS[settings.LOCAL_MODEL_NAME]
+    monkeypatch.setitem(settings.LOCAL_MODELS, settings.LOCAL_MODEL_NAME,
+                        settings.LocalModel(pinned.name, pinned.parts, "0" * 64, pinned.n_bytes))
     with pytest.raises(local_model.ModelInstallError, match="SHA-256"):
         local_model.install_local_model()
     assert not settings.local_model_path().exists()

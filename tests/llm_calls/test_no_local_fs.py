@@ -5,8 +5,8 @@ import ast
 from pathlib import Path
 
 LLM_CALLS = Path(__file__).resolve().parents[2] / "llm_calls"
-# The model-file cache is this machine's cache, not the lake.
-MACHINE_CACHE = {"local_model.py"}
+# The model-file caches are this machine's cache, not the lake: the GGUF models and the embedding model.
+MACHINE_CACHE = {"local_model.py", "embeddings/install.py"}
 FS_MODULES = {"fcntl", "warehouse.fsutil"}
 FS_CALLS = {("os", "open"), ("os", "fsync"), ("os", "replace"), ("os", "rename"), ("fcntl", "flock")}
 LAKE_PATHS = {"locks_dir", "wal_dir", "segments_dir", "manifests_dir", "blobs_dir", "seal_lock"}
@@ -30,6 +30,6 @@ def _offences(path: Path) -> list[str]:
 
 
 def test_llm_calls_make_no_local_file_system_assumptions():
-    files = [p for p in LLM_CALLS.rglob("*.py") if p.name not in MACHINE_CACHE]
+    files = [p for p in LLM_CALLS.rglob("*.py") if p.relative_to(LLM_CALLS).as_posix() not in MACHINE_CACHE]
     assert files
     assert [o for p in files for o in _offences(p)] == []

@@ -1,0 +1,10 @@
+"""Per study, condition, Scorer pair and direction stratum: the stratum's size and its first paper by
+SHA-256 of the paper id, with the first accepted block of 70–750 characters (else the first accepted)
+(seed-001 §2.10). metrics.revision.outcomes.cases_table."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from metrics.revision.outcomes import cases_table
+
+    return cases_table(dbt.ref("revision_gains").df(), dbt.ref("int_revision_outcomes").df())

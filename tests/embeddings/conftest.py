@@ -1,0 +1,12 @@
+import pytest
+
+from llm_calls.embeddings import model_files
+
+
+@pytest.fixture(scope="session")
+def embedding_model_dir():
+    """The installed embedding model (`make model` installs it); the tests that run it skip without it."""
+    folder = model_files.model_dir()
+    if not model_files.is_installed(folder):
+        pytest.skip(f"embedding model not installed at {folder}: run `python -m llm_calls.embeddings.install`")
+    return folder
