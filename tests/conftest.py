@@ -84,3 +84,27 @@ def pytest_xdist_make_scheduler(config, log):
             return path if _has_module_fixture(path) else nodeid
 
     return ModelTestsTogether(config, log)
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A local S3-API server (moto) for this pytest process; see tests/s3server.py."""
+    pytest.importorskip("moto", reason="moto is not installed (make install adds it)")
+    from tests import s3server
+
+    server = s3server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_lake_url(s3_server, monkeypatch, request):
+    """A fresh bucket on the local S3 server, with the AWS variables pointing at it: the URL to set as
+    PEERLAKE_LAKE_URL (not set here, so a test chooses which processes see the remote lake)."""
+    import re
+
+    for k, v in s3_server.env.items():
+        monkeypatch.setenv(k, v)
+    bucket = re.sub(r"[^a-z0-9-]", "-", f"t-{request.node.name.lower()}")[:50].strip("-") + f"-{os.getpid()}"
+    s3_server.client().create_bucket(Bucket=bucket)
+    return f"s3://{bucket}/lake"

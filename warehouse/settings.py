@@ -63,6 +63,43 @@ def lake_root() -> Path:
     return Path(os.environ.get("PEERLAKE_HOME") or default).resolve()
 
 
+def lake_url() -> str | None:
+    """Where the shared lake lives when it is on S3-API object storage: $PEERLAKE_LAKE_URL, e.g.
+    `s3://bucket/prefix` (AWS S3, MinIO, R2, GCS interoperability). Events (segments, manifests),
+    blobs and request claims then live there; the local root ($PEERLAKE_HOME) keeps what is per machine:
+    the write-ahead files, the DuckDB files, the Dagster instance. None (the default): all of it is local."""
+    url = (os.environ.get("PEERLAKE_LAKE_URL") or "").strip().rstrip("/")
+    if not url:
+        return None
+    if not url.startswith("s3://") or len(url) <= len("s3://"):
+        raise ValueError(f"PEERLAKE_LAKE_URL={url!r}: expected s3://bucket[/prefix]")
+    return url
+
+
+@dataclass(frozen=True)
+class ObjectStoreOptions:
+    """How to reach the object store: the standard AWS variables, so any S3-API client tool agrees."""
+
+    endpoint_url: str | None  # $AWS_ENDPOINT_URL (MinIO, R2, a local test server); None: AWS itself
+    region: str
+    access_key_id: str | None
+    secret_access_key: str | None
+
+
+def object_store_options() -> ObjectStoreOptions:
+    return ObjectStoreOptions(
+        endpoint_url=os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None,
+        region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        access_key_id=os.environ.get("AWS_ACCESS_KEY_ID") or None,
+        secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY") or None)
+
+
+def claim_lease_s() -> float:
+    """How long a machine's claim on a request key holds before another may take the call over
+    ($PEERLAKE_CLAIM_LEASE_S): longer than the slowest call, or a slow call could be paid twice."""
+    return float(os.environ.get("PEERLAKE_CLAIM_LEASE_S", "900"))
+
+
 def dbt_target_dir() -> Path:
     """dbt's target/ (manifest, partial parse, per-run artifacts and logs): inside the dbt project in a
     checkout, under the lake root when installed."""
@@ -177,7 +214,8 @@ def api_key(provider: str) -> str | None:
 
 def secret_values() -> list[str]:
     """Every configured secret, so redaction can scrub them from errors before they are logged."""
-    return [v for v in (os.environ.get(n) for n in API_KEY_ENV.values()) if v and len(v) >= 4]
+    names = [*API_KEY_ENV.values(), "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]  # the object store's too
+    return [v for v in (os.environ.get(n) for n in names) if v and len(v) >= 4]
 
 
 def review_max_chars(provider: str) -> int:
