@@ -4,8 +4,13 @@
 PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-# llama.cpp compiles with -march=native, so its cached wheel is keyed by the CPU's feature flags.
-CPU_TAG := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
+# llama.cpp is compiled for a portable x86-64 level (AVX2/FMA/F16C; GGML_NATIVE=OFF), not -march=native:
+# on a virtual CPU that advertises AMX without the kernel enabling its tile state, a native build's AMX
+# kernels die with a general protection fault (seen here: `ldtilecfg` in libggml-cpu.so, segfaulting the
+# model tests). --no-cache-dir: pip would otherwise reuse a wheel it built earlier with other CMAKE_ARGS.
+# The cached wheel is still keyed by the CPU's flags, and by the build options.
+LLAMA_CMAKE := -DGGML_NATIVE=OFF
+CPU_TAG := $(shell (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null; echo '$(LLAMA_CMAKE)') | sha256sum | cut -c1-12)
 WHEELS  := $(HOME)/.cache/peerlake/wheels/$(CPU_TAG)
 LLAMA   := llama-cpp-python==0.3.36
 
@@ -31,7 +36,7 @@ $(VENV)/.installed: $(BIN)/uv requirements.lock pyproject.toml
 	@mkdir -p $(WHEELS)
 	@if ! ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then \
 	  echo "==> Compiling $(LLAMA) once for this CPU (3–6 minutes on 2 cores; cached in $(WHEELS))"; \
-	  $(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps $(LLAMA) -w $(WHEELS); \
+	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/python -m pip wheel --quiet --no-cache-dir --disable-pip-version-check --no-deps $(LLAMA) -w $(WHEELS); \
 	fi
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode --find-links $(WHEELS) -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
