@@ -116,9 +116,14 @@ class Gateway:
         self._providers: dict[str, Provider] = dict(providers or {})
         self._ready: set[str] = set()
         self._slots = threading.BoundedSemaphore(max_concurrency)
-        self._lock = threading.Lock()  # guards the index, stats, providers and the tail cursor
+        self._lock = threading.Lock()  # guards the index, stats and providers
         # A reader of our own, so other users of `log` calling tail() cannot consume our cursor.
         self._reader = log.reader()
+        # Refreshes are shared like the WAL's fsyncs: one thread tails the log (the cursor is its
+        # alone meanwhile) for every thread that asked before that tail began (see _refresh).
+        self._tail_cv = threading.Condition(threading.Lock())
+        self._tails_started = 0
+        self._tails_done = 0
         self._answered: dict[str, LlmCall] = {}
         self._attempts_seen: dict[str, int] = {}
         self._templates_stored: set[str] = set()  # prompt hashes whose source is in the lake
@@ -197,7 +202,8 @@ class Gateway:
 
     def call_many(self, reqs: Sequence[LlmRequest], progress: bool | None = None, description: str = "",
                   return_exceptions: bool = False) -> list:
-        """Results in input order, at most `max_concurrency` in flight.
+        """Results in input order, at most `max_concurrency` in flight (recording an answer holds no
+        slot: see `_workers`).
 
         A failed call does not stop the others. With return_exceptions its slot holds the exception;
         otherwise LlmBatchFailed (carrying the partial results) is raised once all have finished.
@@ -206,7 +212,7 @@ class Gateway:
         failures: dict[int, Exception] = {}
         replays: list[tuple[str, str]] = []  # list.append is atomic: the workers share it
         with call_progress(len(reqs), description, self.stats, enabled=progress) as bar, \
-                ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="llm") as pool:
+                ThreadPoolExecutor(max_workers=self._workers(), thread_name_prefix="llm") as pool:
             # Each worker runs under the caller's context, so its events carry the caller's labels.
             futures = {pool.submit(in_context(self._call), req, replays): i for i, req in enumerate(reqs)}
             for fut in as_completed(futures):
@@ -222,6 +228,18 @@ class Gateway:
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
+
+    def _workers(self) -> int:
+        """Threads for call_many. The provider slots (`_slots`) bound the requests in flight to
+        max_concurrency; recording an answer (blobs, the fsync'd event) and preparing the next call
+        (request lock, tail of the log, request blob) hold no slot, so twice as many threads keep
+        every slot busy while others record. One thread per slot where that would change what a
+        caller sees: with one slot the calls go one after another in input order, and under a cost
+        cap a thread waiting for a slot would hold a reservation (counted as in flight) and refuse
+        calls that fit."""
+        if self.max_concurrency == 1 or effective_cap(self.max_cost_usd, current().max_cost_usd) is not None:
+            return self.max_concurrency
+        return 2 * self.max_concurrency
 
     # ---- cost cap ----------------------------------------------------------------------------
     def reserve(self, req: LlmRequest) -> tuple[str | None, float]:
@@ -262,14 +280,41 @@ class Gateway:
 
     # ---- index -------------------------------------------------------------------------------
     def _refresh(self) -> None:
-        with self._lock:
-            for ev in self._reader.tail(_INDEX_TYPES):
-                if isinstance(ev, LlmCall):
-                    self._note(ev)
-                elif isinstance(ev, PromptTemplateStored):
-                    self._templates_stored.add(ev.prompt_hash)
-                elif isinstance(ev, PriceTableRecorded):
-                    self._price_versions.add(ev.version)
+        """Bring the index up to date with every event appended (by any process) before this call.
+
+        A tail that began before this call may miss such an event, one that begins after it may not.
+        So the caller waits for the next tail to begin and end, or runs it itself when none is
+        running: threads asking at once (under their request locks) share one read of the log."""
+        with self._tail_cv:
+            target = self._tails_started + 1  # the running tail (if any) is number _tails_started
+            while self._tails_done < target:
+                if self._tails_started >= target:  # ours has begun in another thread
+                    self._tail_cv.wait()
+                    continue
+                if self._tails_started > self._tails_done:  # an older tail is running: wait for it
+                    self._tail_cv.wait()
+                    continue
+                self._tails_started += 1
+                ok = False
+                self._tail_cv.release()
+                try:
+                    events = self._reader.tail(_INDEX_TYPES)  # I/O outside _lock: calls go on meanwhile
+                    with self._lock:
+                        for ev in events:
+                            if isinstance(ev, LlmCall):
+                                self._note(ev)
+                            elif isinstance(ev, PromptTemplateStored):
+                                self._templates_stored.add(ev.prompt_hash)
+                            elif isinstance(ev, PriceTableRecorded):
+                                self._price_versions.add(ev.version)
+                    ok = True
+                finally:
+                    self._tail_cv.acquire()
+                    if ok:
+                        self._tails_done = self._tails_started
+                    else:  # nobody may count on a tail that failed: the next waiter runs another
+                        self._tails_started -= 1
+                    self._tail_cv.notify_all()
 
     def _note(self, ev: LlmCall) -> None:
         self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)

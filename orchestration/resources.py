@@ -9,14 +9,15 @@ from warehouse import settings
 
 
 class LakeResource(ConfigurableResource):
-    """The lake under `root` (defaults to settings.lake_root(), i.e. $PEERLAKE_HOME)."""
+    """The lake under `root` (defaults to settings.lake_root(), i.e. $PEERLAKE_HOME), shared on object
+    storage when PEERLAKE_LAKE_URL is set (settings.lake_url())."""
 
     root: str = ""
 
     def lake(self):
         from warehouse import Lake
 
-        return Lake(Path(self.root) if self.root else settings.lake_root())
+        return Lake(Path(self.root) if self.root else settings.lake_root(), settings.lake_url())
 
     def event_log(self):
         from warehouse import EventLog

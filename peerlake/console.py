@@ -77,7 +77,7 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
     import duckdb
     import typer
 
-    from warehouse import Lake
+    from warehouse import Lake, duckdb_s3
     from warehouse.publish import FAILED, candidate_status
 
     lake = Lake.default()
@@ -99,7 +99,7 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
         Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
                                    "published before it.", style="yellow", soft_wrap=True)
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb_s3.connect(path, read_only=True, lake=lake)  # the views read the lake's segments
     except duckdb.IOException as exc:
         console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a build writing the "
                       "candidate?) holds it; retry when it finishes.")

@@ -8,11 +8,12 @@ from warehouse import settings
 
 @dataclass(frozen=True)
 class Lake:
-    root: Path
+    root: Path  # this machine's part: write-ahead files, DuckDB files, Dagster, locks (all of it when local)
+    url: str | None = None  # s3://bucket/prefix: the shared part (events, blobs, claims) on object storage
 
     @classmethod
     def default(cls) -> "Lake":
-        return cls(settings.lake_root())
+        return cls(settings.lake_root(), settings.lake_url())
 
     @property
     def events(self) -> Path:
@@ -61,6 +62,11 @@ class Lake:
     @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
+
+    @property
+    def remote_cache_dir(self) -> Path:
+        """With a lake URL: this machine's copies of remote manifests, segments and blobs (immutable)."""
+        return self.root / "cache" / "remote"
 
     def segment_glob(self, event_type: str) -> str:
         return str(self.segments_dir / f"event_type={event_type}" / "*.parquet")

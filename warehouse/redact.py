@@ -34,8 +34,8 @@ def _secrets() -> list[str]:
     return sorted(settings.secret_values(), key=len, reverse=True)
 
 
-def _remove_secret_values(text: str) -> str:
-    for secret in _secrets():
+def _remove_secret_values(text: str, secrets: list[str] | None = None) -> str:
+    for secret in _secrets() if secrets is None else secrets:
         text = text.replace(secret, REDACTED)
     return text
 
@@ -47,15 +47,17 @@ def redact_stored(text: str | None) -> str | None:
     return _remove_secret_values(text)
 
 
-def redact_payload(obj: Any) -> Any:
+def redact_payload(obj: Any, secrets: list[str] | None = None) -> Any:
     """A JSON-able value with auth-header fields blanked and secret values removed from strings."""
+    if secrets is None:
+        secrets = _secrets()  # read once per payload, not once per string (the gateway's hot path)
     if isinstance(obj, dict):
-        return {redact_payload(k): REDACTED if isinstance(k, str) and k.lower() in AUTH_HEADERS
-                else redact_payload(v) for k, v in obj.items()}
+        return {redact_payload(k, secrets): REDACTED if isinstance(k, str) and k.lower() in AUTH_HEADERS
+                else redact_payload(v, secrets) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [redact_payload(v) for v in obj]
+        return [redact_payload(v, secrets) for v in obj]
     if isinstance(obj, str):
-        return _remove_secret_values(obj)
+        return _remove_secret_values(obj, secrets)
     return obj
 
 

@@ -4,7 +4,6 @@ Nothing else in peerlake reads os.environ. API keys are read here, on demand, an
 to the provider SDK; they are never stored on an object that is serialized or logged.
 """
 
-import hashlib
 import os
 import sys
 from dataclasses import dataclass
@@ -142,18 +141,6 @@ def local_model_path(name: str | None = None) -> Path:
     return cache_root() / "models" / model.file
 
 
-def cpu_tag() -> str:
-    """Short hash of the CPU feature flags: llama.cpp is built with -march=native, so a cached
-    wheel is only safe to reuse on a CPU with the same flags."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return hashlib.sha256((line + "\n").encode()).hexdigest()[:12]
-    except OSError:
-        pass
-    return "generic"
-
-
 @dataclass(frozen=True)
 class ReviewerDefaults:
     provider: str
@@ -240,6 +227,15 @@ def export_lake_env() -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    # Where dbt reads the committed segments (the events source's external_location); on a remote
+    # lake also what switches the S3 plugin on in profiles.yml. A local lake drops the variable, so
+    # dbt derives <PEERLAKE_HOME>/events/segments: a value left in this process by an earlier
+    # (remote) lake would otherwise send a later local build to the wrong segments.
+    url = lake_url()
+    if url:
+        env["PEERLAKE_SEGMENTS_URL"] = f"{url}/events/segments"
+    else:
+        os.environ.pop("PEERLAKE_SEGMENTS_URL", None)
     os.environ.update(env)
     return env
 

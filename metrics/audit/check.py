@@ -88,7 +88,9 @@ def _dbt_env(lake_root: Path, db: Path, python: Path | None) -> dict[str, str]:
     # The child gets this process's environment (PATH, HOME) with the lake and database pointed into
     # the temporary folder; the orchestrator's target path must not leak in. The bundle's statistics
     # code goes first on PYTHONPATH, ahead of the installed peerlake.
-    env = {k: v for k, v in os.environ.items() if k not in ("PEERLAKE_DUCKDB_PATH", "DBT_TARGET_PATH")}
+    # A remote lake's segments location too: the child reads the bundle's local lake.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PEERLAKE_DUCKDB_PATH", "DBT_TARGET_PATH", "PEERLAKE_SEGMENTS_URL", "PEERLAKE_LAKE_URL")}
     env.update(PEERLAKE_HOME=str(lake_root), PEERLAKE_DUCKDB_PATH=str(db))
     if python is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(python), *filter(None, [env.get("PYTHONPATH")])])

@@ -9,7 +9,7 @@ import duckdb
 from metrics.audit.keys import SCOPE_COLUMNS, KeySpec, find_row, key_spec
 from metrics.audit.lineage import Lineage, Model, lineage
 from metrics.audit.selection import Selection, select_events
-from warehouse import EventLog
+from warehouse import EventLog, duckdb_s3
 
 PAPER_COLUMNS = ("paper_id", "subject_id")  # staging calls name the paper subject_id
 # Models whose study_id is the study that PAID for a call, not one that uses it: a call replayed for
@@ -87,7 +87,7 @@ def audit_row(duckdb_path: Path, mart: str, key: str, log: EventLog, manifest: d
     """Find the row, walk its lineage and pick the events behind it."""
     chain = lineage(manifest, mart)
     spec = key_spec(mart, chain.models[0].unique_columns)
-    con = duckdb.connect(str(duckdb_path), read_only=True)
+    con = duckdb_s3.connect(duckdb_path, read_only=True, lake=log.lake)  # staging steps read the segments
     try:
         row = find_row(con, spec, key)
         selection = select_events(log, row, chain.sources)

@@ -1,0 +1,84 @@
+"""Two sealers racing for the next manifest: every event is committed exactly once and the chain holds."""
+
+import json
+import subprocess
+
+from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine, paper
+from warehouse import remote_log
+from warehouse.verify import verify_lake
+
+N = 4
+# Appends and seals N papers, one seal per paper; a short pause between staging and the manifest widens
+# the window in which the other process commits the same seq.
+SEALER = """
+import json, sys, time
+from tests.warehouse.remote.support import paper
+from warehouse import remote_log
+from warehouse.log import EventLog
+
+attempts = []
+remote_log.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
+log = EventLog()
+print("ready", flush=True)
+sys.stdin.readline()
+ids = []
+for i in range(N_PAPERS):
+    ids.append(log.append(paper(log, int(sys.argv[1]) + i)).event_id)
+    log.seal()
+print(json.dumps({"ids": ids, "attempts": len(attempts)}), flush=True)
+""".replace("N_PAPERS", str(N))
+
+
+def _race(homes, url) -> list[dict]:
+    children = [subprocess.Popen([PYTHON, "-c", SEALER, str(100 * k)], cwd=REPO, env=child_env(home, url),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                for k, home in enumerate(homes)]
+    for child in children:
+        assert child.stdout.readline().strip() == "ready"
+    for child in children:
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    outs = [json.loads(child.communicate(timeout=60)[0].strip().splitlines()[-1]) for child in children]
+    assert all(child.returncode == 0 for child in children)
+    return outs
+
+
+def _assert_committed_once(s3, url, ids, log):
+    rows = committed_rows(s3, url, "paper_ingested")
+    assert sorted(r["event_id"] for r in rows) == sorted(ids)  # all of them, none twice
+    assert keys(s3, url, "events/staging/") == []
+    report = verify_lake(log)
+    assert report.ok, report.problems
+
+
+def test_a_sealer_that_loses_the_race_retries_at_the_new_head(tmp_path, s3_lake_url, s3_server, monkeypatch):
+    a, b = machine(tmp_path, "a", s3_lake_url), machine(tmp_path, "b", s3_lake_url)
+    ids = [a.append(paper(a, i)).event_id for i in range(3)] + [b.append(paper(b, 10 + i)).event_id for i in range(2)]
+    calls = []
+
+    def b_commits_first():  # b seals between a's upload and a's manifest: a's seq is taken
+        calls.append(1)
+        if len(calls) == 1:
+            b.seal()
+
+    monkeypatch.setattr(remote_log, "after_staging", b_commits_first)
+    assert a.seal().events_sealed == 3
+    assert len(calls) == 3  # a staged, b staged and committed, a staged again and committed at the new head
+    assert [m.body.get("wal") for m in a.chain.refresh()][-2:] == [b.wal_path.name, a.wal_path.name]
+    _assert_committed_once(s3_server.client(), s3_lake_url, ids, a)
+
+
+def test_two_machines_sealing_at_once_commit_each_event_once(tmp_path, s3_lake_url, s3_server):
+    outs = _race([tmp_path / "a", tmp_path / "b"], s3_lake_url)
+    ids = [i for o in outs for i in o["ids"]]
+    assert len(ids) == 2 * N
+    _assert_committed_once(s3_server.client(), s3_lake_url, ids, machine(tmp_path, "c", s3_lake_url))
+
+
+def test_two_processes_of_one_machine_sealing_at_once_commit_each_event_once(tmp_path, s3_lake_url, s3_server):
+    outs = _race([tmp_path / "a", tmp_path / "a"], s3_lake_url)
+    ids = [i for o in outs for i in o["ids"]]
+    log = machine(tmp_path, "a", s3_lake_url)
+    assert sorted(e.event_id for e in log.iter_events("paper_ingested")) == sorted(ids)
+    _assert_committed_once(s3_server.client(), s3_lake_url, ids, log)
+    assert verify_lake(log).checked_wal_ranges >= 2  # both WALs are on this machine: their bytes re-hashed
