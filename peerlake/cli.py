@@ -187,5 +187,19 @@ from peerlake.commands import register_all  # noqa: E402  (after the core comman
 
 register_all(app)
 
+
+def main() -> None:
+    """The `peerlake` command: the app, with an unreachable object store said in one line (which bucket,
+    which endpoint, what to set) instead of a traceback."""
+    from warehouse.duckdb_s3 import LakeUnreachable
+    from warehouse.objectstore import ObjectStoreError
+
+    try:
+        app()
+    except (ObjectStoreError, LakeUnreachable) as exc:
+        console.print(f"[bold red]The lake on object storage cannot be used:[/] {exc}")
+        raise SystemExit(2) from None
+
+
 if __name__ == "__main__":
-    app()
+    main()

@@ -67,7 +67,7 @@ def test_wheel_holds_every_subpackage_and_data_file(wheel):
                     or n.startswith("warehouse/lake/") or "/target/" in n or "/logs/" in n)
     assert strays == []
     entry_points = zipfile.ZipFile(wheel).read("peerlake-0.1.0.dist-info/entry_points.txt").decode()
-    assert "peerlake = peerlake.cli:app" in entry_points
+    assert "peerlake = peerlake.cli:main" in entry_points
 
 
 INSTALLED_CHECK = """
