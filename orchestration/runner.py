@@ -2,9 +2,10 @@
 runs, materializations and checks of `peerlake demo` show up in `make ui` afterwards."""
 
 import os
+import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from orchestration.dbt_manifest import prepare_dbt_manifest
 from warehouse import settings
 
 DAGSTER_YAML = """\
@@ -26,30 +27,6 @@ def dagster_instance():
     return DagsterInstance.from_config(str(home))
 
 
-def prepare_dbt_manifest() -> None:
-    """Parse the dbt project so the asset graph matches the models on disk (not only under dagster dev)."""
-    from orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
-
-    settings.export_lake_env()
-    manifest = peerlake_dbt.manifest_path
-    # Parsing costs ~7 s; skip it when no project file changed since the last parse.
-    if manifest.exists():
-        built = manifest.stat().st_mtime
-        if all(p.stat().st_mtime <= built for p in _project_files(DBT_PROJECT_DIR)):
-            return
-    peerlake_dbt.preparer.prepare(peerlake_dbt)
-
-
-def _project_files(root):
-    """The dbt project's own files. target/, logs/ and dbt_packages/ are pruned, not walked: target/ gains a
-    folder of compiled SQL per dbt invocation (~1,800 files), so walking it cost seconds per call after a few
-    test runs, and this runs two or three times per CLI command."""
-    skip = {"target", "logs", "dbt_packages"}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in skip]
-        yield from (Path(folder, f) for f in files)
-
-
 @dataclass(frozen=True)
 class FailedCheck:
     asset: str
@@ -69,25 +46,58 @@ class PipelineRun:
 
 def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
                  log_level: str = "WARNING", resource_config: dict | None = None,
-                 partition_key: str | None = None) -> PipelineRun:
-    """Materialize the assets (all, or the selected keys and their checks) in this process."""
-    from dagster import AssetKey, DagsterEventType
+                 partition_key: str | None = None, executor: str = "in_process") -> PipelineRun:
+    """Materialize the assets (all, or the selected keys and their checks): in this process, or with the
+    steps on another executor (orchestration.executors: multiprocess, celery, dask)."""
+    from dagster import AssetKey
 
+    from orchestration.assets.units import UNIT_SIZE_ENV, UNIT_SIZE_TAG
+    from orchestration.executors import check_ready
+
+    check_ready(executor)  # a clear error (start Redis, start a worker) before any run is created
     prepare_dbt_manifest()
     instance = dagster_instance()
     from orchestration.definitions import defs
 
-    job = defs.resolve_implicit_global_asset_job_def()
     keys = [AssetKey.from_user_string(s) for s in selection] if selection else None
     # The full event stream is kept in the instance (see `make ui`); the console gets warnings only.
     run_config: dict = {"loggers": {"console": {"config": {"log_level": log_level}}}}
     if resource_config:  # e.g. {"reviewer": {"samples": 5}}
         run_config["resources"] = {k: {"config": v} for k, v in resource_config.items()}
-    result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
-                                    asset_selection=keys, tags=tags or {},
-                                    partition_key=partition_key)
-    run = PipelineRun(success=result.success, run_id=result.run_id)
-    for ev in result.all_events:
+    tags = dict(tags or {})
+    # The unit size is the run's (a tag), not each worker's environment. In this process the steps run one
+    # after another: a study's model work stays one unit per asset (one gateway batch, as before units
+    # existed) unless PEERLAKE_UNIT_SIZE asks for smaller ones.
+    if os.environ.get(UNIT_SIZE_ENV):
+        tags.setdefault(UNIT_SIZE_TAG, os.environ[UNIT_SIZE_ENV])
+    elif executor == "in_process":
+        tags.setdefault(UNIT_SIZE_TAG, "0")
+    if executor == "in_process":
+        job = defs.resolve_implicit_global_asset_job_def()
+        result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
+                                        asset_selection=keys, tags=tags, partition_key=partition_key)
+        return _pipeline_run(result.success, result.run_id, result.all_events)
+    from dagster import execute_job
+
+    from orchestration.executors import reconstructable_job, run_config_for
+
+    run_config.update(run_config_for(executor))
+    if partition_key is not None:
+        tags["dagster/partition"] = partition_key
+    with warnings.catch_warnings():  # dagster_celery registers its task once per step submission
+        warnings.filterwarnings("ignore", message="Task name 'execute_plan' is already registered")
+        result = execute_job(reconstructable_job(executor), instance=instance, run_config=run_config, tags=tags,
+                             asset_selection=keys, raise_on_error=False)
+    # the steps ran elsewhere: their events are in the instance (shared with the workers)
+    events = [rec.dagster_event for rec in instance.all_logs(result.run_id) if rec.dagster_event is not None]
+    return _pipeline_run(result.success, result.run_id, events)
+
+
+def _pipeline_run(success: bool, run_id: str, events) -> PipelineRun:
+    from dagster import DagsterEventType
+
+    run = PipelineRun(success=success, run_id=run_id)
+    for ev in events:
         if ev.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             data = ev.event_specific_data
             if not data.passed:

@@ -57,11 +57,13 @@ def build_asset_keys() -> list[str]:
 
 
 def run_study(study: str, probes: bool = False, tags: dict | None = None,
-              max_cost_usd: float | None = None, build: bool = True) -> StudyRun:
+              max_cost_usd: float | None = None, build: bool = True, executor: str = "in_process") -> StudyRun:
     """The study's run, then the build (unless `build` is false: the marts then wait for the next
-    `peerlake build`, e.g. after several studies' runs). `max_cost_usd` caps the study's run (a run tag the model
-    assets read; it overrides the study's [costs] max_cost_usd). A run the cap stopped early still
-    succeeds with what it made, and the build publishes that."""
+    `peerlake build`, e.g. after several studies' runs). `executor` runs the study's steps (the model work,
+    in small units) in this process or on workers (orchestration.executors); the build stays in this
+    process, because dbt and the gates write one DuckDB file (one writer at a time). `max_cost_usd` caps
+    the study's run (a run tag the model assets read; it overrides the study's [costs] max_cost_usd). A run
+    the cap stopped early still succeeds with what it made, and the build publishes that."""
     name = study
     instance = dagster_instance()
     if not instance.has_dynamic_partition(studies.name, name):
@@ -69,7 +71,7 @@ def run_study(study: str, probes: bool = False, tags: dict | None = None,
     tags = {"peerlake/study": name, **(tags or {})}
     if max_cost_usd is not None:
         tags[MAX_COST_TAG] = repr(float(max_cost_usd))
-    first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name)
+    first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name, executor=executor)
     if not first.success:
         return StudyRun(first, None)
     if not build:

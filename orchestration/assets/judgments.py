@@ -6,18 +6,41 @@ marts compute every score from the units. Judge calls another study already paid
 import hashlib
 import importlib
 import json
+from dataclasses import dataclass
 
-from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
+from dagster import (
+    AssetExecutionContext,
+    AssetIn,
+    AssetKey,
+    DataVersion,
+    DynamicOut,
+    In,
+    MaterializeResult,
+    Nothing,
+    OpExecutionContext,
+    Out,
+    asset,
+    graph_asset,
+    op,
+)
 
 from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
 from metrics.costs.plan import judge_estimate
-from orchestration.assets.attribution import calls_of
 from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
 from orchestration.assets.partitions import studies, study_of
 from orchestration.assets.reviews import ai_reviews
 from orchestration.assets.systems import system_reviews as system_reviews_asset
+from orchestration.assets.units import (
+    UNIT_RETRY,
+    chunks,
+    emit_units,
+    materialization,
+    seal_unit,
+    unit_calls,
+    unit_size,
+)
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import JudgingSpec, Study, load_study, record_resolution, resolve_papers
 
@@ -63,22 +86,54 @@ def _code_version(judge: str) -> str:
     return judge_config(JudgingSpec()).identity(judge, MODULES[judge].TEMPLATES)
 
 
+@dataclass(frozen=True)
+class JudgePlan:
+    n_reviews: int
+    skipped: bool  # the study does not name this judge
+
+
+@dataclass(frozen=True)
+class JudgmentsDone:
+    """What a unit made: (subject_key, repeat, null_reason, failed_call) per judgment, and counters."""
+
+    keys: tuple[tuple[str, int, str | None, str | None], ...]
+    written: int
+    skipped: int
+    made: int
+    cost_usd: float
+    refused: int
+
+
 def _judge_asset(judge: str):
     module = MODULES[judge]
+    name = f"judgments_{judge}"
+    # The judges share the model (on the embedded one, the CPU): the multiprocess executor runs one judge
+    # step at a time (tag limit in definitions); each unit batches its calls.
+    tags = {"peerlake/judge": "serial"}
 
-    @asset(name=f"judgments_{judge}", group_name="judgments",
-           deps=[ai_reviews, system_reviews_asset, human_reviews_asset],
-           code_version=_code_version(judge), kinds={"llm"}, partitions_def=studies,
-           op_tags={"peerlake/judge": "serial"},
-           description=f"The {judge} judge (PRISM) on the study's reviews → llm_call and judgment_recorded "
-                       "events (nothing when the study does not name it).")
-    def _judge(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+    @op(name=f"{name}_plan", ins={"after": In(Nothing)}, out={"units": DynamicOut(), "plan": Out()})
+    def _plan(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource):
         log = lake.event_log()
         study = load_study(log, study_of(context))
         if judge not in study.judges:
             context.log.info(f"study {study.name} does not name the {judge} judge (judges = {list(study.judges)})")
-            return MaterializeResult(metadata={"study": study.name, "skipped": "judge not in the study"})
+            yield from emit_units([], JudgePlan(0, skipped=True))
+            return
         _, reviews = judged_reviews(log, study)
+        gateway = reviewer.gateway(log)
+        record_estimate(context, log, study, lambda hist: judge_estimate(log, study, gateway, judge, reviews, hist))
+        # a paper's reviews stay in one unit (the flaws judge pools them): by paper, in their order within it
+        size = unit_size(context)
+        units = chunks(sorted(reviews, key=lambda r: r.paper_id) if size else reviews, size, group=lambda r: r.paper_id)
+        yield from emit_units(units, JudgePlan(len(reviews), skipped=False))
+
+    @op(name=f"{name}_unit", retry_policy=UNIT_RETRY, tags=tags)
+    def _unit(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
+              reviews: list) -> JudgmentsDone:
+        if not reviews:
+            return JudgmentsDone((), 0, 0, 0, 0.0, 0)
+        log = lake.event_log()
+        study = load_study(log, study_of(context))
         cfg = judge_config(study.judging)
         config_id = cfg.identity(judge, module.TEMPLATES)
         recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
@@ -88,38 +143,65 @@ def _judge_asset(judge: str):
 
             retrieval = RetrievalClient(log)
         gateway = reviewer.gateway(log)
-        record_estimate(context, log, study, lambda hist: judge_estimate(log, study, gateway, judge, reviews, hist))
         before = gateway.stats.snapshot()
         keys = []
-        with calls_of(context, study):
+        with unit_calls(context, study, name):
             for repeat in range(cfg.repeats):
                 ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
                                    study=study.name, retrieval=retrieval)
                 for j in module.judge(ctx, reviews, **_options(judge, study.judging)):
                     recorder.record(j)
                     keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
-        log.seal()
+        seal_unit(log)
+        for subject, repeat, _, why in [k for k in keys if k[3] is not None and REFUSED not in k[3]][:20]:
+            context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
+        return JudgmentsDone(tuple(keys), recorder.written, recorder.skipped,
+                             gateway.stats.calls_made - before.calls_made,
+                             float(gateway.stats.cost_usd - before.cost_usd),
+                             gateway.stats.refused_calls - before.refused_calls)
+
+    @op(name=f"{name}_collect", out=Out(Nothing))
+    def _collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
+                 plan: JudgePlan, done: list):
+        log = lake.event_log()
+        study = load_study(log, study_of(context))
+        if plan.skipped:
+            return materialization({"study": study.name, "skipped": "judge not in the study"}, None)
+        cfg = judge_config(study.judging)
+        config_id = cfg.identity(judge, module.TEMPLATES)
+        keys = [k for d in done for k in d.keys]
+        written, skipped = sum(d.written for d in done), sum(d.skipped for d in done)
         # a judgment whose call the cost cap refused is left undone (the next run makes it), not failed
         undone = [k for k in keys if k[3] is not None and REFUSED in k[3]]
         failed = [k for k in keys if k[3] is not None and REFUSED not in k[3]]
-        for subject, repeat, _, why in failed[:20]:
-            context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
         if keys and len(failed) == len(keys):
             raise RuntimeError(f"every {judge} judgment failed; first: {failed[0][3]}")
-        made = gateway.stats.calls_made - before.calls_made
+        made = sum(d.made for d in done)
         nulls = sum(1 for k in keys if k[2] is not None and k[3] is None)
-        context.log.info(f"{judge}: {len(keys)} judgments ({recorder.written} new, {recorder.skipped} already "
+        context.log.info(f"{judge}: {len(keys)} judgments ({written} new, {skipped} already "
                          f"recorded, {nulls} null with a reason, {len(failed)} failed, {len(undone)} left undone "
                          f"by the cost cap); {made} model calls made")
-        return MaterializeResult(
-            metadata={"study": study.name, "judge_config": config_id, "model": f"{cfg.provider}/{cfg.model}",
-                      "reviews": len(reviews), "judgments": len(keys), "new_judgments": recorder.written,
-                      "null_judgments": nulls, "failed": len(failed), "model_calls_made": made,
-                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
-                      "judgments_left_undone": len(undone),
-                      **budget_metadata(context, study, gateway,
-                                        gateway.stats.refused_calls - before.refused_calls)},
-            data_version=DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
+        gateway = reviewer.gateway(log)
+        return materialization(
+            {"study": study.name, "judge_config": config_id, "model": f"{cfg.provider}/{cfg.model}",
+             "reviews": plan.n_reviews, "judgments": len(keys), "new_judgments": written,
+             "null_judgments": nulls, "failed": len(failed), "model_calls_made": made,
+             "cost_usd": float(sum(d.cost_usd for d in done)),
+             "judgments_left_undone": len(undone),
+             **budget_metadata(context, study, gateway, sum(d.refused for d in done))},
+            DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
+
+    @graph_asset(name=name, group_name="judgments",
+                 ins={"ai_reviews": AssetIn(ai_reviews.key, dagster_type=Nothing),
+                      "system_reviews": AssetIn(system_reviews_asset.key, dagster_type=Nothing),
+                      "human_reviews": AssetIn(human_reviews_asset.key, dagster_type=Nothing)},
+                 code_version=_code_version(judge), kinds={"llm"}, partitions_def=studies,
+                 description=f"The {judge} judge (PRISM) on the study's reviews → llm_call and judgment_recorded "
+                             "events (nothing when the study does not name it); one step per unit of papers' reviews "
+                             "(PEERLAKE_UNIT_SIZE), so executors spread them.")
+    def _judge(ai_reviews, system_reviews, human_reviews):
+        units, plan = _plan(after=[ai_reviews, system_reviews, human_reviews])
+        return _collect(plan, units.map(_unit).collect())
 
     return _judge
 

@@ -1,14 +1,24 @@
 """AI reviews, one partition per study: every (paper, reviewer configuration, sample) the study asks
 for, through the LLM gateway. Calls another study already paid for replay at no cost."""
 
-from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, asset
+from dataclasses import dataclass
+
+from dagster import AssetIn, AssetKey, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
 
 from metrics.costs.estimate import request_rows
-from orchestration.assets.attribution import calls_of
 from orchestration.assets.budget import budget_metadata, is_refused, record_estimate
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
+from orchestration.assets.units import (
+    UNIT_RETRY,
+    chunks,
+    emit_units,
+    materialization,
+    seal_unit,
+    unit_calls,
+    unit_size,
+)
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.scoring import ReviewerConfig, review_requests
 from reviewing.study import StudyError, load_study, record_resolution, resolve_papers, with_study
@@ -55,10 +65,24 @@ def study_papers(context, log, study):
     return resolution.paper_ids, resolution.manuscripts
 
 
-@asset(group_name="reviews", deps=[manuscripts, VARIANTS], code_version=REVIEWER_CODE_VERSION, kinds={"llm"},
-       partitions_def=studies,
-       description="K independent AI reviews per paper of the study → llm_call events (replayed when already made).")
-def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
+@dataclass(frozen=True)
+class ReviewPlan:
+    paper_ids: tuple[str, ...]
+    n_requests: int
+
+
+@dataclass(frozen=True)
+class ReviewsDone:
+    """What a unit made: (request_key, event_id, replayed, cost_usd) per result, and what it did not."""
+
+    results: tuple[tuple[str, str, bool, float], ...]
+    failed: int
+    undone: int
+
+
+@op(ins={"after": In(Nothing)}, out={"units": DynamicOut(), "plan": Out()})
+def ai_reviews_plan(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource):
+    """Every request of the study, in units of a few (a batch study's requests stay one unit: one batch)."""
     log = lake.event_log()
     study = load_study(log, study_of(context))
     paper_ids, papers = study_papers(context, log, study)
@@ -67,7 +91,20 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
                            if cfg.covers(paper.paper_id) for req in review_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
     record_estimate(context, log, study, lambda hist: request_rows("ai_reviews", requests, gateway, hist))
-    with calls_of(context, study):
+    size = 0 if study.costs.batch else unit_size(context)
+    yield from emit_units(chunks(requests, size),
+                          ReviewPlan(paper_ids=tuple(paper_ids), n_requests=len(requests)))
+
+
+@op(retry_policy=UNIT_RETRY)
+def ai_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
+                    requests: list) -> ReviewsDone:
+    log = lake.event_log()
+    study = load_study(log, study_of(context))
+    gateway = reviewer.gateway(log)
+    if not requests:
+        return ReviewsDone((), 0, 0)
+    with unit_calls(context, study, "ai_reviews"):
         if study.costs.batch:  # half price through the provider's batch API; waits, resumable (llm_calls.batch)
             from llm_calls.batch import BatchRunner
 
@@ -77,19 +114,47 @@ def ai_reviews(context: AssetExecutionContext, lake: LakeResource, reviewer: Rev
         else:
             outcomes = gateway.call_many(requests, description=f"AI reviews ({study.name})",
                                          return_exceptions=True)
-    record_resolution(log, study, paper_ids, configs, asset="ai_reviews")
+    seal_unit(log)
+    failed = [(req, exc) for req, exc in zip(requests, outcomes, strict=True)
+              if isinstance(exc, BaseException) and not is_refused(exc)]
+    for req, exc in failed:
+        context.log.error(f"review of {req.subject_id} sample {req.sample_index} failed: {exc}")
+    results = [r for r in outcomes if not isinstance(r, BaseException)]
+    return ReviewsDone(tuple((r.request_key, r.event_id, bool(r.replayed), float(r.cost_usd or 0.0)) for r in results),
+                       failed=len(failed), undone=left_undone(outcomes))
+
+
+@op(out=Out(Nothing))
+def ai_reviews_collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
+                       plan: ReviewPlan, done: list):
+    log = lake.event_log()
+    study = load_study(log, study_of(context))
+    configs = study.reviewer_configs()
+    record_resolution(log, study, list(plan.paper_ids), configs, asset="ai_reviews")
     log.seal()
-    results = keep_results(context, "review", requests, outcomes)
-    undone = left_undone(outcomes)
-    failed = len(requests) - len(results) - undone
-    made = sum(not r.replayed for r in results)
+    results = [r for d in done for r in d.results]
+    undone = sum(d.undone for d in done)
+    failed = sum(d.failed for d in done)
+    if plan.n_requests and failed == plan.n_requests:
+        raise RuntimeError(f"all {plan.n_requests} reviews failed (see the units' errors)")
+    made = sum(not replayed for _, _, replayed, _ in results)
     context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed, "
                      f"{failed} failed, {undone} left undone (cost cap)")
-    return MaterializeResult(
-        metadata={"study": study.name, "study_sha256": study.sha256, "papers": len(paper_ids),
-                  "reviews": len(results), "model_calls_made": made, "failed": failed,
-                  "replayed": len(results) - made, **budget_metadata(context, study, gateway, undone),
-                  "reviewer_configs": ", ".join(c.code_version() for c in configs),
-                  "cost_usd": float(sum(r.cost_usd or 0.0 for r in results if not r.replayed))},
-        data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
-    )
+    gateway = reviewer.gateway(log)
+    return materialization(
+        {"study": study.name, "study_sha256": study.sha256, "papers": len(plan.paper_ids),
+         "reviews": len(results), "model_calls_made": made, "failed": failed,
+         "replayed": len(results) - made, **budget_metadata(context, study, gateway, undone),
+         "reviewer_configs": ", ".join(c.code_version() for c in configs),
+         "cost_usd": float(sum(cost for _, _, replayed, cost in results if not replayed))},
+        DataVersion(content_version([(key, event_id) for key, event_id, _, _ in results])))
+
+
+@graph_asset(group_name="reviews", ins={"manuscripts": AssetIn(manuscripts.key, dagster_type=Nothing),
+                                        "paper_variants": AssetIn(VARIANTS, dagster_type=Nothing)},
+             code_version=REVIEWER_CODE_VERSION, kinds={"llm"}, partitions_def=studies,
+             description="K independent AI reviews per paper of the study → llm_call events (replayed when already "
+                         "made); one step per unit of requests (PEERLAKE_UNIT_SIZE), so executors spread them.")
+def ai_reviews(manuscripts, paper_variants):
+    units, plan = ai_reviews_plan(after=[manuscripts, paper_variants])
+    return ai_reviews_collect(plan, units.map(ai_reviews_unit).collect())

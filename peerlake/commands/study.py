@@ -124,7 +124,7 @@ def _experiments(study) -> list:
 
 
 def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None,
-                      build: bool = True) -> None:
+                      build: bool = True, executor: str = "in_process") -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
     from peerlake.console import console, report_run, run_quietly
@@ -143,8 +143,16 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                              f"({StudyFiles(log.lake).path(name)})")
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
+    from orchestration.executors import ExecutorError, check_ready
+
+    try:
+        check_ready(executor)  # no broker or no worker: say what to start before anything runs
+    except ExecutorError as exc:
+        _fail(str(exc))
+    if executor != "in_process":
+        console.print(f"The study's steps run on the {executor} executor's workers; the build runs here.")
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
-                         max_cost_usd=max_cost, build=build)
+                         max_cost_usd=max_cost, build=build, executor=executor)
     report_run(result.study)
     if result.build is not None:
         report_run(result.build)
@@ -304,12 +312,20 @@ def register(app: typer.Typer) -> None:
                                                 "overrides the study's [costs] max_cost_usd"),
             build: bool = typer.Option(True, "--build/--no-build",
                                        help="build, gate and publish the marts after the model steps (default); "
-                                            "--no-build leaves that to a later `peerlake build`")) -> None:
+                                            "--no-build leaves that to a later `peerlake build`"),
+            executor: str = typer.Option("in_process", "--executor",
+                                         help="where the study's steps run: in_process (default), multiprocess, "
+                                              "celery (workers on a Redis broker, $PEERLAKE_CELERY_BROKER) or dask "
+                                              "($PEERLAKE_DASK_SCHEDULER); the build runs here")) -> None:
         """Materialize a study: ingest what it reads, review its papers, build and gate the marts."""
         if dry_run:
             show_dry_run(name, probes)
             return
-        result = run_study_command(name, probes, "run", max_cost=max_cost, build=build)
+        from orchestration.executors import EXECUTORS
+
+        if executor not in EXECUTORS:
+            _fail(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+        result = run_study_command(name, probes, "run", max_cost=max_cost, build=build, executor=executor)
         meta = result.study.asset_metadata.get("ai_reviews", {})
         if meta.get("reviewer_configs"):  # the study has single-template reviewers
             typer.echo(f"study {name}: {meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews "
