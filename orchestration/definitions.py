@@ -11,7 +11,7 @@ from orchestration.assets.report import review_summary
 from orchestration.assets.reviews import ai_reviews
 from orchestration.assets.systems import system_reviews
 from orchestration.project import peerlake_dbt
-from orchestration.resources import LakeResource, ReviewerResource
+from orchestration.resources import LakeResource, ReviewerResource, step_io_manager
 
 ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *experiments.ASSETS, *revision.ASSETS,
           *probes.ASSETS,
@@ -23,6 +23,7 @@ RESOURCES = {
     "lake": LakeResource(),
     "reviewer": ReviewerResource(),
     "dbt": DbtCliResource(project_dir=peerlake_dbt),
+    **step_io_manager(),
 }
 
 defs = Definitions(

@@ -39,3 +39,22 @@ class ReviewerResource(ConfigurableResource):
         if self._gateway is None:
             self._gateway = Gateway(log, max_concurrency=self.max_concurrency)
         return self._gateway
+
+
+def step_io_manager() -> dict:
+    """Where steps hand each other their outputs (a unit plan, a unit's summary: small pickles).
+
+    On a lake on object storage they go to the lake's bucket (`<prefix>/dagster/io/`), so Celery or Dask
+    workers on other machines need no shared mount; otherwise Dagster's default, the instance's storage
+    folder. Credentials are not put in the resource (Dagster shows resource config in its UI): boto3
+    reads the same AWS variables as the lake."""
+    url = settings.lake_url()
+    if url is None:
+        return {}
+    from dagster_aws.s3 import S3PickleIOManager, S3Resource
+
+    opts = settings.object_store_options()
+    bucket, _, prefix = url.removeprefix("s3://").partition("/")
+    s3 = S3Resource(region_name=opts.region, endpoint_url=opts.endpoint_url)
+    return {"io_manager": S3PickleIOManager(s3_resource=s3, s3_bucket=bucket,
+                                            s3_prefix="/".join(p for p in (prefix, "dagster/io") if p))}

@@ -99,6 +99,10 @@ def test_a_study_spreads_over_celery_workers_and_survives_a_killed_one(tmp_path,
     # but not acknowledged it when killed: the second attempt then replays every call)
     starts, ends = _step_events(lake_root, killed)
     assert starts == 2 and ends >= 1, (killed, starts, ends)
+    # the steps handed each other their outputs through the lake's bucket, not a local folder
+    bucket, _, prefix = s3_lake_url.removeprefix("s3://").partition("/")
+    listed = s3_server.client().list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/dagster/io/")
+    assert listed.get("KeyCount", 0) > 0
 
 
 def _events(lake_root):
