@@ -160,8 +160,11 @@ def _paper_events(rng, paper: dict) -> list:
 
 
 def write_lake(root: Path, papers: int, n_configs: int, rounds: int, venue_year_size: int,
-               chunk: int, seed: int) -> dict:
-    """Write every event into write-ahead files (one per chunk) and seal them with the log's code."""
+               chunk: int, seed: int, first: int = 0, study_name: str = "bench") -> dict:
+    """Write every event into write-ahead files (one per chunk) and seal them with the log's code.
+
+    Papers SYN-<first> … SYN-<first + papers − 1>, and one study `study_name` over them: a second
+    call with first = the papers already written adds a new study to the lake (the rebuild benchmark)."""
     rng = np.random.default_rng(seed)
     log = EventLog(Lake(root))
     configs = _configs()[:n_configs]
@@ -183,7 +186,7 @@ def write_lake(root: Path, papers: int, n_configs: int, rounds: int, venue_year_
             wal_files += 1
         buf, n_buf = [], 0
 
-    for i in range(papers):
+    for i in range(first, first + papers):
         vy = i // venue_year_size
         venue, year = VENUES[vy % len(VENUES)], 2018 + (vy // len(VENUES))
         paper = {"paper_id": f"SYN-{i:06d}", "title": f"Synthetic paper {i}", "venue": f"{venue} {year}",
@@ -201,7 +204,7 @@ def write_lake(root: Path, papers: int, n_configs: int, rounds: int, venue_year_
             flush()
     # One study covering every paper and configuration, as `peerlake run` records it: the marts are
     # keyed by study and count only what a study covers.
-    study = resolution_event("bench", _sha("bench"), [f"SYN-{i:06d}" for i in range(papers)],
+    study = resolution_event(study_name, _sha(study_name), [f"SYN-{i:06d}" for i in range(first, first + papers)],
                              [{"reviewer_config": c["config"], "samples": rounds} for c in configs],
                              paper_source="benchmark")
     buf.append(to_json_line(study))

@@ -17,13 +17,15 @@ A review takes part in a polarity only if it has at least one item of it (int_re
 for an empty or unparsed list; the seed's corpus has none).
 """
 
-from itertools import combinations
+from dataclasses import dataclass
+from itertools import combinations, pairwise
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from metrics.stats.bootstrap import bootstrap_mean_ci
+from metrics.stats.bootstrap import bootstrap_mean_ci, bootstrap_mean_cis
+from metrics.stats.matching import best_matching_sums
 
 ALL = "*"  # config_a = config_b = '*': the overall row of a (study, polarity, kind)
 KINDS = ("within", "cross")
@@ -92,26 +94,182 @@ def _summary(pairs: pd.DataFrame, n_resamples: int, seed: int) -> dict:
             "s_ci_low": lo, "s_ci_high": hi}
 
 
+@dataclass(frozen=True)
+class _Reviews:
+    """One (study, polarity)'s reviews, sorted by (paper, configuration, review id) as pair_table
+    meets them; each review's items are rows start[r] … start[r] + size[r] − 1 of the sorted items."""
+
+    paper: np.ndarray  # paper code (codes follow paper_id order)
+    config: np.ndarray  # configuration code (codes follow reviewer_config order)
+    start: np.ndarray
+    size: np.ndarray
+    papers: list
+    configs: list
+
+
+def _reviews(part: pd.DataFrame) -> tuple[_Reviews, np.ndarray]:
+    """The reviews of one (study, polarity) and the item row order (into `part`) they index."""
+    order = part.sort_values(["paper_id", "reviewer_config", "study_review_id", "item_index"], kind="stable")
+    paper_codes, papers = pd.factorize(order["paper_id"], sort=True)
+    config_codes, configs = pd.factorize(order["reviewer_config"], sort=True)
+    review_codes = pd.factorize(order["study_review_id"])[0]
+    first = np.flatnonzero(np.r_[True, review_codes[1:] != review_codes[:-1]])
+    size = np.diff(np.r_[first, len(order)])
+    return (_Reviews(paper_codes[first], config_codes[first], first, size, list(papers), list(configs)),
+            order["_row"].to_numpy())
+
+
+# Review pairs per vectorized batch: bounds the (pairs × items × items) cosine stacks at ~100 MB.
+_PAIRS_PER_BATCH = 400_000
+
+
+def _pair_sums(rev: _Reviews, unit: np.ndarray, vector_id: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """S for every pair of reviews of a paper, summed and counted per (configuration a,
+    configuration b, paper): two arrays of shape (configs, configs, papers). Item r of the sorted
+    items has the unit vector unit[vector_id[r]]; each paper's cosines come from one Gram matrix of
+    its distinct vectors (an item repeated word for word is compared once), and the pairs of many
+    papers are matched together, one stack per (|A|, |B|) shape."""
+    n_cfg, n_pap = len(rev.configs), len(rev.papers)
+    sums = np.zeros(n_cfg * n_cfg * n_pap)
+    counts = np.zeros(n_cfg * n_cfg * n_pap, dtype=np.int64)
+    bounds = np.flatnonzero(np.r_[True, rev.paper[1:] != rev.paper[:-1], True])
+    batch: list[tuple[int, int]] = []
+    n_batch = 0
+    for lo, hi in pairwise(bounds):
+        batch.append((lo, hi))
+        n_batch += (hi - lo) * (hi - lo - 1) // 2
+        if n_batch >= _PAIRS_PER_BATCH or hi == bounds[-1]:
+            cell, s = _batch_pairs(rev, unit, vector_id, batch)
+            sums += np.bincount(cell, weights=s, minlength=sums.size)
+            counts += np.bincount(cell, minlength=counts.size)
+            batch, n_batch = [], 0
+    return sums.reshape(n_cfg, n_cfg, n_pap), counts.reshape(n_cfg, n_cfg, n_pap)
+
+
+def _batch_pairs(rev: _Reviews, unit: np.ndarray, vector_id: np.ndarray,
+                 papers: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(cell, S) for every review pair of the papers given as review ranges [lo, hi)."""
+    n_cfg, n_pap = len(rev.configs), len(rev.papers)
+    local = np.empty(vector_id.size, dtype=np.intp)  # an item's row in its paper's Gram matrix
+    grams, gram_at, width, first, second = [], [], [], [], []
+    offset = 0
+    for lo, hi in papers:
+        items = slice(rev.start[lo], rev.start[hi - 1] + rev.size[hi - 1])
+        distinct, local[items] = np.unique(vector_id[items], return_inverse=True)
+        grams.append((unit[distinct] @ unit[distinct].T).ravel())
+        ri, rj = np.triu_indices(hi - lo, k=1)
+        first.append(lo + ri)
+        second.append(lo + rj)
+        gram_at.append(np.full(ri.size, offset))
+        width.append(np.full(ri.size, distinct.size))
+        offset += distinct.size * distinct.size
+    if not any(f.size for f in first):
+        return np.empty(0, dtype=np.intp), np.empty(0)
+    flat = np.concatenate(grams)
+    ri, rj = np.concatenate(first), np.concatenate(second)
+    base, w = np.concatenate(gram_at), np.concatenate(width)
+    a_all, b_all = rev.size[ri], rev.size[rj]
+    s = np.empty(ri.size)
+    shape = a_all * (rev.size.max() + 1) + b_all
+    order = np.argsort(shape, kind="stable")
+    cuts = np.flatnonzero(np.r_[True, np.diff(shape[order]) != 0, True])
+    for lo, hi in pairwise(cuts):
+        pick = order[lo:hi]
+        a, b = int(a_all[pick[0]]), int(b_all[pick[0]])
+        rows = local[rev.start[ri[pick]][:, None] + np.arange(a)]
+        cols = local[rev.start[rj[pick]][:, None] + np.arange(b)]
+        at = (base[pick] + 0)[:, None, None] + rows[:, :, None] * w[pick][:, None, None] + cols[:, None, :]
+        s[pick] = best_matching_sums(flat[at]) / max(a, b)
+    return (rev.config[ri] * n_cfg + rev.config[rj]) * n_pap + rev.paper[ri], s
+
+
 def consistency_table(items: pd.DataFrame, vectors: np.ndarray, *, n_resamples: int, seed: int,
-                      embedding_model: str, embedding_model_hash: str, n_computed: int, n_cached: int) -> pd.DataFrame:
-    """The review_consistency mart (module docstring); `items` as pair_table's plus reviewer_label."""
-    pairs = pair_table(items, vectors)
-    labels = dict(zip(items["reviewer_config"], items["reviewer_label"], strict=True)) if len(items) else {}
+                      embedding_model: str, embedding_model_hash: str, n_computed: int, n_cached: int,
+                      vector_of_item: np.ndarray | None = None) -> pd.DataFrame:
+    """The review_consistency mart (module docstring); `items` as pair_table's plus reviewer_label.
+    Item i's embedding is vectors[vector_of_item[i]] (default: vectors[i]), so a text shared by many
+    items can be passed once.
+
+    The same table as summarising pair_table, without a row per pair (a 10-configuration × 10-sample
+    study has 4,950 pairs per paper): per-paper sums and counts per configuration pair, from which
+    the rows' paper means, pairs, reviews and items follow. The intervals of the rows over the same
+    papers share one bootstrap draw (bootstrap_mean_cis)."""
+    named = items[["reviewer_config", "reviewer_label"]].drop_duplicates()
+    labels = dict(zip(named["reviewer_config"], named["reviewer_label"], strict=True))
     rows = []
-    for (study, pol, kind), of_kind in pairs.groupby(["study_id", "polarity", "kind"], sort=True):
-        scope = items[(items["study_id"] == study) & (items["polarity"] == pol)]
-        groups = [((ca, cb), g) for (ca, cb), g in of_kind.groupby(["config_a", "config_b"], sort=True)]
-        groups.append(((ALL, ALL), of_kind))
-        for (ca, cb), g in groups:
-            reviews = set(g["review_a"]) | set(g["review_b"])
-            rows.append({
-                "review_consistency_id": "|".join((study, pol, kind, ca, cb)), "study_id": study,
-                "polarity": pol, "kind": kind, "config_a": ca, "config_b": cb,
-                "label_a": labels.get(ca, ALL), "label_b": labels.get(cb, ALL),
-                **_summary(g, n_resamples, seed), "n_reviews": len(reviews),
-                "n_items": int(scope["study_review_id"].isin(reviews).sum()),
-                "n_resamples": n_resamples, "bootstrap_seed": seed, "embedding_model": embedding_model,
-                "embedding_model_hash": embedding_model_hash, "n_embeddings_computed": n_computed,
-                "n_embeddings_cached": n_cached})
+    if len(items):
+        vectors = np.asarray(vectors, dtype=float)
+        unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        vector_id = np.arange(len(items)) if vector_of_item is None else np.asarray(vector_of_item)
+        frame = items.reset_index(drop=True).assign(_row=np.arange(len(items)))
+        for (study, pol), part in frame.groupby(["study_id", "polarity"], sort=True):
+            rev, order = _reviews(part)
+            sums, counts = _pair_sums(rev, unit, vector_id[order])
+            found = [(kind, *g) for kind, groups in _groups(rev, sums, counts) for g in groups]
+            for (kind, (ca, cb), _, n, n_reviews, n_items), (per_paper, lo, hi) in zip(
+                    found, _paper_means(found, n_resamples, seed), strict=True):
+                rows.append({
+                    "review_consistency_id": "|".join((study, pol, kind, ca, cb)), "study_id": study,
+                    "polarity": pol, "kind": kind, "config_a": ca, "config_b": cb,
+                    "label_a": labels.get(ca, ALL), "label_b": labels.get(cb, ALL),
+                    "n_papers": len(per_paper), "n_pairs": int(n.sum()),
+                    "s_mean": float(per_paper.mean()), "s_ci_low": lo, "s_ci_high": hi,
+                    "n_reviews": n_reviews, "n_items": n_items,
+                    "n_resamples": n_resamples, "bootstrap_seed": seed, "embedding_model": embedding_model,
+                    "embedding_model_hash": embedding_model_hash, "n_embeddings_computed": n_computed,
+                    "n_embeddings_cached": n_cached})
     out = pd.DataFrame(rows, columns=list(OUT_COLUMNS))
     return out.astype(OUT_COLUMNS)
+
+
+def _paper_means(found: list, n_resamples: int, seed: int) -> list[tuple[pd.Series, float, float]]:
+    """Per group (kind, configs, per-paper sums, per-paper counts, …): the paper means (papers with a
+    pair, in paper order) and their interval; groups over the same papers share one draw."""
+    out: list = [None] * len(found)
+    by_papers: dict[bytes, list[int]] = {}
+    for i, (_, _, _, n, _, _) in enumerate(found):
+        by_papers.setdefault((n > 0).tobytes(), []).append(i)
+    for members in by_papers.values():
+        has = found[members[0]][3] > 0
+        means = np.column_stack([found[i][2][has] / found[i][3][has] for i in members])
+        for i, (lo, hi) in zip(members, bootstrap_mean_cis(means, n_resamples=n_resamples, seed=seed),
+                               strict=True):
+            out[i] = (pd.Series(means[:, members.index(i)]), lo, hi)
+    return out
+
+
+def _groups(rev: _Reviews, sums: np.ndarray, counts: np.ndarray):
+    """Per kind ("cross" before "within", as sorted), its configuration pairs in order and then the
+    overall (*, *) group: ((config_a, config_b), per-paper S sums, pair counts, reviews, items)."""
+    n_cfg, n_pap = len(rev.configs), len(rev.papers)
+    # reviews and items per (configuration, paper): who takes part in a pair of a kind
+    n_rev = np.zeros((n_cfg, n_pap), dtype=np.int64)
+    n_itm = np.zeros((n_cfg, n_pap), dtype=np.int64)
+    np.add.at(n_rev, (rev.config, rev.paper), 1)
+    np.add.at(n_itm, (rev.config, rev.paper), rev.size)
+    present = n_rev > 0
+    shared = present.sum(axis=0) >= 2  # papers reviewed by two configurations or more
+    for kind in sorted(KINDS):
+        groups = []
+        for ca in range(n_cfg):
+            for cb in range(ca, n_cfg):
+                if (ca == cb) != (kind == "within"):
+                    continue
+                n = counts[ca, cb] + (counts[cb, ca] if ca != cb else 0)
+                if not n.any():
+                    continue
+                total = sums[ca, cb] + (sums[cb, ca] if ca != cb else 0)
+                if ca == cb:
+                    takes_part = n_rev[ca] >= 2
+                    reviews, n_items = n_rev[ca][takes_part].sum(), n_itm[ca][takes_part].sum()
+                else:
+                    takes_part = present[ca] & present[cb]
+                    reviews = (n_rev[ca] + n_rev[cb])[takes_part].sum()
+                    n_items = (n_itm[ca] + n_itm[cb])[takes_part].sum()
+                groups.append(((rev.configs[ca], rev.configs[cb]), total, n, int(reviews), int(n_items)))
+        if not groups:
+            continue
+        takes_part = n_rev >= 2 if kind == "within" else present & shared[None, :]
+        groups.append(((ALL, ALL), sum(g[1] for g in groups), sum(g[2] for g in groups),
+                       int(n_rev[takes_part].sum()), int(n_itm[takes_part].sum())))
+        yield kind, groups

@@ -5,6 +5,10 @@ alike; there are ½·C(n,k)·C(n−k,k). For a pair of papers, the block-A means
 the other (or tie), and so do the block-B means: same, tie (in at least one block) or reverse.
 Comparing block sums instead of means gives the same order (both blocks have k rounds) and stays
 exact for integer scores.
+
+rank_reproducibility counts all pairs within a group by Kendall-style sorting (metrics.stats.kendall,
+O(P log P) per partition and group); compare_blocks counts a given list of pairs one by one (close
+pairs, whose bins select pairs by a gap) and is the O(P²) reference the property test checks against.
 """
 
 from collections.abc import Sequence
@@ -13,6 +17,8 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+
+from metrics.stats.kendall import CHUNK_ELEMENTS, dense_ranks, pair_counts
 
 # (label, lower, upper): |difference of first-half means| in (lower, upper]; the first bin is exactly 0.
 CLOSE_PAIR_BINS: tuple[tuple[str, float, float], ...] = (
@@ -114,15 +120,50 @@ def compare_blocks(scores: np.ndarray, a_sets: np.ndarray, b_sets: np.ndarray,
     return Comparison(same, total - same - reverse, reverse, int(n_pairs), int(n_parts))
 
 
+def _group_members(groups: Sequence | None, n_papers: int) -> list[np.ndarray]:
+    """Paper indices per group (labels as _pairs_within reads them), groups of ≥ 2 papers only."""
+    if groups is None:
+        return [np.arange(n_papers)] if n_papers >= 2 else []
+    labels = np.asarray(["" if g is None else str(g) for g in groups])
+    if labels.size != n_papers:
+        raise ValueError(f"{labels.size} group labels for {n_papers} papers")
+    members = (np.flatnonzero(labels == label) for label in np.unique(labels))
+    return [m for m in members if m.size >= 2]
+
+
+def _subset_index(n: int, k: int, a_sets: np.ndarray, b_sets: np.ndarray):
+    """Every k-subset of the n rounds once, and each partition's A and B as indices into them:
+    a block's sums and ranks depend on its k-set alone, so they are computed per k-set, not per
+    partition (C(10,3) = 120 k-sets against 2,100 partitions)."""
+    subsets = list(combinations(range(n), k))
+    index = {s: i for i, s in enumerate(subsets)}
+    a_idx = np.array([index[tuple(a)] for a in a_sets.tolist()], dtype=np.intp)
+    b_idx = np.array([index[tuple(b)] for b in b_sets.tolist()], dtype=np.intp)
+    return np.array(subsets, dtype=np.intp), a_idx, b_idx
+
+
 def rank_reproducibility(scores: np.ndarray, k: int, groups: Sequence | None = None) -> Comparison:
     """Same / tie / reverse over every partition of the n rounds into two k-blocks and every pair
-    of papers within the same group (venue-year). `scores` is (papers, rounds), rounds in order."""
+    of papers within the same group (venue-year). `scores` is (papers, rounds), rounds in order.
+
+    Per group and partition, the pairs are counted by sorting (metrics.stats.kendall), exactly the
+    counts compare_blocks gets by comparing every pair."""
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2:
         raise ValueError(f"scores must be a (papers, rounds) matrix, got shape {scores.shape}")
     a_sets, b_sets = partitions(scores.shape[1], k)
-    first, second = _pairs_within(groups, scores.shape[0])
-    return compare_blocks(scores, a_sets, b_sets, first, second)
+    subsets, a_idx, b_idx = _subset_index(scores.shape[1], k, a_sets, b_sets)
+    same = tie = reverse = n_pairs = 0
+    for members in _group_members(groups, scores.shape[0]):
+        n_pairs += comb(members.size, 2)
+        sums = np.round(scores[members][:, subsets].sum(axis=2), _DECIMALS)  # (papers, k-sets)
+        ranks, ties = dense_ranks(sums.T)  # (k-sets, papers): one ordering of the group per k-set
+        step = max(1, CHUNK_ELEMENTS // members.size)
+        for start in range(0, a_idx.size, step):
+            a, b = a_idx[start:start + step], b_idx[start:start + step]
+            s, t, r = pair_counts(ranks[a], ranks[b], int(ties[a].sum()), int(ties[b].sum()))
+            same, tie, reverse = same + s, tie + t, reverse + r
+    return Comparison(same, tie, reverse, n_pairs, int(a_sets.shape[0]))
 
 
 def close_pairs(scores: np.ndarray, groups: Sequence | None = None,
@@ -142,12 +183,34 @@ def close_pairs(scores: np.ndarray, groups: Sequence | None = None,
     early_sum = np.round(scores[:, :half].sum(axis=1), _DECIMALS)
     gap = np.round(np.abs(early_sum[first] - early_sum[second]) / half, _DECIMALS)
     late = scores[:, half:]
+    bins = np.full(gap.size, -1)
+    for i, (_, lower, upper) in enumerate(CLOSE_PAIR_BINS):
+        bins[gap == 0 if upper == 0 else (gap > lower) & (gap <= upper)] = i
     out = []
     for k in ks:
         if 2 * k > late.shape[1]:
             continue
         a_sets, b_sets = partitions(late.shape[1], k)
-        for label, lower, upper in CLOSE_PAIR_BINS:
-            in_bin = gap == 0 if upper == 0 else (gap > lower) & (gap <= upper)
-            out.append((k, label, compare_blocks(late, a_sets, b_sets, first[in_bin], second[in_bin])))
+        counts = _binned_counts(late, a_sets, b_sets, first, second, bins, len(CLOSE_PAIR_BINS))
+        for i, (label, _, _) in enumerate(CLOSE_PAIR_BINS):
+            same, reverse, n_pairs = (int(c[i]) for c in counts)
+            total = n_pairs * a_sets.shape[0]
+            out.append((k, label, Comparison(same, total - same - reverse, reverse, n_pairs, int(a_sets.shape[0]))))
     return out
+
+
+def _binned_counts(scores: np.ndarray, a_sets: np.ndarray, b_sets: np.ndarray, first: np.ndarray,
+                   second: np.ndarray, bins: np.ndarray, n_bins: int) -> tuple[np.ndarray, ...]:
+    """compare_blocks for the pairs of every bin in one pass: (same, reverse, pairs) per bin."""
+    sums_a = np.round(scores[:, a_sets].sum(axis=2), _DECIMALS)
+    sums_b = np.round(scores[:, b_sets].sum(axis=2), _DECIMALS)
+    same, reverse = np.zeros(n_bins, dtype=np.int64), np.zeros(n_bins, dtype=np.int64)
+    keep = bins >= 0
+    first, second, bins = first[keep], second[keep], bins[keep]
+    step = max(1, _CHUNK_ELEMENTS // max(a_sets.shape[0], 1))
+    for start in range(0, first.size, step):
+        i, j, b = first[start:start + step], second[start:start + step], bins[start:start + step]
+        order = np.sign(sums_a[i] - sums_a[j]) * np.sign(sums_b[i] - sums_b[j])
+        same += np.bincount(b, weights=np.count_nonzero(order > 0, axis=1), minlength=n_bins).astype(np.int64)
+        reverse += np.bincount(b, weights=np.count_nonzero(order < 0, axis=1), minlength=n_bins).astype(np.int64)
+    return same, reverse, np.bincount(bins, minlength=n_bins)

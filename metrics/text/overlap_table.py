@@ -9,6 +9,8 @@ so it needs two of them. A BLEU-4 that is undefined (a text under 4 tokens) is l
 and the pairs that had one are counted. BERTScore (RoBERTa-large in the source) needs weights this
 machine does not have: null with bertscore_status 'weights unavailable'."""
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from metrics.text.overlap import bleu_4, rouge_1, rouge_l, tokens
@@ -26,12 +28,28 @@ def _mean(values: list) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-def overlap_table(reviews: pd.DataFrame) -> pd.DataFrame:
-    """reviews: one row per (study, review) with study_id, review_key, paper_id, source, reviewer, text
-    (None when unreadable). One row per (study, source, reviewer) that has reviews."""
+class _Tokens(dict):
+    """review_key → tokens, read and tokenized on first use: a review of a paper without a human
+    review to compare with is never read (at 1 M reviews, reading every text was most of the mart)."""
+
+    def __init__(self, text_of: Callable[[str], str | None]):
+        super().__init__()
+        self.text_of = text_of
+
+    def __missing__(self, key):
+        self[key] = found = tokens(self.text_of(key))
+        return found
+
+
+def overlap_table(reviews: pd.DataFrame, text_of: Callable[[str], str | None] | None = None) -> pd.DataFrame:
+    """reviews: one row per (study, review) with study_id, review_key, paper_id, source, reviewer, and
+    either text (None when unreadable) or `text_of(review_key)` giving it on demand. One row per
+    (study, source, reviewer) that has reviews."""
     rows = []
     if len(reviews):
-        toks = {k: tokens(t) for k, t in zip(reviews["review_key"], reviews["text"], strict=True)}
+        if text_of is None:
+            text_of = dict(zip(reviews["review_key"], reviews["text"], strict=True)).get
+        toks = _Tokens(text_of)
         for study_id, s in reviews.groupby("study_id", sort=True):
             humans = s[s["source"] == "human"]
             by_paper = {p: [k for k in g["review_key"] if toks[k]] for p, g in humans.groupby("paper_id")}
@@ -44,8 +62,10 @@ def _row(study_id, source, reviewer, g: pd.DataFrame, by_paper: dict, toks: dict
     per_review, papers, n_pairs, n_bleu = [], set(), 0, 0
     for key, paper in zip(g["review_key"], g["paper_id"], strict=True):
         refs = [h for h in by_paper.get(paper, []) if h != key]  # a human review is not its own reference
+        if not refs:
+            continue
         cand = toks[key]
-        if not cand or not refs:
+        if not cand:
             continue
         scores = [(rouge_1(cand, toks[h]), rouge_l(cand, toks[h]), bleu_4(cand, toks[h])) for h in refs]
         n_pairs += len(scores)

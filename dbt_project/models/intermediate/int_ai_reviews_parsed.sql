@@ -1,6 +1,18 @@
 -- One row per successful review request: the model's JSON answer parsed into typed fields.
 -- A response that does not meet the review schema is kept with is_parsed = false and a
 -- parse_error, so parse failures count against a reviewer instead of silently disappearing.
+-- Incremental: a build parses only the request keys that have an event the table has not seen
+-- (new answers, or a second answer to an old key), and replaces those keys' rows; a key's row
+-- depends on that key's events alone, so the table equals a full build. A change to this code or
+-- to stg_events__llm_calls rebuilds it whole (macros/incremental_version.sql).
+{{ config(
+    materialized='incremental',
+    unique_key='request_key',
+    incremental_strategy='delete+insert',
+    on_schema_change='sync_all_columns',
+    post_hook=["{{ record_code_version(['stg_events__llm_calls']) }}"]
+) }}
+
 with
 
 llm_calls as (
@@ -9,11 +21,31 @@ llm_calls as (
 
 ),
 
-review_calls as (
+answers as (
 
     select *
     from llm_calls
     where purpose = 'review' and is_ok and is_duplicate_success is not true
+
+),
+
+{% if written_by_this_code(['stg_events__llm_calls']) %}
+changed_keys as (
+
+    select distinct request_key
+    from answers
+    where llm_call_id not in (select llm_call_id from {{ this }})
+
+),
+
+{% endif %}
+review_calls as (
+
+    select *
+    from answers
+    {% if written_by_this_code(['stg_events__llm_calls']) %}
+        where request_key in (select changed_keys.request_key from changed_keys)
+    {% endif %}
     -- Replays write no event, so a second ok event for one request_key is a producer bug;
     -- the first answer is the one every replay returned.
     qualify row_number() over (

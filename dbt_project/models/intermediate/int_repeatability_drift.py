@@ -1,10 +1,15 @@
 """Per reviewer configuration: late − early rounds with a paired paper-bootstrap 95% interval
-(10,000 resamples, fixed seed). The statistics live in metrics.stats (tested with pytest)."""
+(10,000 resamples, fixed seed). The statistics live in metrics.stats (tested with pytest);
+recomputed only for the (study, configuration) keys whose scores changed (metrics.stats.memo)."""
+
+SCORE_COLUMNS = ["study_id", "reviewer_config", "paper_id", "sample_index", "overall_score"]
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    from metrics.stats.memo import previous_table, recompute_changed
     from metrics.stats.tables import drift_table
 
-    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()
-    return drift_table(scores)
+    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()[SCORE_COLUMNS]
+    return recompute_changed(scores, ["study_id", "reviewer_config"], drift_table,
+                             previous_table(session, dbt.this))

@@ -1,11 +1,16 @@
 """Per (study, reviewer configuration): within-paper variance V̂, SD sqrt(V̂) and the number of
 disjoint score pairs M the certified budget may use (N·⌊n_min/2⌋; see metrics.stats.budgets).
-The one implementation of these statistics lives in metrics.stats (tested with pytest)."""
+The one implementation of these statistics lives in metrics.stats (tested with pytest); recomputed
+only for the (study, configuration) keys whose scores changed (metrics.stats.memo)."""
+
+SCORE_COLUMNS = ["study_id", "reviewer_config", "paper_id", "sample_index", "overall_score"]
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    from metrics.stats.memo import previous_table, recompute_changed
     from metrics.stats.tables import variance_table
 
-    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()
-    return variance_table(scores)
+    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()[SCORE_COLUMNS]
+    return recompute_changed(scores, ["study_id", "reviewer_config"], variance_table,
+                             previous_table(session, dbt.this))

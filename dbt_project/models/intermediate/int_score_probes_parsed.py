@@ -5,9 +5,10 @@ blob store), split "1" into 1 and 10 with the forced-10 continuation, or a parse
 def model(dbt, session):
     dbt.config(materialized="table")
     from metrics.distribution.tables import parse_probes
-    from warehouse import BlobStore, Lake
+    from warehouse import Lake
+    from warehouse.remote_blobs import blob_store
 
-    blobs = BlobStore(Lake.default())  # PEERLAKE_HOME, exported by the orchestrator
+    blobs = blob_store(Lake.default())  # PEERLAKE_HOME (and PEERLAKE_LAKE_URL), exported by the orchestrator
     calls = dbt.ref("stg_events__llm_calls").filter(
         "purpose in ('score_probe', 'score_probe_continuation') and is_duplicate_success is not true").df()
     return parse_probes(calls, blobs.get_text)
