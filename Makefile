@@ -4,12 +4,19 @@
 PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-# llama.cpp is compiled for a portable x86-64 level (AVX2/FMA/F16C; GGML_NATIVE=OFF), not -march=native:
-# on a virtual CPU that advertises AMX without the kernel enabling its tile state, a native build's AMX
-# kernels die with a general protection fault (seen here: `ldtilecfg` in libggml-cpu.so, segfaulting the
-# model tests). --no-cache-dir: pip would otherwise reuse a wheel it built earlier with other CMAKE_ARGS.
-# The cached wheel is still keyed by the CPU's flags, and by the build options.
-LLAMA_CMAKE := -DGGML_NATIVE=OFF
+# llama.cpp is compiled for the instruction sets this CPU lists, named one by one (GGML_NATIVE=OFF), not
+# -march=native: on a virtual CPU that advertises AMX without the kernel enabling its tile state, a native
+# build's AMX kernels die with a general protection fault (seen here: `ldtilecfg` in libggml-cpu.so,
+# segfaulting the model tests). AVX2/FMA/F16C always; AVX-512 (and VNNI, VBMI, BF16) when listed: the
+# 1.5B model's prompt reads ~1.3x faster with them here. AMX never. --no-cache-dir: pip would otherwise
+# reuse a wheel it built earlier with other CMAKE_ARGS. The cached wheel is keyed by the CPU's flags and
+# the build options.
+CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+has = $(if $(strip $(foreach f,$(1),$(if $(filter $(f),$(CPU_FLAGS)),,missing))),,$(2))
+LLAMA_CMAKE := -DGGML_NATIVE=OFF \
+  $(call has,avx512f avx512cd avx512vl avx512dq avx512bw,-DGGML_AVX512=ON \
+    $(call has,avx512_vnni,-DGGML_AVX512_VNNI=ON) $(call has,avx512vbmi,-DGGML_AVX512_VBMI=ON) \
+    $(call has,avx512_bf16,-DGGML_AVX512_BF16=ON))
 CPU_TAG := $(shell (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null; echo '$(LLAMA_CMAKE)') | sha256sum | cut -c1-12)
 WHEELS  := $(HOME)/.cache/peerlake/wheels/$(CPU_TAG)
 LLAMA   := llama-cpp-python==0.3.36
@@ -36,7 +43,7 @@ $(VENV)/.installed: $(BIN)/uv requirements.lock pyproject.toml
 	@mkdir -p $(WHEELS)
 	@if ! ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then \
 	  echo "==> Compiling $(LLAMA) once for this CPU (3–6 minutes on 2 cores; cached in $(WHEELS))"; \
-	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/python -m pip wheel --quiet --no-cache-dir --disable-pip-version-check --no-deps $(LLAMA) -w $(WHEELS); \
+	  CMAKE_ARGS="$(strip $(LLAMA_CMAKE))" $(BIN)/python -m pip wheel --quiet --no-cache-dir --disable-pip-version-check --no-deps $(LLAMA) -w $(WHEELS); \
 	fi
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode --find-links $(WHEELS) -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .

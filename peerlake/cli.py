@@ -189,15 +189,21 @@ register_all(app)
 
 
 def main() -> None:
-    """The `peerlake` command: the app, with an unreachable object store said in one line (which bucket,
-    which endpoint, what to set) instead of a traceback."""
+    """The `peerlake` command: the app, with an unreachable object store (which bucket, which endpoint,
+    what to set) or an unusable environment setting said in one line instead of a traceback."""
+    from rich.markup import escape
+
     from warehouse.duckdb_s3 import LakeUnreachable
     from warehouse.objectstore import ObjectStoreError
+    from warehouse.settings import SettingError
 
     try:
         app()
     except (ObjectStoreError, LakeUnreachable) as exc:
-        console.print(f"[bold red]The lake on object storage cannot be used:[/] {exc}")
+        console.print(f"[bold red]The lake on object storage cannot be used:[/] {escape(str(exc))}")
+        raise SystemExit(2) from None
+    except SettingError as exc:
+        console.print(f"[bold red]A setting cannot be used:[/] {escape(str(exc))}")
         raise SystemExit(2) from None
 
 

@@ -38,14 +38,12 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "model" in item.keywords:
                 item.add_marker(skip)
-    # Files whose names end in _model.py run the embedded model (generation): they go first, one
-    # after another on one worker (see pytest_xdist_make_scheduler below); the other workers start
-    # with the CLI pipeline tests (minutes each), so short tests fill the end and the workers finish
-    # together.
+    # Files whose names end in _model.py run the embedded model (generation): the longest work, so it
+    # goes first, spread over the workers (see pytest_xdist_make_scheduler below); then the CLI pipeline
+    # tests (minutes each), so short tests fill the end and the workers finish together.
     items.sort(key=lambda item: (not _runs_the_model(item.nodeid), not item.nodeid.startswith(HEAVY)))
 
 
-MODEL_GROUP = "embedded_model"
 HEAVY = ("tests/orchestration/", "tests/stats/test_validity_through_the_lake.py")
 
 
@@ -61,29 +59,31 @@ def _has_module_fixture(path: str) -> bool:
 
 def _runs_the_model(nodeid: str) -> bool:
     """A test that makes the embedded model generate lives in a file named *_model.py (a convention:
-    the model uses every core, so two such tests must not run at once). Tokenizer-only tests may be
-    marked `model` (they need the file) and live anywhere."""
+    the scheduler starts them first). Tokenizer-only tests may be marked `model` (they need the file)
+    and live anywhere."""
     return nodeid.split("::", 1)[0].endswith("_model.py")
 
 
 def pytest_xdist_make_scheduler(config, log):
     """`make test` runs `pytest -n auto --dist loadgroup`. xdist's own loadgroup reads xdist_group
     markers through `item._nodeid`, which pytest 9 no longer has (its node ids are `_id`), so it would
-    group nothing; this scheduler groups by file name instead: every *_model.py test is one work unit,
-    so they run one after another on one worker (the first, as they are collected first) while the
-    other workers take everything else, one test at a time."""
+    group nothing; this scheduler sends whole files where a file has a module-scoped fixture (built once,
+    not once per worker) and single tests otherwise, in the order pytest_collection_modifyitems made:
+    the embedded-model tests first, spread over the workers (each worker's model gets its share of the
+    cores, PEERLAKE_LOCAL_THREADS above), the longest work first, so the workers finish together.
+    xdist would otherwise reorder the units by their number of tests."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ModelTestsTogether(LoadScopeScheduling):
+    config.option.loadscopereorder = False
+
+    class LongestFirst(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if _runs_the_model(nodeid):
-                return MODEL_GROUP
             path = nodeid.split("::", 1)[0]
             return path if _has_module_fixture(path) else nodeid
 
-    return ModelTestsTogether(config, log)
+    return LongestFirst(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -56,6 +56,27 @@ API_KEY_ENV = {
 }
 
 
+class SettingError(ValueError):
+    """An environment setting that cannot be used; the message names the variable and what it takes
+    (`peerlake` prints it in one line, not a traceback)."""
+
+
+def _int(name: str, default) -> int:
+    raw = os.environ.get(name) or str(default)
+    try:
+        return int(raw)
+    except ValueError:
+        raise SettingError(f"{name}={raw!r}: expected a whole number (default {default})") from None
+
+
+def _float(name: str, default) -> float:
+    raw = os.environ.get(name) or str(default)
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingError(f"{name}={raw!r}: expected a number (default {default})") from None
+
+
 def lake_root() -> Path:
     """Root of all data: $PEERLAKE_HOME; else warehouse/lake/ in a checkout, ./peerlake-lake when installed."""
     default = REPO_ROOT / "warehouse" / "lake" if IN_CHECKOUT else Path.cwd() / "peerlake-lake"
@@ -71,7 +92,7 @@ def lake_url() -> str | None:
     if not url:
         return None
     if not url.startswith("s3://") or len(url) <= len("s3://"):
-        raise ValueError(f"PEERLAKE_LAKE_URL={url!r}: expected s3://bucket[/prefix]")
+        raise SettingError(f"PEERLAKE_LAKE_URL={url!r}: expected s3://bucket[/prefix]")
     return url
 
 
@@ -96,7 +117,7 @@ def object_store_options() -> ObjectStoreOptions:
 def claim_lease_s() -> float:
     """How long a machine's claim on a request key holds before another may take the call over
     ($PEERLAKE_CLAIM_LEASE_S): longer than the slowest call, or a slow call could be paid twice."""
-    return float(os.environ.get("PEERLAKE_CLAIM_LEASE_S", "900"))
+    return _float("PEERLAKE_CLAIM_LEASE_S", "900")
 
 
 def dbt_target_dir() -> Path:
@@ -162,24 +183,24 @@ def reviewer_defaults() -> ReviewerDefaults:
         provider=provider,
         model=os.environ.get("PEERLAKE_MODEL", default_model),
         base_url=os.environ.get("PEERLAKE_BASE_URL"),
-        samples=int(os.environ.get("PEERLAKE_SAMPLES", "3")),
-        temperature=float(os.environ.get("PEERLAKE_TEMPERATURE", "0.7")),
-        max_output_tokens=int(os.environ.get("PEERLAKE_MAX_OUTPUT_TOKENS", "700")),
+        samples=_int("PEERLAKE_SAMPLES", "3"),
+        temperature=_float("PEERLAKE_TEMPERATURE", "0.7"),
+        max_output_tokens=_int("PEERLAKE_MAX_OUTPUT_TOKENS", "700"),
     )
 
 
 def system_max_output_tokens() -> int:
     """A reviewer system's output-token limit per call (a step may ask for less); a study's
     [[reviewers]] max_output_tokens overrides it."""
-    return int(os.environ.get("PEERLAKE_SYSTEM_MAX_OUTPUT_TOKENS", "1500"))
+    return _int("PEERLAKE_SYSTEM_MAX_OUTPUT_TOKENS", "1500")
 
 
 def local_threads() -> int:
-    return int(os.environ.get("PEERLAKE_LOCAL_THREADS") or os.cpu_count() or 2)
+    return _int("PEERLAKE_LOCAL_THREADS", os.cpu_count() or 2)
 
 
 def local_context_tokens() -> int:
-    return int(os.environ.get("PEERLAKE_LOCAL_CTX", "4096"))
+    return _int("PEERLAKE_LOCAL_CTX", "4096")
 
 
 def compatible_images() -> bool | None:
@@ -209,7 +230,7 @@ def review_max_chars(provider: str) -> int:
     """How much manuscript text a reviewer sees. The local model has a 4k-token context (about
     9,000 characters of paper after the prompt and the answer); hosted models read whole papers."""
     default = "9000" if provider == "local" else "200000"
-    return int(os.environ.get("PEERLAKE_REVIEW_MAX_CHARS", default))
+    return _int("PEERLAKE_REVIEW_MAX_CHARS", default)
 
 
 def papers_dirs() -> list[Path]:
@@ -254,12 +275,12 @@ def prompts_dir() -> Path | None:
 
 def ingest_max_pages() -> int:
     """PDFs with more pages than this are set aside ($PEERLAKE_INGEST_MAX_PAGES, default 150)."""
-    return int(os.environ.get("PEERLAKE_INGEST_MAX_PAGES", "150"))
+    return _int("PEERLAKE_INGEST_MAX_PAGES", "150")
 
 
 def ingest_max_images() -> int:
     """PDFs with more distinct images than this are set aside ($PEERLAKE_INGEST_MAX_IMAGES, default 300)."""
-    return int(os.environ.get("PEERLAKE_INGEST_MAX_IMAGES", "300"))
+    return _int("PEERLAKE_INGEST_MAX_IMAGES", "300")
 
 
 def ingest_inbox() -> Path | None:
@@ -276,7 +297,7 @@ def decimal_review_samples() -> int:
 
 def score_probe_samples() -> int:
     """Logprob probes per paper ($PEERLAKE_PROBE_SAMPLES, default 1; 0 turns the probe off)."""
-    return int(os.environ.get("PEERLAKE_PROBE_SAMPLES", "1"))
+    return _int("PEERLAKE_PROBE_SAMPLES", "1")
 
 
 @dataclass(frozen=True)
@@ -290,8 +311,8 @@ def batch_wait() -> BatchWait:
     $PEERLAKE_BATCH_POLL_S seconds (default 60) for at most $PEERLAKE_BATCH_WAIT_S (default 86400 + 3600:
     the providers' 24-hour window and an hour's grace). A run that stops waiting leaves the batches
     pending in the log; the next run collects them without paying again."""
-    return BatchWait(poll_interval_s=float(os.environ.get("PEERLAKE_BATCH_POLL_S", "60")),
-                     max_wait_s=float(os.environ.get("PEERLAKE_BATCH_WAIT_S", str(25 * 3600))))
+    return BatchWait(poll_interval_s=_float("PEERLAKE_BATCH_POLL_S", "60"),
+                     max_wait_s=_float("PEERLAKE_BATCH_WAIT_S", str(25 * 3600)))
 
 
 def openreview_baseurl() -> str:
@@ -316,4 +337,4 @@ def judge_max_chars(provider: str) -> int:
     PRISM gives its judges 45k-128k characters; the local model's 4k-token context holds about
     6,000 after the judge's instructions and answer."""
     default = "6000" if provider == "local" else "128000"
-    return int(os.environ.get("PEERLAKE_JUDGE_MAX_CHARS", default))
+    return _int("PEERLAKE_JUDGE_MAX_CHARS", default)

@@ -132,8 +132,10 @@ class LocalProvider(Provider):
 
             if not _MODELS:
                 atexit.register(_close_all)
+            # n_threads_batch too: left unset, llama.cpp reads prompts on every core whatever n_threads
+            # says, and its threads spin-wait on a core another process is using.
             _MODELS[key] = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                 logits_all=logits_all, verbose=False)
+                                 n_threads_batch=self.n_threads, logits_all=logits_all, verbose=False)
         return _MODELS[key]
 
     def _warn_schema(self, schema: dict) -> None:

@@ -1,11 +1,11 @@
 """A mini contradiction benchmark end to end on the real embedded model, through the CLI: a CC BY paper
 (../shared/data/cc_by_pdfs) → its knowledge graph → one inserted contradiction at each of the two most
-severe distances (the 1.5B model tends to quote the title for the main claim, which cannot be rewritten
+severe distances (the small models tend to quote the title for the main claim, which cannot be rewritten
 in place: distance 1 is what gets built) → a reviewer system reviews the original and the modified
 papers → the detection judge reads each review (the original's is the specificity audit) → the marts
-and their gates. Replays are the loopback tests' and the robustness demo's. It asserts the machinery
-only: the 1.5B model detects little, and what it answers decides how many items exist (a dropped one is
-recorded with the reason)."""
+and their gates, all on the smaller embedded model (tests/embedded.py). Replays are the loopback tests'
+and the robustness demo's. It asserts the machinery only: the model detects little, and what it
+answers decides how many items exist (a dropped one is recorded with the reason)."""
 
 import json
 import shutil
@@ -13,12 +13,14 @@ import shutil
 import pytest
 
 from reviewing.study import save_study
+from tests.embedded import machinery_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
 from warehouse import EventLog, Lake, settings
 
+MODEL = machinery_model()  # the smaller embedded model: tests/embedded.py
 PAPER = "naacl2018_N18-3011_LiteratureGraph.pdf"
-STUDY = """\
+STUDY = f"""\
 name = "mini-benchmark"
 description = "One CC BY paper, one contradiction, one reviewer, the detection judge once."
 judges = []
@@ -26,9 +28,15 @@ judges = []
 [papers]
 ids = ["litgraph"]
 
+[judging]
+provider = "local"
+model = "{MODEL}"
+
 [[reviewers]]
 system = "agentreview"
-options = { sample_one = true }
+provider = "local"
+model = "{MODEL}"
+options = {{ sample_one = true }}
 
 [contradictions]
 max_items = 2
@@ -42,8 +50,8 @@ repeats = 1
 
 @pytest.mark.model
 def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, capsys):
-    if not settings.local_model_path().exists():
-        pytest.fail(f"the embedded model is not installed at {settings.local_model_path()}: run `make model`")
+    if not settings.local_model_path(MODEL).exists():
+        pytest.fail(f"the embedded model is not installed at {settings.local_model_path(MODEL)}: run `make model`")
     source = shared_data / "cc_by_pdfs" / PAPER
     if not source.exists():
         pytest.skip(f"{source} not found")

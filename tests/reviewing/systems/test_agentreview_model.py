@@ -1,6 +1,7 @@
 """AgentReview end to end on the real embedded model, on demo-001 (2 pages), with one reviewer drawn
 (`sample_one`: 1 call, at most 1 repair): the machinery only (the call, the prompt within the 4,096-token
-context, a review recorded ok or null with a reason, replay), never what the 1.5B model happens to say.
+context, a review recorded ok or null with a reason, replay), never what the model happens to say (the
+smaller embedded model: tests/embedded.py).
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
 import json
@@ -9,7 +10,6 @@ import pytest
 
 from llm_calls.gateway import Gateway
 from reviewing.systems.base import SystemReviewRecorder, run_systems
-from warehouse import settings
 
 
 @pytest.mark.model
@@ -19,7 +19,7 @@ def test_agentreview_one_drawn_reviewer_runs_on_the_embedded_model(embedded_mode
 
     def runs():
         return make_runs("agentreview", [paper], options={"sample_one": True}, provider="local",
-                         model=settings.LOCAL_MODEL_NAME)
+                         model=embedded_model)
 
     [out] = run_systems(Gateway(system_log), runs(), progress=False)
     calls = sorted(system_log.iter_events("llm_call"), key=lambda e: e.occurred_at)

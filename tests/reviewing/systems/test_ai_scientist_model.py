@@ -2,7 +2,8 @@
 smallest options that exercise the ensemble and its meta-review (ensemble 2, no reflection round: at
 most 2 + 1 = 3 calls; the reflection rounds' sequence is test_ai_scientist.py's, on the loopback):
 the machinery only (the call sequence, every prompt within the 4,096-token context, a review recorded
-ok or null with a reason, replay), never what the 1.5B model happens to say.
+ok or null with a reason, replay), never what the model happens to say (the
+smaller embedded model: tests/embedded.py).
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
 
@@ -20,7 +21,7 @@ def test_ai_scientist_runs_on_the_embedded_model(embedded_model, system_log, ing
     paper = ingested_paper()
 
     def runs():
-        return make_runs("ai-scientist", [paper], provider="local", model=settings.LOCAL_MODEL_NAME, options=OPTIONS)
+        return make_runs("ai-scientist", [paper], provider="local", model=embedded_model, options=OPTIONS)
 
     [outcome] = run_systems(Gateway(system_log), runs(), progress=False)
     calls = sorted(system_log.iter_events("llm_call"), key=lambda e: e.occurred_at)

@@ -16,7 +16,7 @@ def test_llm_review_runs_on_the_embedded_model(embedded_model, system_log, inges
     paper = ingested_paper()
 
     def runs():  # repair_attempts 0: exactly one call, whatever the model answers
-        return make_runs("llm-review", [paper], provider="local", model=settings.LOCAL_MODEL_NAME,
+        return make_runs("llm-review", [paper], provider="local", model=embedded_model,
                          options={"repair_attempts": 0})
 
     [outcome] = run_systems(Gateway(system_log), runs(), progress=False)

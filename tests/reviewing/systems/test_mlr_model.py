@@ -1,6 +1,7 @@
 """MLR and MLR-Combined end to end on the real embedded model, on demo-001 (2 pages, no appendix):
 the machinery only (the call sequence, every prompt within the 4,096-token context, a review
-recorded ok or null with a reason, replay), never what the 1.5B model happens to say.
+recorded ok or null with a reason, replay), never what the model happens to say (the
+smaller embedded model: tests/embedded.py).
 Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <this file> -q"""
 
 import itertools
@@ -10,7 +11,6 @@ import pytest
 
 from llm_calls.gateway import Gateway
 from reviewing.systems.base import SystemReviewRecorder, run_systems
-from warehouse import settings
 
 
 @pytest.mark.model
@@ -18,7 +18,7 @@ def test_mlr_runs_on_the_embedded_model(embedded_model, system_log, ingested_pap
     # (mlr-combined is the same agents with one prompt: its call sequence is checked on the loopback
     # provider in test_mlr.py; one embedded-model run of the three passes keeps `make test` short)
     paper = ingested_paper()
-    runs = make_runs("mlr", [paper], provider="local", model=settings.LOCAL_MODEL_NAME)
+    runs = make_runs("mlr", [paper], provider="local", model=embedded_model)
     outcomes = run_systems(Gateway(system_log), runs, progress=False)
     # 3 calls, plus at most one repair turn per step (repair_attempts = 1)
     calls = sorted(system_log.iter_events("llm_call"), key=lambda e: e.occurred_at)
@@ -50,7 +50,7 @@ def test_mlr_runs_on_the_embedded_model(embedded_model, system_log, ingested_pap
     # A second run replays every call and records nothing new.
     made = len(calls)
     again = run_systems(Gateway(system_log), make_runs("mlr", [paper], provider="local",
-                                                       model=settings.LOCAL_MODEL_NAME), progress=False)
+                                                       model=embedded_model), progress=False)
     rec2 = SystemReviewRecorder(system_log, study="model-test")
     assert [rec2.record(o) for o in again] == [None] and rec2.skipped == 1
     assert len(list(system_log.iter_events("llm_call"))) == made
