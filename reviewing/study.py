@@ -393,9 +393,12 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
     return text
 
 
-# The demo judges one paper's first AI review and one of its human reviews with all four judges, so
-# `make demo` stays under 10 minutes on 2 cores; a study may judge everything (drop [judging] papers/limits).
-DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1}
+# The demo judges one paper's first AI review and one of its human reviews with all four judges, the
+# novelty judge checking 2 claims against its single most relevant candidate each (defaults: 5 and 3;
+# 6 verify calls became 2), so `make demo` stays near 10 minutes on 2 slow cores (the judges took 4.6 of
+# 11.3 minutes before); a study may judge everything (drop [judging] papers/limits).
+DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1, "max_claims": 2,
+                "verify_top": 1}
 DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
                        corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
 

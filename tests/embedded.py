@@ -6,7 +6,8 @@ replay), never what a model answers. They run on the smaller embedded model, Qwe
 shares the default 1.5B model's tokenizer and chat template, so every prompt-fits-the-context check holds
 as written, and on one core it reads a prompt ~2.8x and writes ~2x as fast (measured here, AVX-512
 build: 87 vs 31 prompt tokens/s, 9.0 vs 4.6 generated tokens/s). The default reviewer's own tests (the
-demo, the review-score schema, the local judges, the revision crossover's "L") keep the 1.5B model.
+demo, the review-score schema, the local judges) keep the 1.5B model; the revision crossover's test
+gives it Selector "H" only.
 `PEERLAKE_TEST_MODEL=<embedded model name>` runs the machinery tests on another embedded model."""
 
 import os

@@ -257,6 +257,10 @@ def export_lake_env() -> dict[str, str]:
         env["PEERLAKE_SEGMENTS_URL"] = f"{url}/events/segments"
     else:
         os.environ.pop("PEERLAKE_SEGMENTS_URL", None)
+    # dbt's own log file at info, not debug: debug writes every statement of every node as a JSON line
+    # (a stage-2 build on an empty lake: 3,916 lines at debug, 1,320 at info); the SQL stays in
+    # target/run. A value you set wins.
+    env["DBT_LOG_LEVEL_FILE"] = os.environ.get("DBT_LOG_LEVEL_FILE") or "info"
     os.environ.update(env)
     return env
 
