@@ -394,9 +394,9 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
 
 
 # The demo judges one paper's first AI review and one of its human reviews with all four judges, the
-# novelty judge checking 2 claims against its single most relevant candidate each (defaults: 5 and 3;
-# 6 verify calls became 2), so `make demo` stays near 10 minutes on 2 slow cores (the judges took 4.6 of
-# 11.3 minutes before); a study may judge everything (drop [judging] papers/limits).
+# novelty judge checking at most 2 claims per review against its single most relevant candidate
+# (defaults: 5 and 3), to keep `make demo` short: on a slow 2-core machine the judges' calls are ~4.5 of
+# its ~11 minutes. A study may judge everything (drop [judging] papers/limits).
 DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1, "max_claims": 2,
                 "verify_top": 1}
 DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",

@@ -61,20 +61,20 @@ class SettingError(ValueError):
     (`peerlake` prints it in one line, not a traceback)."""
 
 
-def _int(name: str, default) -> int:
+def _number(name: str, default, kind: type, what: str):
     raw = os.environ.get(name) or str(default)
     try:
-        return int(raw)
+        return kind(raw)
     except ValueError:
-        raise SettingError(f"{name}={raw!r}: expected a whole number (default {default})") from None
+        raise SettingError(f"{name}={raw!r}: expected {what} (default {default})") from None
+
+
+def _int(name: str, default) -> int:
+    return _number(name, default, int, "a whole number")
 
 
 def _float(name: str, default) -> float:
-    raw = os.environ.get(name) or str(default)
-    try:
-        return float(raw)
-    except ValueError:
-        raise SettingError(f"{name}={raw!r}: expected a number (default {default})") from None
+    return _number(name, default, float, "a number")
 
 
 def lake_root() -> Path:
