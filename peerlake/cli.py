@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from peerlake.console import console, print_rows, report_run, run_quietly
+from peerlake.console import console, print_quality, print_rows, report_run, run_quietly
 from warehouse import settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -42,15 +42,7 @@ def demo() -> None:
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
     print_rows(show, title="AI reviewers of study demo (one row per configuration)")
-    from orchestration.assets.report import read_quality
-
-    quality = read_quality(settings.duckdb_path(), "demo")
-    if quality:
-        print_rows([{"paper": r["paper_id"], "review": r["source"] + (f" {r['system']}" if r["source"] != "human"
-                                                                      else ""),
-                     "DoA": r["doa"], "NS": r["ns"], "recall (critical)": r["recall_critical"],
-                     "nCPS": r["ncps"], "MCS": r["mcs"], "null because": r["null_reasons"]} for r in quality],
-                   title="Review quality (PRISM judges on the embedded model: machinery, not a measurement)")
+    print_quality("demo")
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")
@@ -60,6 +52,8 @@ def demo() -> None:
     console.print("Next: [bold]make ui[/] (Dagster UI: lineage, runs, checks) · "
                   "[bold].venv/bin/peerlake query \"select * from cost_by_study\"[/] · "
                   "[bold].venv/bin/peerlake verify[/]")
+    console.print("PRISM review quality: [bold].venv/bin/peerlake run judging-demo[/] (the four judges on one "
+                  "demo paper's reviews, ~5 minutes on 2 cores)")
 
 
 @app.command()
@@ -197,13 +191,14 @@ def main() -> None:
     from warehouse.objectstore import ObjectStoreError
     from warehouse.settings import SettingError
 
+    said = {ObjectStoreError: "The lake on object storage cannot be used",
+            LakeUnreachable: "The lake on object storage cannot be used",
+            SettingError: "A setting cannot be used"}
     try:
         app()
-    except (ObjectStoreError, LakeUnreachable) as exc:
-        console.print(f"[bold red]The lake on object storage cannot be used:[/] {escape(str(exc))}")
-        raise SystemExit(2) from None
-    except SettingError as exc:
-        console.print(f"[bold red]A setting cannot be used:[/] {escape(str(exc))}")
+    except tuple(said) as exc:
+        what = next(text for kind, text in said.items() if isinstance(exc, kind))
+        console.print(f"[bold red]{what}:[/] {escape(str(exc))}")
         raise SystemExit(2) from None
 
 

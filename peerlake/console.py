@@ -37,6 +37,20 @@ def print_rows(rows: list[dict], title: str | None = None) -> None:
     console.print(table)
 
 
+def print_quality(study: str) -> None:
+    """The PRISM profile of each review the study's judges read, from the published marts (nothing
+    when the study names no judge)."""
+    from orchestration.assets.report import read_quality
+
+    quality = read_quality(settings.duckdb_path(), study) if settings.duckdb_path().exists() else []
+    if quality:
+        print_rows([{"paper": r["paper_id"], "review": r["source"] + (f" {r['system']}" if r["source"] != "human"
+                                                                      else ""),
+                     "DoA": r["doa"], "NS": r["ns"], "recall (critical)": r["recall_critical"],
+                     "nCPS": r["ncps"], "MCS": r["mcs"], "null because": r["null_reasons"]} for r in quality],
+                   title="Review quality (PRISM judges; on the embedded model: machinery, not a measurement)")
+
+
 def report_run(run) -> None:
     """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
     and say what users now see: a failed build publishes nothing."""
@@ -78,12 +92,14 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
     import typer
 
     from warehouse import Lake, duckdb_s3
-    from warehouse.publish import FAILED, candidate_status
+    from warehouse.publish import FAILED, PUBLISHED, candidate_status
 
     lake = Lake.default()
     status = candidate_status(lake) or {}
     failed = ", ".join(status.get("failed_gates") or {}) if status.get("state") == FAILED else ""
     path = lake.candidate_duckdb_path if candidate else lake.duckdb_path
+    if candidate and not path.exists() and status.get("state") == PUBLISHED:
+        path = lake.duckdb_path  # the last build's candidate passed its gates and became the published file
     if not path.exists():
         if candidate:
             console.print(f"[red]No candidate at {path}:[/] no build has run in this lake yet.")

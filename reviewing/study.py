@@ -393,14 +393,37 @@ def study_text(name: str, *, description: str = "", corpus: str | None = None,
     return text
 
 
-# The demo judges one paper's first AI review and one of its human reviews with all four judges, the
-# novelty judge checking at most 2 claims per review against its single most relevant candidate
-# (defaults: 5 and 3), to keep `make demo` short: on a slow 2-core machine the judges' calls are ~4.5 of
-# its ~11 minutes. A study may judge everything (drop [judging] papers/limits).
+# The demo itself names no judge: on a slow 2-core machine its 14 judge calls took 4.7 of 11.4 minutes,
+# over `make demo`'s 10. `peerlake run judging-demo` (below) runs the four PRISM judges instead.
+DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
+                       corpus=DEMO)
+
+
+# `peerlake run judging-demo`: the four PRISM judges (judging/) on demo-001's first AI review and its first
+# human review, the novelty judge checking at most 2 claims per review against its single most relevant
+# candidate (defaults: 5 and 3): 14 calls, about 5 minutes on 2 cores. The review is the demo's own
+# (the same reviewer configuration and sample), so after `make demo` it replays and only the judges
+# are paid; on a fresh lake it is made first. A study may judge everything (drop [judging] papers/limits).
+JUDGING_DEMO = "judging-demo"
 DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1, "max_claims": 2,
                 "verify_top": 1}
-DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
-                       corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
+JUDGING_DEMO_TEXT = """\
+# A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.
+# The four PRISM review-quality judges on one demo paper: its first AI review and its first human review.
+name = "judging-demo"
+description = "Depth, novelty, flaws and constructiveness judges on demo-001's first AI and first human review."
+judges = ["depth", "novelty", "flaws", "constructiveness"]
+
+[papers]
+corpus = "demo"
+
+[[reviewers]]
+template = "reviewer_scoring"
+samples = 1
+papers = ["demo-001"]
+
+[judging]
+""" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in DEMO_JUDGING.items())
 
 
 # `peerlake run systems-demo`: each reviewer system of reviewing.systems in its simplest configuration on
@@ -515,19 +538,20 @@ model = "{settings.LOCAL_MODEL_NAME}"
 provider = "local"
 model = "{settings.LOCAL_SMALL_MODEL_NAME}"
 """
-BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT,
-                   ROBUSTNESS_DEMO: lambda: ROBUSTNESS_DEMO_TEXT, REVISION_DEMO: lambda: REVISION_DEMO_TEXT}
+BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, JUDGING_DEMO: lambda: JUDGING_DEMO_TEXT,
+                   SYSTEMS_DEMO: lambda: SYSTEMS_DEMO_TEXT, ROBUSTNESS_DEMO: lambda: ROBUSTNESS_DEMO_TEXT,
+                   REVISION_DEMO: lambda: REVISION_DEMO_TEXT}
 
 
 # Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT
-# (a study the user edited is left alone).
+# (a study the user edited is left alone). The last one judged demo-001 (now judging-demo's work).
 _OLD_DEMO_SHA256 = {hashlib.sha256(study_text(
-    DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
-    corpus=DEMO).encode()).hexdigest()}
+    DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.", corpus=DEMO,
+    judges=list(JUDGES), judging=DEMO_JUDGING).encode()).hexdigest()}
 
 
 def load_study(log: EventLog, name: str) -> Study:
-    """The study file from the lake; the built-in `demo` and `systems-demo` studies are written on first use."""
+    """The study file from the lake; the built-in studies (BUILTIN_STUDIES) are written on first use."""
     files = StudyFiles(log.lake)
     if name in BUILTIN_STUDIES and (not files.exists(name)
                                     or hashlib.sha256(files.read(name).encode()).hexdigest() in _OLD_DEMO_SHA256):

@@ -1,9 +1,10 @@
 """Write, audit, publish: dbt writes a candidate DuckDB file, the gates audit it, and only an audited
 candidate replaces the published file that `peerlake query`, the summary and the report read.
 
-- `Lake.duckdb_path` (`<lake>/peerlake.duckdb`) is published. Only `publish()` writes it, by one
-  rename over the old file, so a reader sees the old marts or the new ones, never a mix; a reader
-  that holds the old file open keeps reading it undisturbed.
+- `Lake.duckdb_path` (`<lake>/peerlake.duckdb`) is published. Only `publish()` writes it, by renaming
+  the audited candidate over the old file, so a reader sees the old marts or the new ones, never a mix;
+  a reader that holds the old file open keeps reading it undisturbed. After a publish there is no
+  candidate file: the published file is what the last build made.
 - `Lake.candidate_duckdb_path` (`<lake>/candidate/peerlake.duckdb`) is what dbt builds into.
   `reset_candidate()` starts each build from a copy of the published file (or from nothing), so a
   failed candidate never leaks into the next build; until then it stays for inspection.
@@ -99,7 +100,13 @@ def publish(lake: Lake) -> Path:
     # Readers open the published file read-only and never write a log; a leftover one comes from
     # the days when dbt wrote this file directly and would be replayed onto the new file.
     _wal(published).unlink(missing_ok=True)
-    _copy_synced(candidate, published)
+    # The candidate itself becomes the published file (one rename, same file system): no second copy
+    # of a file that is gigabytes at a million events. The next build copies it back (reset_candidate).
+    with open(candidate, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(candidate, published)
+    fsync_dir(published.parent)
+    fsync_dir(candidate.parent)
     status = candidate_status(lake) or {"started_at": None}
     _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "published_at": _now()})
     return published

@@ -37,9 +37,13 @@ def unit_size(context=None) -> int:
     raw = tag if tag not in (None, "") else os.environ.get(UNIT_SIZE_ENV, "")
     if raw in (None, ""):
         return DEFAULT_UNIT_SIZE
-    size = int(raw)
+    try:
+        size = int(raw)
+    except ValueError:
+        size = -1
     if size < 0:
-        raise ValueError(f"{UNIT_SIZE_ENV} must be >= 0 (0 = one unit per study), not {raw!r}")
+        raise settings.SettingError(f"{UNIT_SIZE_ENV}={raw!r}: expected a whole number >= 0 "
+                                    f"(0 = one unit per study; default {DEFAULT_UNIT_SIZE})")
     return size
 
 

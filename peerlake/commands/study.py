@@ -337,7 +337,17 @@ def register(app: typer.Typer) -> None:
                        f"{systems.get('null_reviews', 0)} null with a reason, {systems.get('failed', 0)} failed; "
                        f"{systems.get('model_calls_made', 0)} model calls made); per system "
                        f"{systems.get('reviews_per_system', '{}')}")
+        judged = {k.removeprefix("judgments_"): m for k, m in result.study.asset_metadata.items()
+                  if k.startswith("judgments_") and "judgments" in m}
+        for judge, m in sorted(judged.items()):
+            typer.echo(f"[{judge} judge] ({m.get('model')}) {m['judgments']} judgments of {m.get('reviews', 0)} "
+                       f"reviews ({m.get('new_judgments', 0)} new, {m.get('null_judgments', 0)} null with a reason, "
+                       f"{m.get('failed', 0)} failed; {m.get('model_calls_made', 0)} model calls made)")
         report_experiments(result)
         report_costs(result)
+        if judged and build and result.build is not None and result.build.success:
+            from peerlake.console import print_quality
+
+            print_quality(name)
         if not build:
             typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")

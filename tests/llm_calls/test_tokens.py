@@ -1,12 +1,11 @@
 """Token counting and truncation: the 4-characters-per-token approximation for hosted providers, and
 (model-marked) the embedded model's own llama.cpp tokenizer."""
 
-import importlib.util
 
 import pytest
 
 from llm_calls.tokens import APPROX_METHOD, count_tokens, method, truncate_tokens
-from warehouse import settings
+from tests.embedded import require_model
 
 
 def test_the_approximation_counts_four_characters_per_token_rounding_up():
@@ -40,10 +39,7 @@ def test_a_missing_local_model_file_is_a_clear_error(monkeypatch, tmp_path):
 
 @pytest.fixture
 def llama_vocab():
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path().is_file():
-        pytest.skip(f"local model {settings.local_model_path()} is missing; run `make model`")
+    require_model()
 
 
 @pytest.mark.model

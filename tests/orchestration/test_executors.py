@@ -154,16 +154,3 @@ def test_dask_steps_run_dynamic_units_and_survive_a_killed_worker(tmp_path, monk
                    if r.dagster_event is not None and r.dagster_event.event_type_value == "STEP_START"]
     assert marker.exists()  # a worker did die mid-unit …
     assert started.count("unit[u1]") == 2  # … and its unit ran again on a live worker
-
-
-def test_units_keep_order_size_and_a_paper_together():
-    from orchestration.assets.units import chunks
-
-    items = [("p1", 0), ("p1", 1), ("p1", 2), ("p2", 0), ("p3", 0), ("p3", 1), ("p4", 0)]
-    units = chunks(items, 3, group=lambda x: x[0])
-    assert [x for u in units for x in u] == items  # nothing lost, nothing twice, in order
-    assert units == [[("p1", 0), ("p1", 1), ("p1", 2)], [("p2", 0), ("p3", 0), ("p3", 1)], [("p4", 0)]]
-    assert chunks(items, 2) == [items[0:2], items[2:4], items[4:6], items[6:]]
-    assert chunks(items, 0) == [items]  # one unit: the in-process default
-    assert chunks([("big", i) for i in range(5)], 2, group=lambda x: x[0]) == [[("big", i) for i in range(5)]]
-    assert chunks([], 4) == []

@@ -29,7 +29,7 @@ def _calls(lake_root):
 
 
 def _reviews(lake_root):
-    """The review calls (the demo study's judges make calls of their own, purpose judge_*)."""
+    """The review calls (judging-demo's judges make calls of their own, purpose judge_*)."""
     return [c for c in _calls(lake_root) if c.purpose == "review"]
 
 
@@ -53,23 +53,30 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
 
     first = run_cli(["demo"], env)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert len(_reviews(lake_root)) == 4
-    # the judges read demo-001's first review and its first human review (the fake's answers are no
-    # judge's JSON, so they record nulls with reasons; tests/judging has the judges' own tests)
-    judged = len(_calls(lake_root)) - 4
-    assert judged > 0 and {c.purpose.split("_")[1] for c in _calls(lake_root) if c.purpose != "review"} == {
-        "depth", "novelty", "flaws", "constructiveness"}
-    assert f"Model calls this run: {4 + judged} new" in first.stdout
-    assert review_server.requests == 4 + judged
+    assert len(_calls(lake_root)) == len(_reviews(lake_root)) == 4  # the demo names no judge
+    said = " ".join(first.stdout.split())
+    assert "Model calls this run: 4 new" in said and "peerlake run judging-demo" in said
+    assert review_server.requests == 4
     scores_sql = "select paper_id, sample_index, overall_score from fct_ai_review_scores order by 1, 2"
     scores_first = _sql(lake_root, scores_sql)
     assert len(scores_first) == 4 and all(s is not None for *_, s in scores_first)
     version_first = _code_version(lake_root, "ai_reviews")
 
-    # Second run, asking for a third sample per paper: everything made replays from the event log and
-    # only the new samples are paid for (the judges read sample 0: they replay whole). An unchanged
-    # re-run making 0 calls is test_real_model's (and the systems pipeline's) last step.
-    # (the model steps only: the next run builds the marts)
+    # judging-demo: the four judges read demo-001's first review (the demo's own call, replayed) and its
+    # first human review (the fake's answers are no judge's JSON, so they record nulls with reasons;
+    # tests/judging has the judges' own tests). The marts are left to the next build.
+    judging = run_cli(["run", "judging-demo", "--no-build"], env)
+    assert judging.returncode == 0, judging.stdout + judging.stderr
+    assert "1 reviews (0 model calls made, 1 replayed, 0 failed)" in judging.stdout
+    judged = len(_calls(lake_root)) - 4
+    assert judged > 0 and {c.purpose.split("_")[1] for c in _calls(lake_root) if c.purpose != "review"} == {
+        "depth", "novelty", "flaws", "constructiveness"}
+    assert review_server.requests == 4 + judged and len(_reviews(lake_root)) == 4
+    assert "[depth judge]" in judging.stdout and "[novelty judge]" in judging.stdout
+
+    # Asking for a third sample per paper: everything made replays from the event log and only the new
+    # samples are paid for. An unchanged re-run making 0 calls is test_real_model's (and the systems
+    # pipeline's) last step. (the model steps only: the next run builds the marts)
     more = run_cli(["run", "demo", "--no-build"], {**env, "PEERLAKE_SAMPLES": "3"})
     assert more.returncode == 0, more.stdout + more.stderr
     assert "6 reviews (2 model calls made, 4 replayed, 0 failed)" in more.stdout
@@ -81,27 +88,31 @@ def test_demo_replays_and_a_prompt_edit_rereviews_only(tmp_path, review_server, 
     assert "covers no ingested manuscript" in " ".join(mine.stderr.split())
 
     # Editing the reviewer template: new review calls, a new code version, both template versions in
-    # cost_by_model; the judges judge the new review of demo-001 (and only that).
+    # cost_by_model.
     tpl = prompts_copy / "templates" / "reviewer_scoring.j2"
     tpl.write_text(tpl.read_text().replace("Be critical and specific.", "Be critical, specific and fair."))
     third = run_cli(["demo"], env)
     assert third.returncode == 0, third.stdout + third.stderr
     calls = _calls(lake_root)
     assert len(_reviews(lake_root)) == 10 and review_server.requests == len(calls)
-    new_judge_calls = [c for c in calls[4 + judged + 2:] if c.purpose != "review"]
-    assert new_judge_calls and all(c.subject_id != "human:demo-001-review-1" for c in new_judge_calls
-                                   if c.purpose in ("judge_depth_units", "judge_constructiveness_comments"))
     assert _code_version(lake_root, "ai_reviews") != version_first
     rows = _sql(lake_root, "select prompt_template, prompt_hash, n_calls from cost_by_model "
                            "where prompt_template = 'reviewer_scoring' order by 2")
     assert len(rows) == 2 and rows[0][1] != rows[1][1]
     # An unpriced model: cost is null and counted as unknown, never summed as 0.
     assert _sql(lake_root, "select count(*) from fct_llm_calls where cost_usd is null")[0][0] == len(calls)
+    # The judges judge the new review of demo-001 (and only that: the human review's judgments replay).
+    again = run_cli(["run", "judging-demo", "--no-build"], env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    new_judge_calls = _calls(lake_root)[len(calls):]
+    assert new_judge_calls and all(c.purpose.startswith("judge_") for c in new_judge_calls)
+    assert all(c.subject_id != "human:demo-001-review-1" for c in new_judge_calls
+               if c.purpose in ("judge_depth_units", "judge_constructiveness_comments"))
 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
     # (each demo is two runs: the study's partition of ingest and reviews, then the build)
-    assert len(inst.get_runs()) == 5  # 2 demos and a run without the build; the refused review started none
+    assert len(inst.get_runs()) == 7  # 2 demos and 3 runs without the build; the refused review started none
 
     out = run_cli(["query", "select prompt_hash, n_calls from cost_by_model"], env)
     assert out.returncode == 0 and out.stdout.count("│") > 4

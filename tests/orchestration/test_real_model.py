@@ -2,15 +2,14 @@
 
 import pytest
 
+from tests.embedded import require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
-from warehouse import settings
 
 
 @pytest.mark.model
 def test_demo_on_the_embedded_model_then_replay(tmp_path):
-    if not settings.local_model_path().exists():
-        pytest.fail(f"the embedded model is not installed at {settings.local_model_path()}: run `make model`")
+    require_model()
     lake_root = tmp_path / "lake"
     env = {"PEERLAKE_HOME": str(lake_root), "PEERLAKE_DEMO_ONLY": "demo-003", "PEERLAKE_SAMPLES": "2"}
     first = run_cli(["demo"], env, timeout=1200)

@@ -12,6 +12,7 @@ import statistics
 import pytest
 
 from reviewing.study import save_study
+from tests.embedded import require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
 from warehouse import EventLog, Lake, settings
@@ -47,9 +48,7 @@ max_output_tokens = 300
 
 @pytest.mark.model
 def test_a_revision_crossover_on_one_paper_with_two_local_models(tmp_path, capsys):
-    for name in settings.LOCAL_MODELS:
-        if not settings.local_model_path(name).exists():
-            pytest.fail(f"the embedded model {name} is not installed: run `make model`")
+    require_model(*settings.LOCAL_MODELS)
     lake_root = tmp_path / "lake"
     # the Scorers read the first 1,200 characters: the test times the machinery, not a whole paper
     env = {"PEERLAKE_HOME": str(lake_root), "PEERLAKE_REVIEW_MAX_CHARS": "1200"}

@@ -13,10 +13,10 @@ import shutil
 import pytest
 
 from reviewing.study import save_study
-from tests.embedded import machinery_model
+from tests.embedded import machinery_model, require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
-from warehouse import EventLog, Lake, settings
+from warehouse import EventLog, Lake
 
 MODEL = machinery_model()  # the smaller embedded model: tests/embedded.py
 PAPER = "naacl2018_N18-3011_LiteratureGraph.pdf"
@@ -50,8 +50,7 @@ repeats = 1
 
 @pytest.mark.model
 def test_a_mini_contradiction_benchmark_on_a_cc_by_paper(shared_data, tmp_path, capsys):
-    if not settings.local_model_path(MODEL).exists():
-        pytest.fail(f"the embedded model is not installed at {settings.local_model_path(MODEL)}: run `make model`")
+    require_model(MODEL)
     source = shared_data / "cc_by_pdfs" / PAPER
     if not source.exists():
         pytest.skip(f"{source} not found")

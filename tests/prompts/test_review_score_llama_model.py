@@ -10,6 +10,7 @@ import pytest
 from ingest.demo_corpus import demo_papers
 from ingest.manuscripts import extract_records
 from prompts import load_template
+from tests.embedded import require_model
 from warehouse import settings
 
 grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="llama-cpp-python is not installed")
@@ -29,9 +30,8 @@ def test_schema_converts_to_a_grammar_that_orders_reasoning_before_the_score():
 
 @pytest.mark.model
 def test_local_model_answers_within_the_schema():
+    require_model()
     path = settings.local_model_path()
-    if not path.exists():
-        pytest.skip(f"local model not present at {path}")
     from llama_cpp import Llama
 
     t = load_template("reviewer_scoring")

@@ -57,7 +57,10 @@ def test_publish_swaps_the_whole_file_and_open_readers_keep_the_old_one(lake):
         reader.close()
     assert _read(lake.duckdb_path) == [(2.5,)]
     assert sorted(p.name for p in lake.root.glob(".*tmp")) == []  # no temporary file left behind
+    assert not lake.candidate_duckdb_path.exists()  # renamed, not copied
     assert candidate_status(lake)["state"] == PUBLISHED
+    reset_candidate(lake)  # the next build starts from what was published
+    assert _read(lake.candidate_duckdb_path) == [(2.5,)]
 
 
 def test_a_failed_gate_is_recorded_until_the_next_build(lake):

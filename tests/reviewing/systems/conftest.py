@@ -37,16 +37,10 @@ class IngestedPaper:
 def embedded_model() -> str:
     """The embedded model the machinery tests run on (tests/embedded.py: the smaller one unless
     PEERLAKE_TEST_MODEL names another); the test skips when llama.cpp or the model file is missing."""
-    import importlib.util
-
-    from tests.embedded import machinery_model
-    from warehouse import settings
+    from tests.embedded import machinery_model, require_model
 
     name = machinery_model()
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed; run `make model`")
-    if not settings.local_model_path(name).is_file():
-        pytest.skip(f"local model {settings.local_model_path(name)} is missing; run `make model`")
+    require_model(name)
     return name
 
 

@@ -16,6 +16,7 @@ from llm_calls.gateway import Gateway
 from reviewing.systems import get_system
 from reviewing.systems.ai_scientist import AiScientistReviewer
 from reviewing.systems.base import SEED_BASE, SystemOptionError, SystemReviewRecorder, run_systems
+from tests.embedded import require_model
 from tests.judging.support import assert_bounded
 from tests.llm_calls.support import providers_for
 
@@ -254,14 +255,12 @@ def test_templates_share_the_form_and_the_system_message_and_the_schema_is_bound
 def test_on_the_embedded_model_the_longest_call_fits_the_context(ingested_paper):
     """Tokenizer only (no generation): on a 13-page paper, the longest member call (review prompt, the
     previous answer at its 800-token limit, the reflection prompt, the answer) fits 4,096 tokens."""
-    import importlib.util
 
     from llm_calls.tokens import count_tokens
     from prompts import load_template
     from warehouse import settings
 
-    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
-        pytest.skip("the embedded model is not installed; run `make model`")
+    require_model()
     paper = ingested_paper("/work/shared/data/cc_by_pdfs/acl2020_main207_SPECTER.pdf")
     system = get_system("ai-scientist")
     text, info = system.paper(system.resolve({}), paper.package, "local", None, 800)
@@ -275,14 +274,12 @@ def test_on_the_embedded_model_the_longest_call_fits_the_context(ingested_paper)
 def test_on_the_embedded_model_five_long_member_reviews_fit_the_meta_prompt():
     """Tokenizer only: five members at the schema's longest (every string at its maxLength) are cut to
     equal shares so the area chair's prompt and its 800-token answer fit 4,096 tokens."""
-    import importlib.util
 
     from llm_calls.tokens import count_tokens
     from prompts import load_template
     from warehouse import settings
 
-    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
-        pytest.skip("the embedded model is not installed; run `make model`")
+    require_model()
     words = "0123456789" * 44  # Qwen reads each digit as a token: about a token per character, the worst case
     longest = review(5, Summary=words[:400], Strengths=[words[:150]] * 3, Weaknesses=[words[:150]] * 3,
                      Questions=[words[:150]] * 3, Limitations=[words[:150]] * 2)

@@ -9,6 +9,7 @@ import pytest
 from reviewing.systems import get_system
 from reviewing.systems.base import SystemOptionError, SystemReviewRecorder, run_systems
 from reviewing.systems.llm_review import LlmReview
+from tests.embedded import require_model
 from tests.judging.support import ScriptedJudgeServer, assert_bounded
 
 SPECTER = "/work/shared/data/cc_by_pdfs/acl2020_main207_SPECTER.pdf"
@@ -154,14 +155,12 @@ def test_the_outline_schema_is_bounded_for_a_grammar_decoding_model():
 def test_on_the_embedded_model_the_budget_leaves_the_answer_room_in_its_context(ingested_paper):
     """Tokenizer only (no generation): the long paper's prompt, counted by the model's own tokenizer,
     plus the 1,200-token answer fits the 4,096-token context, while 6,500 tokens would not."""
-    import importlib.util
 
     from llm_calls.tokens import count_tokens
     from prompts import load_template
     from warehouse import settings
 
-    if importlib.util.find_spec("llama_cpp") is None or not settings.local_model_path().is_file():
-        pytest.skip("the embedded model is not installed; run `make model`")
+    require_model()
     paper = ingested_paper(SPECTER)
     system = get_system("llm-review")
     text, info = system.prepare(system.resolve({}), paper.package, paper.title, "local", None, 1200)
