@@ -1,7 +1,6 @@
 """The one Dagster entry point: `dagster dev -m orchestration.definitions` (or `make ui`)."""
 
 from dagster import Definitions, multiprocess_executor
-from dagster_dbt import DbtCliResource
 
 from orchestration.assets import experiments, inbox, judgments, probes, publish, report_page, revision
 from orchestration.assets.checks import gate_checks
@@ -11,7 +10,7 @@ from orchestration.assets.report import review_summary
 from orchestration.assets.reviews import ai_reviews
 from orchestration.assets.systems import system_reviews
 from orchestration.project import peerlake_dbt
-from orchestration.resources import LakeResource, ReviewerResource, step_io_manager
+from orchestration.resources import DbtCli, LakeResource, ReviewerResource, step_io_manager
 
 ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *experiments.ASSETS, *revision.ASSETS,
           *probes.ASSETS,
@@ -22,7 +21,7 @@ CHECKS = gate_checks()
 RESOURCES = {
     "lake": LakeResource(),
     "reviewer": ReviewerResource(),
-    "dbt": DbtCliResource(project_dir=peerlake_dbt),
+    "dbt": DbtCli(project_dir=peerlake_dbt),
     **step_io_manager(),
 }
 

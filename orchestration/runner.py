@@ -1,18 +1,43 @@
 """Run the pipeline in-process against the Dagster instance kept under the lake root, so the
 runs, materializations and checks of `peerlake demo` show up in `make ui` afterwards."""
 
+import json
 import os
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from orchestration.dbt_manifest import prepare_dbt_manifest
 from warehouse import settings
 
-DAGSTER_YAML = """\
-# Written by peerlake: the instance for this lake. Telemetry off (no network here).
+DAGSTER_YAML_HEADER = "# Written by peerlake: the instance for this lake."
+
+
+def dagster_yaml(home) -> str:
+    """The instance configuration peerlake writes under a lake: telemetry off (no network here), and
+    the event storage that keeps its SQLite connections open (orchestration/dagster_storage.py)."""
+    return f"""\
+{DAGSTER_YAML_HEADER} Rewritten when the lake moves or peerlake changes it (delete this line to keep your own edits).
 telemetry:
   enabled: false
+event_log_storage:
+  module: orchestration.dagster_storage
+  class: LakeEventLogStorage
+  config:
+    base_dir: {json.dumps(str(Path(home) / "history" / "runs"))}
 """
+
+
+def write_dagster_yaml(home) -> None:
+    """The lake's dagster.yaml, unless the user wrote their own (no peerlake header)."""
+    cfg = Path(home) / "dagster.yaml"
+    want = dagster_yaml(home)
+    if cfg.exists() and (not cfg.read_text().startswith(DAGSTER_YAML_HEADER) or cfg.read_text() == want):
+        return
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cfg.with_name(f".dagster.yaml.{os.getpid()}.tmp")
+    tmp.write_text(want)
+    os.replace(tmp, cfg)  # a worker reading it at the same moment sees the old file or the new one
 
 
 def dagster_instance():
@@ -20,10 +45,7 @@ def dagster_instance():
 
     settings.export_lake_env()
     home = settings.dagster_home()
-    home.mkdir(parents=True, exist_ok=True)
-    cfg = home / "dagster.yaml"
-    if not cfg.exists():
-        cfg.write_text(DAGSTER_YAML)
+    write_dagster_yaml(home)
     return DagsterInstance.from_config(str(home))
 
 

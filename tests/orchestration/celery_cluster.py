@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from orchestration.runner import write_dagster_yaml
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 PEERLAKE_BIN = str(BIN / "peerlake")
-DAGSTER_YAML = "telemetry:\n  enabled: false\n"
 
 
 def redis_available() -> bool:
@@ -62,8 +63,7 @@ def cluster_env(lake_root: Path, broker: str, extra: dict[str, str] | None = Non
     env = {k: v for k, v in os.environ.items() if not k.startswith("PEERLAKE_") or k == "PEERLAKE_LOCAL_THREADS"}
     dagster_home = lake_root / "dagster"
     dagster_home.mkdir(parents=True, exist_ok=True)
-    if not (dagster_home / "dagster.yaml").exists():
-        (dagster_home / "dagster.yaml").write_text(DAGSTER_YAML)
+    write_dagster_yaml(dagster_home)
     # create the instance's storage once, before workers start: two workers migrating a new one race
     subprocess.run([str(BIN / "dagster"), "instance", "migrate"], env={**os.environ, "DAGSTER_HOME": str(dagster_home)},
                    check=True, capture_output=True)

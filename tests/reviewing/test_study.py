@@ -111,14 +111,20 @@ def test_judges_and_the_judging_table_round_trip_and_default_to_the_reviewer_mod
     assert (plain.temperature, plain.repeats, plain.sources) == (0.0, 1, ("human", "peerlake", "external"))
 
 
-def test_a_lake_holding_the_old_builtin_demo_study_gets_the_judges(log):
+def test_a_lake_holding_the_old_builtin_demo_study_leaves_the_judges_to_judging_demo(log):
+    from reviewing.study import DEMO_JUDGING, DEMO_TEXT, JUDGES, JUDGING_DEMO
     from warehouse.studies import StudyFiles
 
+    # the previous release's demo judged demo-001; now `peerlake run judging-demo` does
     old = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
-                     corpus=DEMO)
+                     corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
     StudyFiles(log.lake).write(DEMO, old)
-    assert load_study(log, DEMO).judges == ("depth", "novelty", "flaws", "constructiveness")
+    assert load_study(log, DEMO).judges == () and StudyFiles(log.lake).read(DEMO) == DEMO_TEXT
+    judging = load_study(log, JUDGING_DEMO)
+    assert judging.judges == JUDGES and judging.judging.papers == ("demo-001",)
+    assert [r.papers for r in judging.reviewers] == [("demo-001",)]
     # a demo study the user edited is theirs: left as it is
-    edited = old.replace("judges = []", 'judges = ["depth"]')
+    edited = old.replace('judges = ["depth", "novelty", "flaws", "constructiveness"]', 'judges = ["depth"]')
+    assert edited != old
     StudyFiles(log.lake).write(DEMO, edited)
     assert load_study(log, DEMO).judges == ("depth",)
