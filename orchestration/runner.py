@@ -32,7 +32,8 @@ def write_dagster_yaml(home) -> None:
     """The lake's dagster.yaml, unless the user wrote their own (no peerlake header)."""
     cfg = Path(home) / "dagster.yaml"
     want = dagster_yaml(home)
-    if cfg.exists() and (not cfg.read_text().startswith(DAGSTER_YAML_HEADER) or cfg.read_text() == want):
+    have = cfg.read_text() if cfg.exists() else None
+    if have is not None and (not have.startswith(DAGSTER_YAML_HEADER) or have == want):
         return
     cfg.parent.mkdir(parents=True, exist_ok=True)
     tmp = cfg.with_name(f".dagster.yaml.{os.getpid()}.tmp")

@@ -191,13 +191,11 @@ def main() -> None:
     from warehouse.objectstore import ObjectStoreError
     from warehouse.settings import SettingError
 
-    said = {ObjectStoreError: "The lake on object storage cannot be used",
-            LakeUnreachable: "The lake on object storage cannot be used",
-            SettingError: "A setting cannot be used"}
     try:
         app()
-    except tuple(said) as exc:
-        what = next(text for kind, text in said.items() if isinstance(exc, kind))
+    except (ObjectStoreError, LakeUnreachable, SettingError) as exc:
+        what = "A setting cannot be used" if isinstance(exc, SettingError) else \
+            "The lake on object storage cannot be used"
         console.print(f"[bold red]{what}:[/] {escape(str(exc))}")
         raise SystemExit(2) from None
 

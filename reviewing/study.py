@@ -407,12 +407,12 @@ DEMO_TEXT = study_text(DEMO, description="The bundled synthetic demo corpus (4 p
 JUDGING_DEMO = "judging-demo"
 DEMO_JUDGING = {"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1, "max_claims": 2,
                 "verify_top": 1}
-JUDGING_DEMO_TEXT = """\
+JUDGING_DEMO_TEXT = f"""\
 # A peerlake study (see `peerlake study --help`). Its SHA-256 is its version.
 # The four PRISM review-quality judges on one demo paper: its first AI review and its first human review.
 name = "judging-demo"
 description = "Depth, novelty, flaws and constructiveness judges on demo-001's first AI and first human review."
-judges = ["depth", "novelty", "flaws", "constructiveness"]
+judges = {json.dumps(list(JUDGES))}
 
 [papers]
 corpus = "demo"

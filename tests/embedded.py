@@ -35,7 +35,11 @@ def require_model(*names: str) -> None:
     missing += [str(settings.local_model_path(n)) for n in (names or (None,))
                 if not settings.local_model_path(n).is_file()]
     if missing:
-        message = f"the embedded model is not installed ({', '.join(missing)} missing): run `make model`"
-        if os.environ.get("PEERLAKE_REQUIRE_MODEL") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"the embedded model is not installed ({', '.join(missing)} missing): run `make model`")
+
+
+def unavailable(message: str) -> None:
+    """A model the test needs is not installed: skip, or fail under `make test` (PEERLAKE_REQUIRE_MODEL=1)."""
+    if os.environ.get("PEERLAKE_REQUIRE_MODEL") == "1":
+        pytest.fail(message)
+    pytest.skip(message)

@@ -48,14 +48,21 @@ def _write_status(lake: Lake, status: dict) -> None:
     atomic_write(_status_path(lake), json.dumps(status, indent=1).encode())
 
 
+def _rename_synced(src: Path, dst: Path) -> None:
+    """fsync `src`, rename it over `dst`, fsync both folders."""
+    with open(src, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(src, dst)
+    fsync_dir(dst.parent)
+    if src.parent != dst.parent:
+        fsync_dir(src.parent)
+
+
 def _copy_synced(src: Path, dst: Path) -> None:
-    """Copy to a temporary name beside `dst`, fsync, rename over `dst`, fsync the folder."""
+    """Copy to a temporary name beside `dst`, then a synced rename over `dst`."""
     tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
     shutil.copyfile(src, tmp)
-    with open(tmp, "rb+") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, dst)
-    fsync_dir(dst.parent)
+    _rename_synced(tmp, dst)
 
 
 def reset_candidate(lake: Lake) -> Path:
@@ -102,11 +109,7 @@ def publish(lake: Lake) -> Path:
     _wal(published).unlink(missing_ok=True)
     # The candidate itself becomes the published file (one rename, same file system): no second copy
     # of a file that is gigabytes at a million events. The next build copies it back (reset_candidate).
-    with open(candidate, "rb+") as fh:
-        os.fsync(fh.fileno())
-    os.replace(candidate, published)
-    fsync_dir(published.parent)
-    fsync_dir(candidate.parent)
+    _rename_synced(candidate, published)
     status = candidate_status(lake) or {"started_at": None}
     _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "published_at": _now()})
     return published
