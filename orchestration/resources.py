@@ -1,5 +1,7 @@
 """Resources: the lake (event log + blobs) and the gateway the review assets call models through."""
 
+import os
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 
@@ -62,9 +64,33 @@ def step_io_manager() -> dict:
                                             s3_prefix="/".join(p for p in (prefix, "dagster/io") if p))}
 
 
+@contextmanager
+def _environ_for_dbt():
+    """os.environ without what settings.child_env() leaves out (provider keys, other secrets, cloud
+    credentials unless the lake is on object storage), restored on the way out.
+
+    dagster-dbt copies os.environ into dbt's process inside `cli()` and takes no env of its own, so the
+    keys are taken out of this process while it does. Safe because nothing here reads a key meanwhile:
+    dbt steps run one at a time (DUCKDB_TAG) and make no model call, alone in their process on the
+    multiprocess executor and one after another on the in-process one."""
+    keep = settings.child_env()
+    dropped = {k: v for k, v in os.environ.items() if k not in keep}
+    for name in dropped:
+        del os.environ[name]
+    try:
+        yield
+    finally:
+        os.environ.update(dropped)
+
+
 class DbtCli(DbtCliResource):
     """dagster-dbt's DbtCliResource, told dbt's version by the installed dbt-core package instead of by a
-    `dbt --version` subprocess: that started a Python process with dbt's imports, ~3 s, once per build."""
+    `dbt --version` subprocess: that started a Python process with dbt's imports, ~3 s, once per build;
+    and starting dbt without provider keys or (unless the lake needs them) cloud credentials."""
+
+    def cli(self, args, **kwargs):
+        with _environ_for_dbt():  # the process starts here; stream() only reads its output
+            return super().cli(args, **kwargs)
 
     @cached_property
     def _cli_version(self):

@@ -10,22 +10,26 @@ Layout:
   templates/<name>-<hash12>.txt   the prompt templates' source text (also under blobs/)
   dbt/<path>               dbt_project.yml, profiles.yml, macros/, the chain's models and their yml
   python/metrics/…         the statistics code the chain's dbt Python models import
-  MANIFEST.json            {"format": 1, "files": {path: sha256}}
+  MANIFEST.json            {"format": 2, "files": {path: sha256}}
+
+dbt/ and python/ are evidence to read: `peerlake audit check` recomputes with the installed code and
+compares it with row.json's "code" (format 2; format 1 bundles have none) and with these files.
 """
 
 import hashlib
 import json
+import re
 import zipfile
 from datetime import date, datetime
 from pathlib import Path
 
-from metrics.audit.code import python_closure
+from metrics.audit.code import code_version, python_closure
 from metrics.audit.selection import blob_names
 from metrics.audit.trace import Audit
 from warehouse.blobs import BlobStore
 from warehouse.events import to_json_line
 
-FORMAT = 1
+FORMAT = 2  # 2: row.json records the code version it was made with
 MANIFEST = "MANIFEST.json"
 
 
@@ -61,7 +65,8 @@ def bundle_files(audit: Audit, blobs: BlobStore, project_dir: Path) -> dict[str,
         files[f"blobs/{sha}"] = blobs.get(sha)  # get() re-checks the hash: a bad blob is not bundled
     for e in audit.selection.of_type("prompt_template_stored"):
         if e.source_sha256 in present:
-            files[f"templates/{e.prompt_template or 'template'}-{e.prompt_hash[:12]}.txt"] = blobs.get(e.source_sha256)
+            name = re.sub(r"[^A-Za-z0-9_.-]", "_", e.prompt_template or "template").lstrip(".")  # a plain member name
+            files[f"templates/{name}-{e.prompt_hash[:12]}.txt"] = blobs.get(e.source_sha256)
     dbt_paths = set(audit.lineage.files())
     dbt_paths |= {str(p.relative_to(project_dir)) for p in (project_dir / "macros").rglob("*") if p.is_file()}
     for rel in sorted(dbt_paths):
@@ -73,6 +78,7 @@ def bundle_files(audit: Audit, blobs: BlobStore, project_dir: Path) -> dict[str,
         "format": FORMAT, "mart": audit.mart, "key": audit.key, "key_columns": list(audit.spec.columns),
         "primary_key": audit.spec.primary_key, "row": {k: _jsonable(v) for k, v in audit.row.items()},
         "models": [m.name for m in audit.lineage.models], "sources": audit.lineage.sources,
+        "code": code_version(project_dir),
         "study": audit.selection.study, "papers": sorted(audit.selection.papers or []),
         "unscoped_event_types": audit.selection.unscoped, "llm_calls_used": audit.call_ids,
         "blobs": dict(sorted(present.items())),

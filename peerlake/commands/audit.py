@@ -1,6 +1,6 @@
 """`peerlake audit MART KEY` (or a figure id from the HTML report): the row, the models and events
 behind it, as a tree; `--bundle FILE` writes the evidence; `peerlake audit check FILE` re-verifies
-a bundle and recomputes the row from it alone."""
+a bundle and recomputes the row from its events alone with the installed code (never the bundle's)."""
 
 import json
 from pathlib import Path
@@ -9,15 +9,19 @@ import typer
 
 
 def _check(path: str) -> None:
+    from dbt_project import PROJECT_DIR
     from metrics.audit.check import check_bundle
 
-    result = check_bundle(Path(path))
+    result = check_bundle(Path(path), project_dir=PROJECT_DIR)
     for p in result.problems:
         typer.echo(f"FAIL {p}", err=True)
     if result.problems:
         typer.echo(f"{path}: {len(result.problems)} integrity problem(s); nothing recomputed", err=True)
         raise typer.Exit(1)
     typer.echo(f"{path}: every SHA-256 in MANIFEST.json holds (fingerprint {result.fingerprint})")
+    typer.echo(f"code: {result.code}")
+    for d in result.code_diffs:
+        typer.echo(f"  {d}")
     if result.error:
         typer.echo(f"FAIL recompute: {result.error}", err=True)
         raise typer.Exit(1)
@@ -26,8 +30,8 @@ def _check(path: str) -> None:
     if result.mismatches:
         typer.echo("the recomputed row does NOT match the bundle's", err=True)
         raise typer.Exit(1)
-    typer.echo(f"recomputed from the bundle alone: the row matches ({len(result.recomputed)} columns, "
-               "numbers within 1e-9 relative)")
+    typer.echo(f"recomputed from the bundle's events with your installed code: the row matches "
+               f"({len(result.recomputed)} columns, numbers within 1e-9 relative)")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,7 +1,8 @@
 """`peerlake audit` on a small lake written event by event (tests/audit/audit_lake.py): the tree names
 the models and the calls behind a validity row, a budget row and a review score; the evidence bundle
-recomputes the validity row from itself alone (the one dbt run of the recompute); a changed byte fails
-the check, naming the file. Expected numbers are worked out by hand in the comments."""
+recomputes the validity row from its events with the installed code (the one dbt run of the recompute); a
+changed byte fails the check, naming the file (hostile bundles: test_hostile_bundle.py). Expected numbers
+are worked out by hand in the comments."""
 
 import io
 import json
@@ -143,13 +144,14 @@ def test_bundle_recomputes_the_validity_row(built, tmp_path):
     assert {"events.jsonl", "row.json", "MANIFEST.json", "dbt/dbt_project.yml", "dbt/profiles.yml",
             "dbt/models/marts/reliability_validity.py", "dbt/models/marts/reliability_validity.yml",
             "dbt/models/intermediate/int_validity_papers.sql", "dbt/macros/relation_column_names.sql",
-            # the statistics the Python model calls, which the recompute runs from the bundle
+            # the statistics the Python model calls: evidence; the recompute runs the installed ones
             "python/metrics/stats/tables.py", "python/metrics/stats/validity.py", "python/metrics/__init__.py"} <= names
     assert f"blobs/{lake.papers['P0'].pdf_sha256}" in names
     assert f"templates/review_v1-{lake.prompt_hash[:12]}.txt" in names
     checked = check_bundle(bundle, work=tmp_path / "check")
     assert checked.problems == [] and checked.error is None and checked.mismatches == []
     assert checked.ok and checked.fingerprint == fingerprint
+    assert checked.code.startswith("made with the same code as yours (") and checked.code_diffs == []
     assert checked.recomputed["mae"] == pytest.approx(5 / 9, rel=1e-12)  # by hand above
 
 
