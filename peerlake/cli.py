@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from peerlake.console import console, print_quality, print_rows, report_run, run_quietly
+from peerlake.console import console, print_chain_head, print_quality, print_rows, report_run, run_quietly
 from warehouse import settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -64,6 +64,7 @@ def build() -> None:
 
     run = run_quietly(build_all, "build", tags={"peerlake/command": "build"})
     report_run(run)
+    print_chain_head()
     if not run.success:
         raise typer.Exit(1)
     console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
@@ -74,7 +75,8 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
           candidate: bool = typer.Option(False, "--candidate", help="read the last build's candidate "
                                          "(audited or not, e.g. the rows a failed gate named) instead "
                                          "of the published marts")) -> None:
-    """Run SQL (read-only) against the published marts, e.g. "select * from cost_by_model"."""
+    """Run read statements (SELECT) against the published marts, e.g. "select * from cost_by_model";
+    COPY, EXPORT, INSTALL, SET, ATTACH and reading other files are refused: --format csv|json is how rows leave."""
     from peerlake.console import emit_rows, query_published
 
     emit_rows(*query_published(sql, candidate=candidate), fmt)
@@ -115,6 +117,8 @@ def verify(
         console.print(f"[bold red]verify FAILED: {len(report.problems)} problem(s)[/]")
         raise typer.Exit(1)
     console.print("[green]verify OK[/]")
+    if not head:
+        print_chain_head(report.head)
 
 
 @app.command()
@@ -126,6 +130,7 @@ def seal() -> None:
     console.print(f"sealed {r.events_sealed} events into {r.segments_written} new segments")
     for b in r.bad_lines:
         console.print(f"[yellow]unreadable line skipped[/] {b}")
+    print_chain_head(r.head)
 
 
 @app.command("setup-model")

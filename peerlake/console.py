@@ -70,6 +70,19 @@ def report_run(run) -> None:
                         "`peerlake query --candidate \"select …\"` (or `make ui` → Runs).", soft_wrap=True)
 
 
+def print_chain_head(head=None) -> None:
+    """The event log's chain head (the configured lake's, unless given): the hash to keep outside the lake,
+    so a later `peerlake verify --head H` can show the log was not cut back or rewritten since."""
+    if head is None:
+        from warehouse import EventLog
+
+        head = EventLog().head()
+    if head is not None:
+        console.print(f"chain head seq {head.seq}: {head.sha256} (keep this hash outside the lake: `peerlake "
+                      "verify --head <hash>` later shows the log still holds everything up to here)",
+                      soft_wrap=True, highlight=False)
+
+
 def run_quietly(fn, name: str, **kwargs):
     """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
     import contextlib
@@ -86,14 +99,26 @@ def run_quietly(fn, name: str, **kwargs):
 
 
 def query_published(sql: str, candidate: bool = False, hint: str | None = None) -> tuple[list[str], list[dict]]:
-    """Run read-only SQL on the published marts (or the last build's candidate): (columns, rows). Says
-    what to do and exits 1 when there is nothing to read; a note on stderr when the last build failed."""
+    """Run read statements on the published marts (or the last build's candidate): (columns, rows).
+    Anything else (COPY, EXPORT, INSTALL, SET, ATTACH, a file read …) is refused, one line each
+    (peerlake.readonly_sql). Says what to do and exits 1 when there is nothing to read or the SQL is
+    refused; a note on stderr when the last build failed."""
     import duckdb
     import typer
+    from rich.markup import escape
 
+    from peerlake.readonly_sql import QueryRefused, lock_down, read_statements
     from warehouse import Lake, duckdb_s3
     from warehouse.publish import FAILED, PUBLISHED, candidate_status
 
+    try:
+        statements = read_statements(sql)
+    except QueryRefused as exc:
+        console.print(escape(str(exc)), style="red", soft_wrap=True)
+        raise typer.Exit(1) from None
+    except duckdb.Error as exc:  # a syntax error: refused before any file is opened
+        console.print(f"[red]{type(exc).__name__}: {escape(str(exc))}[/]")
+        raise typer.Exit(1) from None
     lake = Lake.default()
     status = candidate_status(lake) or {}
     failed = ", ".join(status.get("failed_gates") or {}) if status.get("state") == FAILED else ""
@@ -121,14 +146,34 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
                       "candidate?) holds it; retry when it finishes.")
         raise typer.Exit(1) from None
     try:
-        cur = con.execute(sql)
+        lock_down(con, readable=_segment_dirs(lake))
+        for statement in statements:
+            cur = con.execute(statement)
         cols = [d[0] for d in cur.description] if cur.description else []
         return cols, [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     except duckdb.Error as exc:
-        console.print(f"[red]{type(exc).__name__}: {exc}[/]" + (f"\n{hint}" if hint else ""))
+        if isinstance(exc, duckdb.PermissionException):
+            hint = "`peerlake query` reads the marts and the lake's segments, no other file or extension"
+        console.print(f"[red]{type(exc).__name__}: {escape(str(exc))}[/]" + (f"\n{hint}" if hint else ""))
         raise typer.Exit(1) from None
     finally:
         con.close()  # DuckDB keeps a file's instance per process while a connection to it is open
+
+
+def _segment_dirs(lake) -> list[str]:
+    """The folders a query may read besides the database: the committed segments the staging views
+    read and the manifests they match them against (s3:// prefixes on a remote lake; a local path as
+    written into the views, and resolved)."""
+    from pathlib import Path
+
+    from warehouse import duckdb_s3
+
+    segments = duckdb_s3.segments_url(lake).rstrip("/")
+    events = segments.rsplit("/", 1)[0]
+    folders = [segments, f"{events}/manifests"]
+    if duckdb_s3.is_remote(segments):
+        return [f"{f}/" for f in folders]
+    return sorted({f"{p}/" for f in folders for p in (Path(f), Path(f).resolve())})
 
 
 def emit_rows(cols: list[str], rows: list[dict], fmt: str, title: str | None = None) -> None:

@@ -4,6 +4,7 @@ Nothing else in peerlake reads os.environ. API keys are read here, on demand, an
 to the provider SDK; they are never stored on an object that is serialized or logged.
 """
 
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -56,31 +57,49 @@ API_KEY_ENV = {
 }
 
 
+# The model providers llm_calls.providers can make (it reads this list): a setting naming another is refused here.
+PROVIDERS = ("local", "openai", "openai_compatible", "anthropic")
+
+
 class SettingError(ValueError):
     """An environment setting that cannot be used; the message names the variable and what it takes
     (`peerlake` prints it in one line, not a traceback)."""
 
 
-def _number(name: str, default, kind: type, what: str):
+def _number(name: str, default, kind: type, what: str, minimum: float, above: bool):
     raw = os.environ.get(name) or str(default)
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
-        raise SettingError(f"{name}={raw!r}: expected {what} (default {default})") from None
+        value = None
+    # the bounds a study file's keys have (reviewing/study.py): nan, inf, 0 samples or -5 tokens
+    # would otherwise run, or plan nothing, without a word
+    if value is None or not math.isfinite(value) or value < minimum or (above and value == minimum):
+        raise SettingError(f"{name}={raw!r}: expected {what} {'>' if above else '>='} {minimum} "
+                           f"(default {default})")
+    return value
 
 
-def _int(name: str, default) -> int:
-    return _number(name, default, int, "a whole number")
+def _int(name: str, default, minimum: int = 1) -> int:
+    return _number(name, default, int, "a whole number", minimum, above=False)
 
 
-def _float(name: str, default) -> float:
-    return _number(name, default, float, "a number")
+def _float(name: str, default, minimum: float = 0, above: bool = False) -> float:
+    return _number(name, default, float, "a number", minimum, above)
 
 
 def lake_root() -> Path:
-    """Root of all data: $PEERLAKE_HOME; else warehouse/lake/ in a checkout, ./peerlake-lake when installed."""
+    """Root of all data: $PEERLAKE_HOME; else warehouse/lake/ in a checkout, ./peerlake-lake when installed.
+    A $PEERLAKE_HOME that is a file, or under one, is a SettingError (not a traceback at the first write)."""
     default = REPO_ROOT / "warehouse" / "lake" if IN_CHECKOUT else Path.cwd() / "peerlake-lake"
-    return Path(os.environ.get("PEERLAKE_HOME") or default).resolve()
+    root = Path(os.environ.get("PEERLAKE_HOME") or default).resolve()
+    existing = next(p for p in (root, *root.parents) if p.exists())
+    if not existing.is_dir() or (existing != root and not os.access(existing, os.W_OK | os.X_OK)):
+        why = "is a file" if existing == root else f"cannot be created ({existing} is " + (
+            "a file)" if not existing.is_dir() else "not writable)")
+        raise SettingError(f"PEERLAKE_HOME={str(root)!r} {why}: set it to a folder for the lake "
+                           "(created when missing)")
+    return root
 
 
 def lake_url() -> str | None:
@@ -117,7 +136,7 @@ def object_store_options() -> ObjectStoreOptions:
 def claim_lease_s() -> float:
     """How long a machine's claim on a request key holds before another may take the call over
     ($PEERLAKE_CLAIM_LEASE_S): longer than the slowest call, or a slow call could be paid twice."""
-    return _float("PEERLAKE_CLAIM_LEASE_S", "900")
+    return _float("PEERLAKE_CLAIM_LEASE_S", "900", above=True)
 
 
 def dbt_target_dir() -> Path:
@@ -173,7 +192,9 @@ class ReviewerDefaults:
 
 
 def reviewer_defaults() -> ReviewerDefaults:
-    provider = os.environ.get("PEERLAKE_PROVIDER", "local")
+    provider = os.environ.get("PEERLAKE_PROVIDER") or "local"
+    if provider not in PROVIDERS:
+        raise SettingError(f"PEERLAKE_PROVIDER={provider!r}: expected one of {', '.join(PROVIDERS)} (default local)")
     default_model = {
         "local": LOCAL_MODEL_NAME,
         "openai": "gpt-4.1-mini",
@@ -187,6 +208,16 @@ def reviewer_defaults() -> ReviewerDefaults:
         temperature=_float("PEERLAKE_TEMPERATURE", "0.7"),
         max_output_tokens=_int("PEERLAKE_MAX_OUTPUT_TOKENS", "700"),
     )
+
+
+def check_run_settings() -> None:
+    """Read every setting a study run reads, so a bad one is a SettingError before the run starts
+    (one line from `peerlake`), not a failed step inside it."""
+    provider = reviewer_defaults().provider
+    for read in (lake_root, lake_url, claim_lease_s, batch_wait, system_max_output_tokens, local_threads,
+                 local_context_tokens, ingest_max_pages, ingest_max_images, decimal_review_samples,
+                 score_probe_samples, lambda: review_max_chars(provider), lambda: judge_max_chars(provider)):
+        read()
 
 
 def system_max_output_tokens() -> int:
@@ -284,7 +315,7 @@ def ingest_max_pages() -> int:
 
 def ingest_max_images() -> int:
     """PDFs with more distinct images than this are set aside ($PEERLAKE_INGEST_MAX_IMAGES, default 300)."""
-    return _int("PEERLAKE_INGEST_MAX_IMAGES", "300")
+    return _int("PEERLAKE_INGEST_MAX_IMAGES", "300", minimum=0)
 
 
 def ingest_inbox() -> Path | None:
@@ -295,13 +326,19 @@ def ingest_inbox() -> Path | None:
 
 def decimal_review_samples() -> int:
     """Forced-decimal reviews per paper ($PEERLAKE_DECIMAL_SAMPLES; default: as many as integer reviews)."""
-    raw = os.environ.get("PEERLAKE_DECIMAL_SAMPLES")
-    return int(raw) if raw else reviewer_defaults().samples
+    return _int("PEERLAKE_DECIMAL_SAMPLES", reviewer_defaults().samples, minimum=0)
+
+
+def bundle_max_mb() -> int:
+    """The most an evidence bundle may hold uncompressed, in MB, before `peerlake audit check` reads
+    it ($PEERLAKE_BUNDLE_MAX_MB, default 4096): a zip from someone else may declare a member that
+    inflates to more than the machine's memory."""
+    return _int("PEERLAKE_BUNDLE_MAX_MB", "4096")
 
 
 def score_probe_samples() -> int:
     """Logprob probes per paper ($PEERLAKE_PROBE_SAMPLES, default 1; 0 turns the probe off)."""
-    return _int("PEERLAKE_PROBE_SAMPLES", "1")
+    return _int("PEERLAKE_PROBE_SAMPLES", "1", minimum=0)
 
 
 @dataclass(frozen=True)
@@ -315,7 +352,7 @@ def batch_wait() -> BatchWait:
     $PEERLAKE_BATCH_POLL_S seconds (default 60) for at most $PEERLAKE_BATCH_WAIT_S (default 86400 + 3600:
     the providers' 24-hour window and an hour's grace). A run that stops waiting leaves the batches
     pending in the log; the next run collects them without paying again."""
-    return BatchWait(poll_interval_s=_float("PEERLAKE_BATCH_POLL_S", "60"),
+    return BatchWait(poll_interval_s=_float("PEERLAKE_BATCH_POLL_S", "60", above=True),
                      max_wait_s=_float("PEERLAKE_BATCH_WAIT_S", str(25 * 3600)))
 
 
@@ -342,3 +379,25 @@ def judge_max_chars(provider: str) -> int:
     6,000 after the judge's instructions and answer."""
     default = "6000" if provider == "local" else "128000"
     return _int("PEERLAKE_JUDGE_MAX_CHARS", default)
+
+
+# Names a child process that makes no model call never needs: the providers' keys (API_KEY_ENV) and
+# anything named like a secret; cloud credentials unless it reads the lake's object store.
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_SECRET_KEY", "_ACCESS_KEY", "_CREDENTIALS")
+_PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "PEERLAKE_OPENAI_COMPATIBLE_", "OPENREVIEW_")
+_CLOUD_PREFIXES = ("AWS_", "GOOGLE_", "GCLOUD_", "AZURE_")
+
+
+def child_env(object_store: bool | None = None) -> dict[str, str]:
+    """This process's environment for a child that makes no model call (dbt): no provider key or
+    other secret, and cloud credentials only when `object_store` (default: whether the lake is on
+    object storage, settings.lake_url()) — then the AWS variables the lake's S3 client reads stay."""
+    keep_aws = lake_url() is not None if object_store is None else object_store
+    out = {}
+    for name, value in os.environ.items():
+        upper = name.upper()
+        secret = (name in API_KEY_ENV.values() or upper.endswith(_SECRET_SUFFIXES)
+                  or upper.startswith(_PROVIDER_PREFIXES + _CLOUD_PREFIXES))
+        if not secret or (keep_aws and upper.startswith("AWS_")):
+            out[name] = value
+    return out

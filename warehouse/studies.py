@@ -10,7 +10,16 @@ from pathlib import Path
 from warehouse.fsutil import atomic_write
 from warehouse.lake import Lake
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+
+
+def check_name(name: str) -> str:
+    """`name` when it can name a study, and so a file (its study file, its report page); else ValueError.
+    fullmatch: `$` would let a trailing newline through."""
+    if not NAME.fullmatch(name):
+        raise ValueError(f"study name {name!r}: use 1-63 lowercase letters, digits, '-' or '_' "
+                         "(no '/', '.' or spaces)")
+    return name
 
 
 class StudyFiles:
@@ -18,9 +27,7 @@ class StudyFiles:
         self.dir = lake.root / "studies"
 
     def path(self, name: str) -> Path:
-        if not NAME.match(name):
-            raise ValueError(f"study name {name!r}: use 1-63 lowercase letters, digits, '-' or '_'")
-        return self.dir / f"{name}.toml"
+        return self.dir / f"{check_name(name)}.toml"
 
     def exists(self, name: str) -> bool:
         return self.path(name).is_file()

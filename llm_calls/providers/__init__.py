@@ -11,8 +11,7 @@ from llm_calls.providers.base import (
     ProviderUnavailable,
     RetryableProviderError,
 )
-
-PROVIDER_NAMES = ("local", "openai", "openai_compatible", "anthropic")
+from warehouse.settings import PROVIDERS as PROVIDER_NAMES  # one list: settings checks $PEERLAKE_PROVIDER against it
 
 
 def make_provider(name: str) -> Provider:

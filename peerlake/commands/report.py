@@ -17,7 +17,14 @@ def register(app: typer.Typer) -> None:
         from metrics.report import write_report
         from metrics.report.data import load, studies
         from warehouse import settings
+        from warehouse.studies import check_name
 
+        try:
+            if study:
+                check_name(study)  # it names the page <lake>/reports/<study>.html
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
         db = settings.duckdb_path()
         names = [study] if study else studies(db)
         data = load(db) if names else None  # one read of the marts for every page

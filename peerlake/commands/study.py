@@ -14,9 +14,32 @@ def _log():
     return EventLog()
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 1) -> None:
     typer.secho(f"error: {message}", fg="red", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(code)
+
+
+def _refuse(exc: Exception) -> None:
+    """A study's problem in one line (exit 1); a setting's goes up to `peerlake`'s main (exit 2)."""
+    from warehouse.settings import SettingError
+
+    if isinstance(exc, SettingError):
+        raise exc
+    _fail(str(exc))
+
+
+def _checked(name: str) -> str:
+    """A study name that can name its file, and the run's settings readable, before anything is
+    read or written: either is a usage error (exit 2), said in one line."""
+    from warehouse import settings
+    from warehouse.studies import check_name
+
+    try:
+        check_name(name)
+    except ValueError as exc:
+        _fail(str(exc), code=2)
+    settings.check_run_settings()  # a SettingError goes up to main(): one line, exit 2
+    return name
 
 
 @study_app.command("new")
@@ -46,6 +69,7 @@ def study_new(
     from reviewing.study import StudyError, save_study, study_text
     from warehouse.studies import StudyFiles
 
+    _checked(name)
     log = _log()
     if StudyFiles(log.lake).exists(name) and not force:
         _fail(f"study {name!r} exists ({StudyFiles(log.lake).path(name)}); pass --force to replace it")
@@ -57,7 +81,7 @@ def study_new(
                           judges=_judges(judges), systems=system)
         path = save_study(log, name, text)
     except (StudyError, ValueError) as exc:
-        _fail(str(exc))
+        _refuse(exc)
     typer.echo(f"study {name} written to {path}\nrun it with: peerlake run {name}")
 
 
@@ -95,13 +119,14 @@ def study_show(name: str) -> None:
     """Print a study's file, its hash and what it resolves to now."""
     from reviewing.study import StudyError, load_study, resolve_papers
 
+    _checked(name)
     log = _log()
     try:
         study = load_study(log, name)
         checked = _experiments(study)
         res = resolve_papers(log, study)
     except (StudyError, FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
+        _refuse(exc)
     typer.echo(study.text.rstrip())
     for exp in checked:
         typer.echo(f"# experiment [{exp.name}]: {exp.judge.JUDGE} judge, checked")
@@ -127,10 +152,11 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                       build: bool = True, executor: str = "in_process") -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
-    from peerlake.console import console, report_run, run_quietly
+    from peerlake.console import console, print_chain_head, report_run, run_quietly
     from reviewing.study import StudyError, load_study, resolve_papers, study_pdfs
     from warehouse.studies import StudyFiles
 
+    _checked(name)
     try:
         log = _log()
         study = load_study(log, name)
@@ -142,7 +168,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                              "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers] "
                              f"({StudyFiles(log.lake).path(name)})")
     except (StudyError, FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
+        _refuse(exc)
     from orchestration.executors import ExecutorError, check_ready
 
     try:
@@ -156,6 +182,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     report_run(result.study)
     if result.build is not None:
         report_run(result.build)
+    print_chain_head()
     if not result.success:
         console.print(f"[bold red]Study {name} failed[/] (runs {result.study.run_id}"
                       f"{', ' + result.build.run_id if result.build else ''}).")
@@ -173,13 +200,14 @@ def show_dry_run(name: str, probes: bool) -> None:
     from peerlake.console import console, print_rows
     from reviewing.study import StudyError, load_study
 
+    _checked(name)
     log = _log()
     try:
         study = load_study(log, name)
         judged = judged_reviews(log, study)[1] if study.judges else []
         est = study_estimate(log, study, Gateway(log), probes=probes, judged_reviews=judged)
     except (StudyError, FileNotFoundError, ValueError) as exc:
-        _fail(str(exc))
+        _refuse(exc)
     ev = log.append(run_estimated(est, dagster_run_id=None))
     by_model: dict[str, list[dict]] = {}
     for g in grouped(est.rows):  # one table per model: narrower, and a model's calls read together
@@ -351,3 +379,17 @@ def register(app: typer.Typer) -> None:
             print_quality(name)
         if not build:
             typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")
+        fail_if_calls_failed(result, name)
+
+
+def fail_if_calls_failed(result, name: str) -> None:
+    """Exit 1 when any review, judgment or probe of the run failed (a fatal provider error, or retries
+    exhausted): the study is incomplete, and a script must not read it as done. Left undone by a
+    cost cap is not a failure."""
+    failed = {asset: m["failed"] for asset, m in sorted(result.study.asset_metadata.items())
+              if isinstance(m.get("failed"), int) and m["failed"] > 0}
+    if failed:
+        _fail(f"study {name}: {sum(failed.values())} model call(s) failed "
+              f"({', '.join(f'{a} {n}' for a, n in failed.items())}): its results are incomplete. The errors: "
+              f"`make ui` → Runs → {result.study.run_id}, or fct_llm_calls where not is_ok; fix the cause and "
+              f"run `peerlake run {name}` again (what was made replays at no cost)")
