@@ -11,7 +11,9 @@ Commits happen only under the seal lock (`EventLog.seal`, `EventLog._ensure_sche
 number of processes build one chain. The head moves once per commit batch, after its manifests: a crash
 in between leaves manifests past the head that link correctly, which `verify` reports as an
 interrupted seal (a warning) and the next commit batch adopts. The head is the hash a user publishes:
-`peerlake verify --head H` checks the log still holds it.
+`peerlake verify --head H` checks the log still holds it. Each head written is also appended to the
+witness log (warehouse/heads.py), which `verify` checks the chain against: the head pointer is among the
+files a rewrite of the chain redoes, the witness log is not.
 """
 
 import itertools
@@ -19,6 +21,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from warehouse import heads
 from warehouse.blobs import sha256_hex
 from warehouse.fsutil import atomic_write
 from warehouse.lake import Lake
@@ -122,6 +125,7 @@ class ChainWriter:
         """Move the head to the newest manifest (once per batch: one small write, not one per manifest)."""
         if self.tip is not None and (self._moved or read_head(self.lake) != self.tip):
             atomic_write(self.lake.chain_head, self.tip.to_json())
+            heads.record(self.lake, self.tip)
             self._moved = False
 
 
@@ -174,7 +178,9 @@ def check_chain(lake: Lake, manifests: list[ManifestFile]) -> ChainCheck:
     tip = by_seq[seqs[-1]]
     out.tip = Link(tip.seq, tip.sha256, tip.stem)
     out.seq_of_sha = {m.sha256: s for s, m in by_seq.items()}
-    _check_head(lake, head, by_seq, out)
+    problems, warnings = check_head(lake.chain_head.name, head, by_seq)
+    out.problems += problems
+    out.warnings += warnings
     genesis = by_seq.get(1)
     if genesis is not None and genesis.stem == GENESIS:
         started = genesis.body.get("created_at")
@@ -183,32 +189,29 @@ def check_chain(lake: Lake, manifests: list[ManifestFile]) -> ChainCheck:
     return out
 
 
-def _check_head(lake: Lake, head: Link | None, by_seq: dict[int, ManifestFile], out: ChainCheck) -> None:
-    tip = out.tip
+def check_head(where: str, head: Link | None, by_seq: dict[int, ManifestFile]) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of the head pointer `where` (a file or object name) against the chain `by_seq`
+    (seq -> manifest, not empty). Shared by the local and the remote verify."""
+    tip = by_seq[max(by_seq)]
     if head is None:
-        out.warnings.append(f"no chain head pointer ({lake.chain_head.name}): a seal was interrupted before "
-                            f"writing it, or it was removed; the chain up to {tip.manifest}.json (seq {tip.seq}) is "
-                            "checked by its links only. `peerlake seal` writes it")
-        return
+        return [], [f"no chain head pointer ({where}): a seal was interrupted before writing it, or it was "
+                    f"removed; the chain up to {tip.stem}.json (seq {tip.seq}) is checked by its links only. "
+                    "`peerlake seal` writes it"]
     if head.seq < 1:
-        out.problems.append(f"the chain head {lake.chain_head} is unreadable")
-        return
+        return [f"the chain head {where} is unreadable"], []
     if head.seq > tip.seq:
         missing = f"seq {head.seq}" if head.seq == tip.seq + 1 else f"seqs {tip.seq + 1}–{head.seq}"
-        out.problems.append(f"the newest manifest(s) ({missing}) were deleted: the chain head names "
-                            f"{head.manifest}.json (seq {head.seq}), but the chain ends at {tip.manifest}.json "
-                            f"(seq {tip.seq})")
-        return
+        return [f"the newest manifest(s) ({missing}) were deleted: the chain head names {head.manifest}.json "
+                f"(seq {head.seq}), but the chain ends at {tip.stem}.json (seq {tip.seq})"], []
     at_head = by_seq.get(head.seq)
     if at_head is not None and (at_head.sha256 != head.sha256 or at_head.stem != head.manifest):
-        out.problems.append(f"manifest {at_head.stem}.json (seq {head.seq}) is not the one the chain head "
-                            f"recorded ({head.manifest}.json, sha256 {head.sha256[:16]}…): it was rewritten or "
-                            "replaced")
-    elif tip.seq > head.seq:
+        return [f"manifest {at_head.stem}.json (seq {head.seq}) is not the one the chain head recorded "
+                f"({head.manifest}.json, sha256 {head.sha256[:16]}…): it was rewritten or replaced"], []
+    if tip.seq > head.seq:
         # Linked manifests past the head: a commit batch that crashed before moving the head.
-        out.warnings.append(f"manifests seq {head.seq + 1}–{tip.seq} are past the chain head (a seal was "
-                            "interrupted before moving it; they link correctly). The next `peerlake seal` "
-                            "moves the head")
+        return [], [f"manifests seq {head.seq + 1}–{tip.seq} are past the chain head (a seal was interrupted "
+                    "before moving it; they link correctly). The next `peerlake seal` moves the head"]
+    return [], []
 
 
 def _check_legacy(genesis: ManifestFile, legacy: list[ManifestFile], by_stem: dict[str, ManifestFile],

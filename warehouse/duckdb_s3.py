@@ -52,9 +52,24 @@ def segments_url(lake: "Lake | None" = None) -> str:
 
 
 def segment_glob(event_type: str, lake: "Lake | None" = None) -> str:
-    """The glob over one event type's committed segments, for `read_parquet` on a connection from
-    `connect()` (local path or s3:// URL alike)."""
+    """The glob over every file in one event type's partition, for `read_parquet` on a connection from
+    `connect()` (local path or s3:// URL alike). It also matches a file no manifest commits (a forged
+    one, an interrupted seal's): read events with `committed_segments` instead."""
     return f"{segments_url(lake)}/event_type={event_type}/*.parquet"
+
+
+def committed_segments(event_type: str, lake: "Lake | None" = None) -> str:
+    """A table expression over the segments of `event_type` that a manifest commits, with every column:
+    what dbt's `events` source reads (dbt_project/models/staging/_events__sources.yml builds the same
+    expression; tests/dbt/test_remote_segments.py checks they read the same rows). The manifests are read
+    at query time, so a view over it never reads a file dropped into the partition by anyone else."""
+    segments = segments_url(lake)
+    return (f"(select * exclude (filename) from read_parquet('{segments}/event_type={event_type}/*.parquet', "
+            "union_by_name=true, hive_partitioning=true, filename=true) "
+            "where parse_filename(filename) in (select parse_filename(path) from (select "
+            "unnest(json_extract_string(content, '$.segments[*].path')) as path from "
+            f"read_text('{segments.removesuffix('segments')}manifests/*.json')) "
+            f"where path like 'events/segments/event_type={event_type}/%'))")
 
 
 @functools.cache

@@ -37,6 +37,12 @@ class Lake:
         return self.events / "chain_head.json"
 
     @property
+    def head_witness(self) -> Path:
+        """Every chain head this machine committed, appended (warehouse/heads.py); kept on this machine
+        when the lake is on object storage."""
+        return self.events / "heads.jsonl"
+
+    @property
     def seal_lock(self) -> Path:
         return self.events / "seal.lock"
 

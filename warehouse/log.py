@@ -8,7 +8,8 @@ Seal path: `seal()` (under an exclusive file lock) copies each WAL's new complet
 Parquet segments, `events/segments/event_type=<t>/<wal>-<start>-<end>.parquet`, and then commits a
 manifest naming the byte range and the SHA-256 of every file. The manifest is the commit point: a
 crash before it leaves segment files whose names are a pure function of the WAL range, so the next
-seal finds them and commits them instead of writing duplicates. A type with a uniqueness rule
+seal finds them and commits exactly that range, after checking they hold exactly its events (a file
+dropped there by someone else is rewritten, never committed). A type with a uniqueness rule
 (`Event.duplicate_type`: one successful `llm_call` per request_key) never gets a second sealed
 event per key: the later one goes to its duplicate partition, kept for the audit. Every manifest is a
 link of one hash chain (`seq`, `prev_sha256`; warehouse/chain.py), so `verify` notices a deleted,
@@ -34,7 +35,7 @@ import pyarrow.parquet as pq
 from ulid import ULID
 
 from warehouse.blobs import BlobStore, sha256_hex
-from warehouse.chain import ChainWriter, read_manifests
+from warehouse.chain import ChainWriter, Link, read_head, read_manifests
 from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
 from warehouse.fsutil import file_lock, fsync_dir
 from warehouse.lake import Lake
@@ -42,6 +43,8 @@ from warehouse.lake import Lake
 __all__ = ["EventLog", "SealReport", "file_lock"]
 
 _LOCK_NAME = re.compile(r"[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*")
+# A segment named for the WAL range it was written from: <wal stem>-<start>-<end> (12 digits each)
+RANGE_STEM = re.compile(r"(?P<wal>.+)-(?P<start>\d{12})-(?P<end>\d{12})")
 
 
 @dataclass
@@ -50,6 +53,7 @@ class SealReport:
     events_sealed: int = 0
     duplicates: int = 0  # events routed to a duplicate partition (see Event.duplicate_type)
     bad_lines: list[str] = field(default_factory=list)
+    head: Link | None = None  # the chain's head after the seal: the hash to keep (`peerlake verify --head H`)
 
 
 class _WalWriter:
@@ -321,6 +325,10 @@ class EventLog:
     def _manifests(self) -> list[dict]:
         return [json.loads(p.read_text()) for p in sorted(self.lake.manifests_dir.glob("*.json"))]
 
+    def head(self) -> Link | None:
+        """The newest committed manifest (seq, SHA-256): a witness of everything sealed so far."""
+        return read_head(self.lake)
+
     def sealed_offsets(self) -> dict[str, int]:
         return self._sealed_offsets(self._manifests())
 
@@ -341,15 +349,38 @@ class EventLog:
             chain = ChainWriter(self.lake, files)
             sealed = self._sealed_offsets(manifests)
             unique_keys = self._sealed_unique_keys(manifests)
+            interrupted = self._interrupted_ranges(manifests)
             for wal in self.wal_files():
                 start = sealed.get(wal.name, 0)
-                data, end = self._complete_lines(wal, start)
-                if not data:
-                    continue
-                events = self._parse(data, wal.name, report.bad_lines)
-                self._seal_range(wal, start, end, data, events, report, unique_keys, chain)
+                while True:
+                    # An interrupted seal's range is committed as it was cut, so its segments are not
+                    # left behind when lines were appended since.
+                    stop = interrupted.get(f"{wal.stem}-{start:012d}")
+                    data, end = self._complete_lines(wal, start, stop)
+                    if stop is not None and end != stop:  # not whole lines of this WAL: an ordinary range
+                        stop, (data, end) = None, self._complete_lines(wal, start)
+                    if not data:
+                        break
+                    events = self._parse(data, wal.name, report.bad_lines)
+                    self._seal_range(wal, start, end, data, events, report, unique_keys, chain)
+                    if stop is None:
+                        break
+                    start = end
             chain.finish()
+            report.head = chain.tip
         return report
+
+    def _interrupted_ranges(self, manifests: list[dict]) -> dict[str, int]:
+        """`<wal stem>-<start>` -> end, for segment files no manifest lists that are named for a WAL range:
+        what a seal that crashed before its manifest left (one listing of the segment folders per seal)."""
+        listed = {seg["path"] for m in manifests for seg in m["segments"]}
+        out: dict[str, int] = {}
+        for p in self.lake.segments_dir.glob("event_type=*/*.parquet"):
+            m = RANGE_STEM.fullmatch(p.stem)
+            if m and str(p.relative_to(self.lake.root)) not in listed:
+                key = f"{m['wal']}-{m['start']}"
+                out[key] = min(out.get(key, int(m["end"])), int(m["end"]))
+        return out
 
     def _sealed_unique_keys(self, manifests: list[dict]) -> dict[str, set[str]]:
         """For each type with a uniqueness rule, the keys its committed segments already hold."""
@@ -382,9 +413,10 @@ class EventLog:
         segments = []
         for etype, evs in sorted(by_type.items()):
             path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
-            # An existing file was written by a seal that crashed before its manifest; its rows are
-            # a pure function of the range, unless it predates the uniqueness rule (count differs).
-            if not path.exists() or pq.ParquetFile(path).metadata.num_rows != len(evs):
+            # An existing file was written by a seal that crashed before its manifest, or put there by
+            # someone else: committed only if it holds exactly these events (a seal from before the
+            # uniqueness rule routed differently; a forged file holds other rows).
+            if not path.exists() or not self._holds(path, EVENT_TYPES[etype], evs):
                 self._write_parquet(path, EVENT_TYPES[etype], evs)
                 report.segments_written += 1
             segments.append({"path": str(path.relative_to(self.lake.root)),
@@ -393,6 +425,14 @@ class EventLog:
                     "segments": segments, "events": len(events)}
         chain.commit(stem, manifest)  # the commit point: seq + SHA-256 of the previous manifest
         report.events_sealed += len(events)
+
+    @staticmethod
+    def _holds(path: Path, cls: type[Event], events: list[Event]) -> bool:
+        try:
+            rows = pq.read_table(path).to_pylist()
+            return [cls.from_record(r).to_record() for r in rows] == [ev.to_record() for ev in events]
+        except Exception:  # unreadable, or not this type's columns: not what the seal would write
+            return False
 
     @staticmethod
     def _write_parquet(path: Path, cls: type[Event], events: list[Event]) -> None:
@@ -428,7 +468,7 @@ class EventLog:
                 if (self.lake.manifests_dir / f"{stem}.json").exists():
                     continue  # another process committed it while we waited for the lock
                 path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
-                if not path.exists():
+                if not path.exists() or not self._holds(path, cls, []):  # (a crashed start-up's, or forged)
                     self._write_parquet(path, cls, [])
                 chain.commit(stem, {"wal": None, "segments": [{
                     "path": str(path.relative_to(self.lake.root)),

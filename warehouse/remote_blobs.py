@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from warehouse.blobs import BlobCorrupted, BlobStore, sha256_hex
+from warehouse.blobs import BlobCorrupted, BlobStore, blob_name, is_blob_name, sha256_hex
 from warehouse.fsutil import atomic_write
 from warehouse.lake import Lake
 from warehouse.objectstore import ObjectMissing, ObjectStore
@@ -42,6 +42,7 @@ class RemoteBlobStore:
 
     def path(self, sha: str) -> Path:
         """This machine's copy of the blob (downloaded on first use; may not exist if the blob does not)."""
+        sha = blob_name(sha)
         p = self.cache_dir / sha[:2] / sha
         if not p.exists():
             with contextlib.suppress(ObjectMissing, BlobCorrupted):  # the caller sees a missing file, as locally
@@ -70,6 +71,7 @@ class RemoteBlobStore:
         return self.put(text.encode("utf-8"))
 
     def get(self, sha: str) -> bytes:
+        sha = blob_name(sha)
         p = self.cache_dir / sha[:2] / sha
         if p.exists():
             data = p.read_bytes()
@@ -85,6 +87,8 @@ class RemoteBlobStore:
         return self.get(sha).decode("utf-8")
 
     def exists(self, sha: str) -> bool:
+        if not is_blob_name(sha):
+            return False
         with self._lock:
             if sha in self._stored:
                 return True

@@ -8,6 +8,11 @@ committed key `events/segments/event_type=<t>/<wal-stem>-<start>-<end>.parquet` 
 exists ("roll forward": whoever sees a committed manifest whose segment key is missing completes the
 copy). So `events/segments/` holds committed events only, each once.
 
+`events/chain_head.json` names the newest manifest (seq, SHA-256), moved once per seal after its commits
+(a plain put: two sealers may race, and a pointer left behind by the loser is a warning, never a loss);
+each head this machine moves it to is also appended to this machine's witness log (warehouse/heads.py).
+`verify` checks both: a deleted newest manifest leaves the pointer past the chain's end.
+
 Committed manifests and segments never change, so this machine caches them by seq and by SHA-256
 (`Lake.remote_cache_dir`); `verify` re-reads the remote bytes instead.
 """
@@ -25,7 +30,9 @@ from typing import ClassVar, TypeVar
 
 import pyarrow.parquet as pq
 
+from warehouse import heads
 from warehouse.blobs import sha256_hex
+from warehouse.chain import Link
 from warehouse.events import EVENT_TYPES
 from warehouse.fsutil import atomic_write
 from warehouse.lake import Lake
@@ -37,6 +44,7 @@ T, R = TypeVar("T"), TypeVar("R")
 MANIFESTS = "events/manifests/"
 STAGING = "events/staging/"
 SEGMENTS = "events/segments/"
+HEAD = "events/chain_head.json"
 GENESIS_NAME = "000000-chain-genesis"  # the genesis manifest's "name" (the local chain's file stem)
 
 # Test-only: called right after a manifest is created, before its segments are copied (a kill -9 there).
@@ -79,6 +87,21 @@ class RemoteManifest:
     def sha256(self) -> str:
         return sha256_hex(self.raw)
 
+    @property
+    def link(self) -> Link:
+        return Link(self.seq, self.sha256, f"{self.seq:012d}")
+
+
+def read_head(store: ObjectStore) -> Link | None:
+    """The bucket's head pointer; None when there is none; seq -1 when it is not one."""
+    try:
+        d = json.loads(store.get(HEAD))
+        return Link(int(d["seq"]), str(d["sha256"]), str(d["manifest"]))
+    except ObjectMissing:
+        return None
+    except (ValueError, KeyError, TypeError):
+        return Link(-1, "", "unreadable")
+
 
 def parallel(fn: Callable[[T], R], items: list[T]) -> list[R]:
     """`fn` over `items`, a few at a time: object stores answer in tens of milliseconds per request, and
@@ -107,6 +130,7 @@ class RemoteChain:
         self.committed_staged: set[str] = set()  # staging keys that committed manifests name
         self._unique: dict[str, set[str]] = {t: set() for t, c in EVENT_TYPES.items() if c.duplicate_type}
         self._unique_upto = 0  # the seq up to which _unique holds the committed keys
+        self._pointer_seq: int | None = None  # the bucket's head pointer as this process last read or wrote it
         url_id = hashlib.sha256(store.url.encode()).hexdigest()[:16]
         self.manifest_cache = lake.remote_cache_dir / "manifests" / url_id
         self.segment_cache = lake.remote_cache_dir / "segments"
@@ -242,6 +266,21 @@ class RemoteChain:
             return key in self._unique.get(event_type, ())
 
     # ---- commit ------------------------------------------------------------------------------
+    def publish_head(self) -> Link | None:
+        """Move the bucket's head pointer up to the newest manifest this process knows, and record that head
+        in this machine's witness log. Once per seal: one read of the pointer per process, one put per move."""
+        head = self.head
+        if head is None:
+            return None
+        if self._pointer_seq is None:
+            pointer = read_head(self.store)
+            self._pointer_seq = pointer.seq if pointer else 0
+        if head.seq > self._pointer_seq:
+            self.store.put(HEAD, head.link.to_json())
+            self._pointer_seq = head.seq
+        heads.record(self.lake, head.link)
+        return head.link
+
     def commit(self, body: dict, after: RemoteManifest | None) -> RemoteManifest:
         """Create the manifest after `after` (the head the caller based `body` on), or raise LostRace."""
         seq = 1 if after is None else after.seq + 1

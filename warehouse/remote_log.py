@@ -10,7 +10,8 @@ conditional put. Losing that race to another sealer (another machine, or a proce
 lock) means re-reading the chain, recomputing the range and the uniqueness routing, and retrying; after
 the manifest exists the segments are copied to their committed keys. A crash before the manifest leaves
 a staged orphan that no manifest names (never copied, never read; `verify` warns); a crash after it is
-completed by the next seal or reader. The uniqueness rule (one ok llm_call per request_key) routes a
+completed by the next seal or reader. Each seal then moves the bucket's head pointer and records the head
+in this machine's witness log (RemoteChain.publish_head). The uniqueness rule (one ok llm_call per request_key) routes a
 later success to `llm_call_duplicated`, against every machine's committed keys.
 
 Read path: every committed segment (downloaded once, cached by SHA-256) plus this machine's WAL lines
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 import pyarrow.parquet as pq
 
 from warehouse.blobs import sha256_hex
+from warehouse.chain import Link
 from warehouse.claims import request_claim
 from warehouse.events import EVENT_TYPES, Event
 from warehouse.fsutil import file_lock
@@ -75,6 +77,11 @@ class RemoteEventLog(EventLog):
 
         return verify_remote(self, self.store, self.chain, extends)
 
+    def head(self) -> Link | None:
+        """The newest committed manifest in the bucket (seq, SHA-256)."""
+        head = self.chain.refresh()[-1:]
+        return head[0].link if head else None
+
     # ---- read --------------------------------------------------------------------------------
     def _manifests(self) -> list[dict]:
         ms = self.chain.refresh()
@@ -118,6 +125,7 @@ class RemoteEventLog(EventLog):
         with file_lock(self.lake.seal_lock):
             for wal in self.wal_files():
                 self._seal_wal(wal, report)
+            report.head = self.chain.publish_head()
         return report
 
     def seal_own(self) -> None:
@@ -207,6 +215,7 @@ class RemoteEventLog(EventLog):
                 if f"000000-schema-{etype}-v{cls.schema_version}" not in have]
 
     def _commit_schema_segments(self) -> None:
+        committed = False
         for _ in range(MAX_RACES):
             self.chain.refresh()
             head = self.chain.head
@@ -214,15 +223,19 @@ class RemoteEventLog(EventLog):
                 if head is None:
                     self.chain.commit({"wal": None, "segments": [], "events": 0, "genesis": True,
                                        "name": GENESIS_NAME, "created_at": datetime.now(UTC).isoformat()}, None)
+                    committed = True
                     continue
                 missing = self._missing_schemas()
                 if not missing:
+                    if committed:  # the pointer follows this process's commits (a reader's start-up moves nothing)
+                        self.chain.publish_head()
                     return
                 segments = parallel(lambda tc: self._stage(
                     segment_key(tc[0], f"000000-schema-{tc[0]}-v{tc[1].schema_version}"), tc[1], []), missing)
                 try:
                     self.chain.commit({"wal": None, "schema": True, "segments": segments, "events": 0,
                                        **_sealer()}, head)
+                    committed = True
                 except LostRace:
                     self.chain.refresh()
                     self.chain.drop_committed_staging([s["staged"] for s in segments])

@@ -2,6 +2,10 @@
 
 - the manifests `events/manifests/<seq>.json` form one chain: seq 1 (the genesis) to the newest with no
   gap, each key naming its body's seq, each `prev_sha256` the SHA-256 of the previous manifest's bytes;
+- the head pointer `events/chain_head.json` names a manifest of the chain with its SHA-256 (a deleted
+  newest manifest leaves it past the end), and every head in this machine's witness log
+  (warehouse/heads.py), and the one `--head H` names, is still in the chain; with neither, a warning says
+  what cannot be seen then (as on a local lake: warehouse/verify.py);
 - each committed segment exists at its key, hashes to what its manifest recorded, holds the recorded
   rows, and is named for its manifest's write-ahead range (or is a schema segment);
 - each write-ahead file's committed ranges tile it from byte 0 in commit order; those of this machine's
@@ -21,13 +25,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from warehouse.blobs import sha256_hex
-from warehouse.chain import Link, ManifestFile
+from warehouse.chain import Link, ManifestFile, check_head
 from warehouse.log import EventLog
 from warehouse.objectstore import ObjectStore
 from warehouse.references import BLOB_FIELDS, package_images
 from warehouse.remote_blobs import BLOBS, blob_key
-from warehouse.remote_chain import MANIFESTS, SEGMENTS, STAGING, RemoteChain, segment_type, seq_of_key
-from warehouse.verify import VerifyReport, _check_extends, _check_prompt_sources, _check_wal_tiling, _malformed
+from warehouse.remote_chain import HEAD, MANIFESTS, SEGMENTS, STAGING, RemoteChain, read_head, segment_type, seq_of_key
+from warehouse.verify import VerifyReport, _check_prompt_sources, _check_wal_tiling, _malformed, check_against_heads
 
 _SCHEMA_STEM = re.compile(r"000000-schema-(?P<type>[a-z_]+)-v\d+")
 
@@ -79,13 +83,15 @@ def verify_remote(log: EventLog, store: ObjectStore, chain: RemoteChain, extends
         _check_local_wal(log, mf, report)
     if prev is not None:
         report.head = Link(prev.seq, prev.sha256, prev.stem)
+        problems, warnings = check_head(store.uri(HEAD), read_head(store), {int(m.stem): m for m in chained})
+        report.problems += problems
+        report.warnings += warnings
     _check_wal_tiling(chained, report)
     _check_stray_objects(store, listed, staged, report)
     existing = _check_blobs(store, report)
     _check_blob_refs(log, store, chain, chained, existing, report)
     _check_prompt_sources(log, report)
-    if extends is not None:
-        _check_extends(extends.strip().lower(), seq_of_sha, report)
+    check_against_heads(log, seq_of_sha, extends, report)
     return report
 
 

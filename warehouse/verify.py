@@ -3,15 +3,25 @@
 - each manifest's segments and sealed WAL range hash to what it recorded, and its file name is the
   pure function of what it commits (a renamed or swapped manifest shows);
 - the manifests form one hash chain with no gap, up to the head pointer (warehouse/chain.py);
+- every head recorded in the witness log (warehouse/heads.py), and the head `--head H` names, is still
+  the manifest at its seq;
 - each WAL's sealed ranges tile it from byte 0 in commit order (a deleted manifest leaves a hole);
-- a segment no manifest lists (an interrupted seal, or a manifest deleted) still holds exactly the WAL
-  bytes it was written from (a WAL edited after its manifest was removed shows);
+- a segment no manifest lists fails, whatever its name: dbt does not read it, but nothing accounts for
+  it. The one exception, a warning: the segments of a seal interrupted before its manifest, i.e. named
+  for the next unsealed range of a WAL and holding exactly the events of those WAL bytes (`peerlake seal`
+  commits them, after checking that again);
 - every blob hashes to its name, and every blob an event names exists (warehouse/references.py);
 - prompt template sources are the text of their prompt_hash.
 
-Not detectable here: a WAL deleted before any seal (nothing recorded it yet), and a chain rewritten
-whole from some point on. Against the second, publish the head (`peerlake verify --head`) and check a
-later lake against it (`peerlake verify --head H`).
+With a head to check against (one recorded in the witness log, or `--head H`) this also catches, up to
+that head: the newest manifest rewritten together with the head pointer, a manifest in the middle
+rewritten and the chain re-linked after it, manifests reordered and re-linked, and the chain cut back
+(newest manifests deleted with their segments and write-ahead files, the head pointer rewritten).
+Without one it cannot (the chain is then only checked against itself) and says so in a warning.
+Never detectable: a WAL deleted or edited before its first seal (nothing recorded it yet), changes after
+the newest head you check against, and a lake whose chain, head pointer and witness log were all
+rewritten together, unless you check it against a head kept outside the lake (`peerlake verify --head H`
+with a head printed by `peerlake seal`, `run` or `build`, or shown in the report footer).
 """
 
 import re
@@ -19,12 +29,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from warehouse.blobs import sha256_hex
+from warehouse import heads
+from warehouse.blobs import is_blob_name, sha256_hex
 from warehouse.chain import GENESIS, Link, ManifestFile, check_chain, read_manifests
-from warehouse.log import EventLog
+from warehouse.log import RANGE_STEM, EventLog
 from warehouse.references import iter_blob_refs, package_images
-
-_RANGE_STEM = re.compile(r"(?P<wal>.+)-(?P<start>\d{12})-(?P<end>\d{12})")
 
 
 @dataclass
@@ -71,9 +80,21 @@ def verify_lake(log: EventLog, extends: str | None = None) -> VerifyReport:
     existing = _check_blobs(log, report)
     _check_blob_refs(log, manifests, existing, chain.started_at, report)
     _check_prompt_sources(log, report)
-    if extends is not None:
-        _check_extends(extends.strip().lower(), chain.seq_of_sha, report)
+    check_against_heads(log, chain.seq_of_sha, extends, report)
     return report
+
+
+def check_against_heads(log: EventLog, seq_of_sha: dict[str, int], extends: str | None,
+                        report: VerifyReport) -> None:
+    """The chain against the heads kept apart from it: `extends` (published) and the witness log."""
+    tip = report.head.seq if report.head else 0
+    problems, warnings = heads.check(log.lake, {seq: sha for sha, seq in seq_of_sha.items()}, tip)
+    report.problems += problems
+    report.warnings += warnings
+    if extends is not None:
+        _check_extends(extends.strip().lower(), seq_of_sha, report)
+    elif report.head is not None and not heads.has_witness(log.lake):
+        report.warnings.append(heads.no_head_warning(log.lake))
 
 
 def _malformed(body: dict) -> str | None:
@@ -159,23 +180,33 @@ def _check_wal_tiling(files: list[ManifestFile], report: VerifyReport) -> None:
 
 
 def _check_orphan_segments(log: EventLog, manifests: list[dict], report: VerifyReport) -> None:
-    """A segment in no manifest must still hold exactly the WAL range it was written from."""
+    """A segment in no manifest fails, unless it is an interrupted seal's: the next range of its WAL, whose
+    bytes it holds exactly. dbt reads neither (only what a manifest lists), but only the second is explained."""
     lake = log.lake
     listed = {seg["path"] for m in manifests for seg in m.get("segments", [])}
+    sealed_end = EventLog._sealed_offsets(manifests)
     orphans: dict[str, list[Path]] = {}
     for p in sorted(lake.segments_dir.rglob("*.parquet")):
         if str(p.relative_to(lake.root)) not in listed:
             orphans.setdefault(p.stem, []).append(p)
     for stem, paths in sorted(orphans.items()):
         names = ", ".join(str(p) for p in paths)
-        m = _RANGE_STEM.fullmatch(stem)
-        mismatch = _wal_disagrees(log, m, paths) if m else None
-        if mismatch:
+        m = RANGE_STEM.fullmatch(stem)
+        if m is None:
+            report.problems.append(f"segment(s) {names} are in no manifest and not named for a write-ahead range: "
+                                   "not written by a seal (added by hand?). dbt does not read them; remove them")
+        elif (mismatch := _wal_disagrees(log, m, paths)) is not None:
             report.problems.append(f"segment(s) {names} are in no manifest and {mismatch} (was the WAL edited "
                                    "after its manifest was removed?)")
+        elif int(m["start"]) != sealed_end.get(f"{m['wal']}.jsonl", 0):
+            report.problems.append(f"segment(s) {names} are in no manifest, and bytes {int(m['start'])}–"
+                                   f"{int(m['end'])} of write-ahead file {m['wal']}.jsonl are not its next unsealed "
+                                   "range: their manifest was deleted, or they were copied there. dbt does not read "
+                                   "them")
         else:
-            report.warnings.append(f"segment(s) {names} are in no manifest (an interrupted seal; "
-                                   "`peerlake seal` commits it)")
+            report.warnings.append(f"segment(s) {names} are in no manifest: a seal interrupted before its commit "
+                                   "point (they hold exactly the next unsealed range of their write-ahead file; dbt "
+                                   "does not read them yet). `peerlake seal` commits them")
 
 
 def _wal_disagrees(log: EventLog, m: re.Match, paths: list[Path]) -> str | None:
@@ -220,6 +251,10 @@ def _check_blob_refs(log: EventLog, manifests: list[dict], existing: set[str], c
             packages.add(ref.sha256)
         if ref.sha256 in existing or ref.event_type == "prompt_template_stored":
             continue  # (a template's missing source is named with its template by _check_prompt_sources)
+        if not is_blob_name(ref.sha256):  # a forged event: never turned into a path
+            report.problems.append(f"{ref.event_type} {ref.event_id}: its {ref.field} {str(ref.sha256)[:80]!r} "
+                                   "is not a blob name (64 lowercase hex characters)")
+            continue
         msg = (f"{ref.event_type} {ref.event_id}: its {ref.field} names blob {log.blobs.path(ref.sha256)}, "
                "which is missing")
         if ref.field == "pdf_sha256" and (chain_started is None or ref.occurred_at is None
@@ -233,8 +268,8 @@ def _check_blob_refs(log: EventLog, manifests: list[dict], existing: set[str], c
         for img in package_images(log.blobs.path(sha).read_bytes()):
             report.checked_blob_refs += 1
             if img not in existing:
-                report.problems.append(f"manuscript package {sha[:16]}… names image blob {log.blobs.path(img)}, "
-                                       "which is missing")
+                where = log.blobs.path(img) if is_blob_name(img) else f"{str(img)[:80]!r} (not a blob name)"
+                report.problems.append(f"manuscript package {sha[:16]}… names image blob {where}, which is missing")
 
 
 def _check_prompt_sources(log: EventLog, report: VerifyReport) -> None:

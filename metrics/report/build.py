@@ -20,6 +20,7 @@ from metrics.report import (
 )
 from metrics.report.audit_links import audit_block
 from metrics.report.data import ReportData, config_labels, load
+from warehouse.chain import Link
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;max-width:1060px;margin:2em auto;
@@ -196,9 +197,11 @@ SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granula
             score_prediction.section, focus.section, consistency.section, revision.section]
 
 
-def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None) -> str:
+def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None,
+                  chain_head: Link | None = None) -> str:
     """The page as one HTML string (plots inlined as PNG data URIs), for one study or for all rows.
-    Pass `data` (from `load`) to render several studies' pages from one read of the marts."""
+    Pass `data` (from `load`) to render several studies' pages from one read of the marts, and the event
+    log's `chain_head` to show it in the footer."""
     data = load(duckdb_path, study) if data is None else data.only(study)
     labels = config_labels(data.get("fct_ai_review_scores"))
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -206,7 +209,15 @@ def render_report(duckdb_path: Path, study: str | None = None, data: ReportData 
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>peerlake report</title><style>{CSS}</style>"
             f"</head><body><h1>Can we believe an AI score?</h1>"
             f"{f'<p>Study <b>{html.escape(study)}</b></p>' if study else ''}<p class='sub'>peerlake report · {when} · "
-            f"{html.escape(str(duckdb_path))}</p>{body}</body></html>")
+            f"{html.escape(str(duckdb_path))}</p>{body}{_footer(chain_head)}</body></html>")
+
+
+def _footer(head: Link | None) -> str:
+    if head is None:
+        return ""
+    return (f"<footer class='sub'>Event log chain head seq {head.seq}: <code>{html.escape(head.sha256)}</code> "
+            "(<code>peerlake verify --head &lt;hash&gt;</code> shows the log still holds everything up to "
+            "it)</footer>")
 
 
 def content_hash(page: str) -> str:
@@ -214,13 +225,14 @@ def content_hash(page: str) -> str:
     import hashlib
     import re
 
+    page = re.sub(r"<footer class='sub'>.*?</footer>", "", page, count=1)  # the log's head, not the marts
     return hashlib.sha256(re.sub(r"<p class='sub'>.*?</p>", "", page, count=1).encode()).hexdigest()[:16]
 
 
 def write_report(duckdb_path: Path, out: Path, study: str | None = None,
-                 data: ReportData | None = None) -> Path:
+                 data: ReportData | None = None, chain_head: Link | None = None) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
-    tmp.write_text(render_report(duckdb_path, study, data), encoding="utf-8")
+    tmp.write_text(render_report(duckdb_path, study, data, chain_head), encoding="utf-8")
     tmp.replace(out)  # a reader never sees half a page
     return out

@@ -23,8 +23,9 @@ def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> Ma
 
     root = lake.lake()
     data = load(root.duckdb_path)  # one read of the marts for every page
+    head = lake.event_log().head()  # shown in each page's footer: a witness of the event log
     # one page per study: a page never mixes the demo's numbers with a user's
-    pages = {study: write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study, data)
+    pages = {study: write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study, data, head)
              for study in studies(root.duckdb_path)}
     missing = data.missing
     for table, why in missing.items():

@@ -1,9 +1,10 @@
 """dbt and Python readers on a lake whose committed segments live on S3-API object storage (the local
 moto server): the same events give the same rows whether read from the local folder or the bucket.
 
-The segments are sealed by today's local EventLog, then uploaded under `<lake url>/events/segments/`,
-the committed layout of a remote lake (see warehouse/duckdb_s3.py). The remote build's PEERLAKE_HOME is
-an empty folder, so it can only succeed by reading the bucket."""
+The segments are sealed by today's local EventLog, then uploaded with their manifests under
+`<lake url>/events/`, the committed layout of a remote lake (see warehouse/duckdb_s3.py). The remote
+build's PEERLAKE_HOME is an empty folder, so it can only succeed by reading the bucket. Both lakes also
+hold a forged segment no manifest lists, which neither build may read."""
 
 import json
 import os
@@ -61,6 +62,7 @@ def built(tmp_path_factory, s3_server):
     # a second paid answer to c2, sealed after it: llm_call_duplicated
     batches = [[table, *calls], [_call("c2", NEW_DAY, study="S1", cost=0.0245)]]
     _seal(EventLog(lake), batches)
+    _forge(lake)
 
     bucket = f"remote-segments-{os.getpid()}"
     client = s3_server.client()
@@ -68,6 +70,9 @@ def built(tmp_path_factory, s3_server):
     files = sorted(p for p in lake.segments_dir.rglob("*.parquet"))
     for p in files:
         client.put_object(Bucket=bucket, Key=f"lake/events/segments/{p.relative_to(lake.segments_dir).as_posix()}",
+                          Body=p.read_bytes())
+    for p in lake.manifests_dir.glob("*.json"):  # named as a remote lake names them: by seq
+        client.put_object(Bucket=bucket, Key=f"lake/events/manifests/{json.loads(p.read_bytes())['seq']:012d}.json",
                           Body=p.read_bytes())
     url = f"s3://{bucket}/lake"
 
@@ -81,6 +86,24 @@ def built(tmp_path_factory, s3_server):
     _ok(local)
     _ok(remote)
     return lake, url, local_db, remote_db, batches
+
+
+FORGED = "forged.parquet"
+
+
+def _forge(lake: Lake) -> None:
+    """A copy of a sealed llm_call segment with new event ids and $123 a call, under a name of its own."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = next(p for p in lake.segments_dir.glob("event_type=llm_call/*.parquet") if "schema" not in p.name)
+    table = pq.read_table(src)
+    n = table.num_rows
+    table = table.set_column(table.schema.get_field_index("event_id"), "event_id",
+                             pa.array([f"FORGED{i:020d}" for i in range(n)]))
+    table = table.set_column(table.schema.get_field_index("cost_usd"), "cost_usd",
+                             pa.array([123.0] * n, type=table.schema.field("cost_usd").type))
+    pq.write_table(table, src.with_name(FORGED))
 
 
 @pytest.fixture
@@ -110,17 +133,40 @@ def test_the_bucket_build_equals_the_local_build_in_staging_and_mart(remote_env)
     assert str(lake.segments_dir) in _rows(local_db, sql)[0][0]
 
 
-def test_a_python_reader_reads_the_bucket_through_the_helper(remote_env):
-    lake, url, *_ = remote_env
-    glob = duckdb_s3.segment_glob("llm_call")
-    assert glob == f"{url}/events/segments/event_type=llm_call/*.parquet"
-    sql = "select request_key, status from read_parquet(?, union_by_name=true) order by all"
+def test_neither_build_reads_a_segment_no_manifest_commits(remote_env):
+    lake, _, local_db, remote_db, batches = remote_env
+    glob = f"read_parquet('{lake.segment_glob('llm_call')}')"
+    with duckdb_s3.connect(lake=lake) as con:  # the forged rows are there for a plain glob to find
+        assert con.execute(f"select count(*) from {glob} where event_id like 'FORGED%'").fetchone()[0] > 0
+    sealed_cost = sum(e.cost_usd or 0 for b in batches for e in b if e.event_type == "llm_call")
+    for db in (local_db, remote_db):
+        assert _rows(db, "select count(*) from fct_llm_calls where llm_call_id like 'FORGED%'") == [(0,)]
+        (cost,) = _rows(db, "select sum(cost_usd) from stg_events__llm_calls")[0]
+        assert cost == pytest.approx(sealed_cost)  # the forged $123 calls count nowhere
+        assert "filename" not in [r[0] for r in _rows(db, "describe select * from stg_events__llm_calls")]
+    # a partition with nothing but its committed schema segment still gives every column, and no other
+    from warehouse.events import EVENT_TYPES, arrow_schema
+
+    cls = EVENT_TYPES["cost_cap_reached"]
     with duckdb_s3.connect() as con:
-        remote = con.execute(sql, [glob]).fetchall()
+        cols = [r[0] for r in con.execute(f"describe select * from {duckdb_s3.committed_segments(cls.event_type)}")
+                .fetchall()]
+    assert sorted(cols) == sorted([*arrow_schema(cls).names, "event_type"])
+
+
+def test_a_python_reader_reads_the_bucket_through_the_helper(remote_env):
+    lake, url, _, remote_db, _ = remote_env
+    assert duckdb_s3.segment_glob("llm_call") == f"{url}/events/segments/event_type=llm_call/*.parquet"
+    sql = "select event_id, request_key, status from {} order by all"
+    with duckdb_s3.connect() as con:
+        remote = con.execute(sql.format(duckdb_s3.committed_segments("llm_call"))).fetchall()
     with duckdb_s3.connect(lake=lake) as con:  # an explicit local lake: plain DuckDB on the folder
         assert not con.filesystem_is_registered("s3")
-        local = con.execute(sql, [duckdb_s3.segment_glob("llm_call", lake)]).fetchall()
+        local = con.execute(sql.format(duckdb_s3.committed_segments("llm_call", lake))).fetchall()
     assert len(remote) == 4 and remote == local
+    # the same rows as dbt's source (the two build one expression): the forged segment in neither
+    staged = _rows(remote_db, "select llm_call_id from stg_events__llm_calls where not is_duplicate_success")
+    assert sorted(r[0] for r in remote) == sorted(r[0] for r in staged)
 
 
 def test_export_lake_env_points_dbt_at_the_segments(built, tmp_path, monkeypatch):
@@ -163,11 +209,11 @@ def test_segments_committed_by_the_remote_event_log_read_like_the_local_ones(bui
     assert log.__class__.__name__ == "RemoteEventLog"
     _seal(log, batches)
     monkeypatch.setenv("PEERLAKE_LAKE_URL", s3_lake_url)
-    calls_sql = "select event_id, request_key, status, cost_usd from read_parquet(?, union_by_name=true) order by all"
+    calls_sql = "select event_id, request_key, status, cost_usd from {} order by all"
     for etype, n, sql in (("llm_call", 4, calls_sql), ("llm_call_duplicated", 1, calls_sql),
-                          ("price_table_recorded", 1, "select event_id, version from read_parquet(?) order by all")):
+                          ("price_table_recorded", 1, "select event_id, version from {} order by all")):
         with duckdb_s3.connect() as con:
-            got = con.execute(sql, [duckdb_s3.segment_glob(etype)]).fetchall()
+            got = con.execute(sql.format(duckdb_s3.committed_segments(etype))).fetchall()
         with duckdb_s3.connect(lake=lake) as con:
-            want = con.execute(sql, [duckdb_s3.segment_glob(etype, lake)]).fetchall()
+            want = con.execute(sql.format(duckdb_s3.committed_segments(etype, lake))).fetchall()
         assert len(got) == n and got == want, etype

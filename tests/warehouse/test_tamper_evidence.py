@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from warehouse import EventLog, Lake, LlmCall, PaperIngested
-from warehouse.blobs import sha256_hex
+from warehouse.blobs import BlobCorrupted, sha256_hex
 from warehouse.chain import GENESIS, read_head
 from warehouse.events import EVENT_TYPES
 from warehouse.references import BLOB_FIELDS, NOT_BLOBS
@@ -234,6 +234,7 @@ def _strip_chain(lake: Lake) -> None:
     """Make the lake look like one written before the chain: manifests as the old seal wrote them."""
     (lake.manifests_dir / f"{GENESIS}.json").unlink()
     lake.chain_head.unlink()
+    lake.head_witness.unlink()  # (the witness log of heads came with the chain too)
     for p in lake.manifests_dir.glob("*.json"):
         body = json.loads(p.read_text())
         del body["seq"], body["prev_sha256"]
@@ -308,3 +309,221 @@ def test_every_sha256_field_is_either_a_checked_blob_or_a_documented_hash():
         for f in dataclasses.fields(cls):
             if f.name.endswith("_sha256"):
                 assert f.name in BLOB_FIELDS.get(etype, ()) or (etype, f.name) in NOT_BLOBS, (etype, f.name)
+
+
+# ---- segments no manifest lists (issue 23 §3) -----------------------------------------------------------
+
+def _forged_copy(src: Path, dst: Path) -> None:
+    """`src`'s rows with new event ids and a thousand times the cost: what a forger drops into a partition."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(src)
+    ids = pa.array([f"FORGED{i:020d}" for i in range(table.num_rows)])
+    cost = pa.array([123.0] * table.num_rows, type=table.schema.field("cost_usd").type)
+    table = table.set_column(table.schema.get_field_index("event_id"), "event_id", ids)
+    pq.write_table(table.set_column(table.schema.get_field_index("cost_usd"), "cost_usd", cost), dst)
+
+
+def test_a_forged_segment_under_a_name_of_its_own_fails_verify(sealed):
+    seg = next(sealed.lake.segments_dir.glob("event_type=llm_call/01*.parquet"))
+    forged = seg.with_name("forged.parquet")
+    _forged_copy(seg, forged)
+    problems = _problems(sealed.lake)
+    assert any(str(forged) in p and "in no manifest" in p for p in problems)
+
+
+def test_a_sealed_segment_copied_into_another_partition_fails_verify(sealed):
+    # The copy holds exactly the WAL bytes it is named for, but those bytes are sealed already: read, it
+    # would count every call twice. Not an interrupted seal, whatever its name says.
+    newest = _range_manifests(sealed.lake)[-1]  # its range holds one call: the copy holds all its events
+    seg = sealed.lake.segments_dir / "event_type=llm_call" / f"{newest.stem}.parquet"
+    copy = sealed.lake.segments_dir / "event_type=llm_call_duplicated" / seg.name
+    copy.write_bytes(seg.read_bytes())
+    problems = _problems(sealed.lake)
+    assert any(str(copy) in p and "not its next unsealed range" in p for p in problems)
+
+
+def test_a_forged_segment_named_for_the_next_range_is_rewritten_by_the_seal_not_committed(sealed):
+    import pyarrow.parquet as pq
+
+    log = sealed
+    log.append(_call(log, "k3"))  # in the WAL, not sealed yet
+    start = log.sealed_offsets()[log.wal_path.name]
+    end = log.wal_path.stat().st_size
+    real = next(log.lake.segments_dir.glob("event_type=llm_call/01*.parquet"))  # one row, as the range
+    forged = log.lake.segments_dir / "event_type=llm_call" / f"{log.wal_path.stem}-{start:012d}-{end:012d}.parquet"
+    _forged_copy(real, forged)
+    assert any(str(forged) in p and "now hold other events" in p for p in _problems(log.lake))
+    log.seal()
+    report = verify_lake(log)
+    assert report.ok, report.problems
+    (call,) = [e for e in log.iter_events("llm_call") if e.request_key == "k3"]
+    assert call.cost_usd == 0.0 and [r["cost_usd"] for r in pq.read_table(forged).to_pylist()] == [0.0]
+
+
+def _killed(*_):
+    raise RuntimeError("killed before the manifest was written")
+
+
+def test_an_interrupted_seal_overtaken_by_new_lines_is_committed_as_it_was_cut(lake, monkeypatch):
+    import warehouse.chain as wchain
+
+    log = EventLog(lake)
+    log.append(_paper(log, 0))
+    monkeypatch.setattr(wchain, "atomic_write", _killed)
+    with pytest.raises(RuntimeError):
+        log.seal()  # the segment is written, its manifest is not
+    monkeypatch.undo()
+    (orphan,) = lake.segments_dir.glob("event_type=paper_ingested/01*.parquet")
+    log.append(_paper(log, 1))  # the writer went on: the next seal's range is longer than the orphan's
+    report = verify_lake(log)
+    assert report.ok and any(str(orphan) in w and "`peerlake seal` commits them" in w for w in report.warnings)
+    assert log.seal().events_sealed == 2
+    report = verify_lake(log)
+    assert report.ok and report.warnings == [], (report.problems, report.warnings)
+    assert (lake.manifests_dir / f"{orphan.stem}.json").exists()  # committed as it was cut
+
+
+# ---- the chain checked against its heads (issue 23 §4) ---------------------------------------------------
+
+def _rechain(lake: Lake, edit=None) -> None:
+    """Apply `edit(bodies)` (a list of the chained manifests' bodies in seq order, changed in place), then
+    re-link every manifest from the first changed one on and point the head at the end: a forger who
+    knows how the chain works."""
+    from warehouse.chain import Link, manifest_bytes, read_manifests
+
+    files = sorted((m for m in read_manifests(lake) if m.seq is not None), key=lambda m: m.seq)
+    bodies = [dict(m.body) for m in files]
+    stems = [m.stem for m in files]
+    if edit is not None:
+        stems = edit(bodies, stems) or stems
+    prev = None
+    for stem, body, old in zip(stems, bodies, files, strict=True):
+        body["prev_sha256"] = prev
+        data = manifest_bytes(body)
+        if data != old.raw or stem != old.stem:
+            (lake.manifests_dir / f"{stem}.json").write_bytes(data)
+        prev = sha256_hex(data)
+    lake.chain_head.write_bytes(Link(bodies[-1]["seq"], prev, stems[-1]).to_json())
+
+
+@pytest.fixture
+def two_writers(sealed) -> EventLog:
+    """`sealed`, then a second writer's WAL (another process) sealed in its own manifest, the newest."""
+    from ulid import ULID
+
+    from warehouse.events import to_json_line
+
+    other = sealed.lake.wal_dir / f"{ULID()}-otherhost-4242.jsonl"
+    other.write_bytes(to_json_line(_call(sealed, "k9")))
+    sealed.seal()
+    return sealed
+
+
+def _no_witness(lake: Lake) -> None:
+    lake.head_witness.unlink()
+
+
+def _assert_caught_with_a_head_and_warned_without(lake: Lake, tamper, published: str) -> None:
+    """Tamper; with the witness log, verify fails naming it and `--head` fails too; without either it passes
+    (the chain agrees with itself) but warns that it had no head to check against."""
+    tamper()
+    report = verify_lake(EventLog(lake))
+    assert any(str(lake.head_witness) in p and "no longer in the chain" in p for p in report.problems), report.problems
+    assert not verify_lake(EventLog(lake), extends=published).ok
+    witness = lake.head_witness.read_bytes()
+    _no_witness(lake)
+    report = verify_lake(EventLog(lake))
+    assert any("no head to check against" in w for w in report.warnings)
+    assert report.ok, report.problems  # what cannot be detected without a head, as the docs say
+    lake.head_witness.write_bytes(witness)
+
+
+def test_a_rewritten_newest_manifest_with_its_head_is_caught_against_a_recorded_head(sealed):
+    lake = sealed.lake
+    newest = _range_manifests(lake)[-1]
+    published = verify_lake(sealed).head.sha256
+
+    def tamper():
+        _rechain(lake, lambda bodies, stems: bodies[-1].update(events=7))
+        assert read_head(lake).sha256 != published  # the head pointer was rewritten to match
+
+    _assert_caught_with_a_head_and_warned_without(lake, tamper, published)
+    assert newest.exists()
+
+
+def test_a_re_chained_middle_manifest_is_caught_against_a_recorded_head(sealed):
+    lake = sealed.lake
+    _, middle, _ = _range_manifests(lake)
+    published = verify_lake(sealed).head.sha256
+
+    def tamper():
+        def forge(bodies, stems):
+            # A consistent forgery: a segment changed AND the hash its manifest records, then the chain re-linked.
+            body = bodies[stems.index(middle.stem)]
+            seg = lake.root / body["segments"][0]["path"]
+            seg.write_bytes(seg.read_bytes() + b"forged")
+            body["segments"] = [{**body["segments"][0], "sha256": sha256_hex(seg.read_bytes())},
+                                *body["segments"][1:]]
+        _rechain(lake, forge)
+
+    _assert_caught_with_a_head_and_warned_without(lake, tamper, published)
+
+
+def test_two_reordered_and_re_linked_manifests_are_caught_against_a_recorded_head(two_writers):
+    lake = two_writers.lake
+    published = verify_lake(two_writers).head.sha256
+
+    def tamper():
+        def swap(bodies, stems):
+            # The last range of the first writer and the second writer's range change places in the chain.
+            a, b = len(bodies) - 2, len(bodies) - 1
+            bodies[a]["seq"], bodies[b]["seq"] = bodies[b]["seq"], bodies[a]["seq"]
+            bodies[a], bodies[b] = bodies[b], bodies[a]
+            return [*stems[:a], stems[b], stems[a]]
+        _rechain(lake, swap)
+
+    _assert_caught_with_a_head_and_warned_without(lake, tamper, published)
+
+
+def test_a_chain_cut_back_by_one_with_its_segments_and_wal_is_caught_against_a_recorded_head(two_writers):
+    lake = two_writers.lake
+    published = verify_lake(two_writers).head.sha256
+    newest = max(lake.manifests_dir.glob("*.json"), key=lambda p: json.loads(p.read_text())["seq"])
+    body = json.loads(newest.read_text())
+    assert "otherhost" in body["wal"]  # the second writer's only range: no hole left in any other WAL
+
+    def tamper():
+        from warehouse.chain import Link, read_manifests
+
+        newest.unlink()
+        for seg in body["segments"]:
+            (lake.root / seg["path"]).unlink()
+        (lake.wal_dir / body["wal"]).unlink()
+        tip = max((m for m in read_manifests(lake) if m.seq is not None), key=lambda m: m.seq)
+        lake.chain_head.write_bytes(Link(tip.seq, tip.sha256, tip.stem).to_json())
+        assert verify_lake(EventLog(lake)).head.seq == body["seq"] - 1
+
+    _assert_caught_with_a_head_and_warned_without(lake, tamper, published)
+
+
+def test_a_clean_lake_has_a_witness_of_every_head_it_moved_to(sealed):
+    from warehouse import heads
+
+    recorded, bad = heads.read(sealed.lake)
+    report = verify_lake(sealed)
+    assert bad == [] and recorded[-1].sha256 == report.head.sha256 == sealed.head().sha256
+    assert [r.seq for r in recorded] == sorted({r.seq for r in recorded})  # one line per head, in order
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../../x", "ab", "A" * 64])
+def test_a_forged_blob_name_is_never_a_path(lake, name):
+    # An event is data from a file someone else wrote: its hash fields must not reach the file system.
+    log = EventLog(lake)
+    log.append(dataclasses.replace(_paper(log, 0), pdf_sha256=name))
+    log.seal()
+    assert not log.blobs.exists(name)
+    with pytest.raises(BlobCorrupted, match="not a blob name"):
+        log.blobs.get(name)
+    assert any("pdf_sha256" in p and "not a blob name" in p for p in _problems(lake))
