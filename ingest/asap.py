@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome, failure
 from ingest.openreview import ICLR2017_SCALE, NoteError, parse_score, scale_values, status_of_decision
 from ingest.package import ManuscriptPackage, TextRecord
 from ingest.papers import latest_versions
@@ -95,9 +95,13 @@ def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> li
     known_status = {(e.paper_id, e.decision) for e in log.iter_events("paper_status_recorded")}
 
     for pid, files in _kind_files(folder).items():
+        first = next(iter(files.values()))
+        if batch.paper_id(first, pid, hint=" (read from the file name <paper id>_<kind>.json); rename "
+                                           f"the {len(files)} file(s) of this paper") is None:
+            continue
         prefix = next((p for p in prefix_venues if pid.startswith(p)), None)
         if prefix is None:
-            batch.reject(next(iter(files.values())), f"paper id {pid!r} matches no known ASAP venue "
+            batch.reject(first, f"paper id {pid!r} matches no known ASAP venue "
                          f"({', '.join(prefix_venues)})", paper_id=pid)
             continue
         venue, scale, year = prefix_venues[prefix]
@@ -110,17 +114,26 @@ def import_asap(log: EventLog, folder: Path, prefix_venues: dict = VENUES) -> li
                 batch.reject(path, f"not UTF-8 text ({exc})", paper_id=pid)
             except json.JSONDecodeError as exc:
                 batch.reject(path, f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", paper_id=pid)
+            except RecursionError:
+                batch.reject(path, TOO_DEEP, paper_id=pid)
             except OSError as exc:
                 batch.reject(path, f"cannot be read ({exc.strerror or exc})", paper_id=pid)
+            except Exception as exc:  # MemoryError …: this file is set aside, the paper's others go on
+                batch.reject(path, failure(exc), paper_id=pid)
         paper = docs.get("paper", (b"", {}))[1]
         title = paper.get("title") if isinstance(paper, dict) else None
+        title = title if isinstance(title, str) else None
 
+        # Each file on its own: one that breaks the importer loses only itself.
         if "content" in docs:
-            _content(batch, files["content"], pid, docs["content"], title, venue, year, latest)
+            with batch.guard(files["content"], paper_id=pid):
+                _content(batch, files["content"], pid, docs["content"], title, venue, year, latest)
         if "paper" in docs and isinstance(paper, dict) and paper.get("decision"):
-            _decision(batch, files["paper"], pid, paper, title, venue, year, known_status)
+            with batch.guard(files["paper"], paper_id=pid):
+                _decision(batch, files["paper"], pid, paper, title, venue, year, known_status)
         if "review" in docs:
-            _reviews(batch, files["review"], pid, docs["review"][1], venue, scale, known_reviews)
+            with batch.guard(files["review"], paper_id=pid):
+                _reviews(batch, files["review"], pid, docs["review"][1], venue, scale, known_reviews)
     return batch.commit()
 
 

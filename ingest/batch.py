@@ -3,14 +3,25 @@
 A batch walks its inputs and says, for each item, what became of it (an `Outcome`). A bad item is
 reported — what (`item`), where (`path`, and a finer `where` such as "note #3" or "line 7"), why —
 recorded as an `ingest_rejected` event, set aside, and the batch goes on. Events are collected and
-appended together by `commit()`: one fsync per file instead of one per item.
+appended together by `commit()`: one fsync per file instead of one per item. `guard()` turns any
+exception an item raises (a parser bug, a RecursionError, a MemoryError) into that item's rejection,
+so one hostile file never stops the files after it.
 """
 
+import dataclasses
+import functools
+import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from warehouse.events import Event, IngestRejected
+from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
+
+# json.loads raises RecursionError (not JSONDecodeError) past about 1,000 levels of nesting.
+TOO_DEEP = "is nested too deeply to read (more than about 1,000 levels of arrays/objects)"
 
 # What an importer can say about one item. "ingested"/"new_version"/"imported"/"status_recorded"
 # wrote an event; "unchanged"/"skipped" found it already in the log; "ignored" is not the
@@ -30,6 +41,46 @@ class Outcome:
     event: Event | None = None
     reason: str | None = None
     severity: str = "error"  # of a rejection: error | warning (a scan with no text layer)
+
+
+def failure(exc: BaseException) -> str:
+    """Why an item could not be imported, for an exception no importer check anticipated."""
+    if isinstance(exc, RecursionError):
+        return f"{TOO_DEEP}; nothing of it was imported"
+    if isinstance(exc, MemoryError):
+        return "is too large to read into memory (MemoryError); nothing of it was imported"
+    text = str(exc)
+    text = text if len(text) <= 300 else text[:300] + "…"
+    return (f"could not be imported ({type(exc).__name__}: {text}); nothing of it was imported. If the file "
+            "looks valid, report this with the file")
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, object]:
+    return typing.get_type_hints(cls)
+
+
+def _fits(value: object, hint: object) -> bool:
+    args = typing.get_args(hint)
+    if type(None) in args:  # `X | None`
+        return value is None or any(_fits(value, a) for a in args if a is not type(None))
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def type_problem(event: Event) -> str | None:
+    """The first field whose value does not have its declared type: a note's title that is a list would
+    otherwise reach the write-ahead log and make every later seal fail."""
+    hints = _hints(type(event))
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if not _fits(value, hints[f.name]):
+            want = getattr(hints[f.name], "__name__", str(hints[f.name]))
+            return f"{event.event_type}.{f.name} would be a {type(value).__name__} ({str(value)[:60]!r}), not {want}"
+    return None
 
 
 def counts(outcomes: list[Outcome], statuses: tuple[str, ...] = STATUSES) -> dict[str, int]:
@@ -58,6 +109,30 @@ class Batch:
                 paper_id=paper_id, content_sha256=content_sha256))
         return self.add(Outcome("rejected", Path(path), item, paper_id, None, reason, severity))
 
+    def paper_id(self, path: Path, value: object, *, where: str | None = None, item: str | None = None,
+                 hint: str = "") -> str | None:
+        """`value` if it is a valid paper id (warehouse.ids); else None after rejecting the item."""
+        try:
+            return check_paper_id(value)
+        except PaperIdError as exc:
+            self.reject(path, f"{exc}{hint}", where=where, item=item)
+            return None
+
+    @contextmanager
+    def guard(self, path: Path, *, where: str | None = None, item: str | None = None,
+              paper_id: str | None = None) -> Iterator[None]:
+        """Run one item's import; if it raises, drop what it collected and reject it with the cause.
+        An OSError still stops the batch: importers catch their input's read errors themselves, so
+        one here is the lake's (a full disk, a blob that cannot be written), not the item's."""
+        n_events, n_outcomes = len(self.events), len(self.outcomes)
+        try:
+            yield
+        except OSError:
+            raise
+        except Exception as exc:  # anything else: the item is set aside with its cause, the batch goes on
+            del self.events[n_events:], self.outcomes[n_outcomes:]
+            self.reject(path, failure(exc), where=where, item=item, paper_id=paper_id)
+
     def read_utf8(self, path: Path) -> str | None:
         """A JSONL file's text, or None after rejecting the whole file (unreadable, or not UTF-8)."""
         try:
@@ -70,7 +145,10 @@ class Batch:
 
     def emit(self, status: str, path: Path, event: Event, *, item: str | None = None,
              paper_id: str | None = None) -> Outcome:
-        """An item that becomes an event (written at `commit()`)."""
+        """An item that becomes an event (written at `commit()`); rejected instead when a field of
+        the event does not have its type (the input held, say, a list where text belongs)."""
+        if problem := type_problem(event):
+            return self.reject(path, f"{problem}; fix the input", item=item, paper_id=paper_id)
         self.events.append(event)
         return self.add(Outcome(status, Path(path), item, paper_id, event))
 

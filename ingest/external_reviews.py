@@ -10,8 +10,9 @@ import math
 import re
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from warehouse.events import ExternalReviewImported
+from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
 
 SECTIONS = ("summary", "strengths", "weaknesses", "questions")
@@ -59,15 +60,21 @@ def parse_line(line: str) -> dict:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ReviewLineError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ReviewLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise ReviewLineError(f"not a JSON object ({type(obj).__name__})")
     for key in ("paper_id", "review_id"):
         if not isinstance(obj.get(key), str) or not obj[key].strip():
             raise ReviewLineError(f"missing or empty '{key}'")
+    try:
+        paper_id = check_paper_id(obj["paper_id"].strip(), "paper_id")
+    except PaperIdError as exc:
+        raise ReviewLineError(str(exc)) from None
     sample = obj.get("sample_index", 0)
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise ReviewLineError(f"'sample_index' must be a non-negative integer, got {sample!r}")
-    return {"paper_id": obj["paper_id"].strip(), "review_id": obj["review_id"].strip(),
+    return {"paper_id": paper_id, "review_id": obj["review_id"].strip(),
             "sample_index": sample, "score": _number(obj, "score"),
             "confidence": _number(obj, "confidence"), "text": _text_of(obj), "raw": obj}
 
@@ -88,23 +95,29 @@ def import_external_reviews(log: EventLog, path: Path, system: str) -> list[Outc
         if not line.strip():
             continue
         where, item = f"{path} line {line_no}", f"line {line_no}"
-        try:
-            fields = parse_line(line)
-        except ReviewLineError as exc:
-            batch.reject(path, str(exc), where=where, item=item)
-            continue
-        rid = fields["review_id"]
-        if (system, rid) in known:
-            batch.note("skipped", path, item=item, paper_id=fields["paper_id"],
-                       reason=f"{where}: already imported ({rid})")
-            continue
-        body = json.dumps({"system": system, "text": fields["text"], "line": fields["raw"]},
-                          sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        event = ExternalReviewImported(
-            paper_id=fields["paper_id"], review_id=rid, system=system,
-            sample_index=fields["sample_index"], score=fields["score"],
-            confidence=fields["confidence"], body_sha256=log.blobs.put_text(body),
-            source_path=str(path), line_no=line_no)
-        known.add((system, rid))
-        batch.emit("imported", path, event, item=item, paper_id=fields["paper_id"])
+        with batch.guard(path, where=where, item=item):
+            _import_line(batch, path, line, line_no, system, known)
     return batch.commit()
+
+
+def _import_line(batch: Batch, path: Path, line: str, line_no: int, system: str, known: set) -> None:
+    where, item = f"{path} line {line_no}", f"line {line_no}"
+    try:
+        fields = parse_line(line)
+    except ReviewLineError as exc:
+        batch.reject(path, str(exc), where=where, item=item)
+        return
+    rid = fields["review_id"]
+    if (system, rid) in known:
+        batch.note("skipped", path, item=item, paper_id=fields["paper_id"],
+                   reason=f"{where}: already imported ({rid})")
+        return
+    body = json.dumps({"system": system, "text": fields["text"], "line": fields["raw"]},
+                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    event = ExternalReviewImported(
+        paper_id=fields["paper_id"], review_id=rid, system=system,
+        sample_index=fields["sample_index"], score=fields["score"],
+        confidence=fields["confidence"], body_sha256=batch.log.blobs.put_text(body),
+        source_path=str(path), line_no=line_no)
+    batch.emit("imported", path, event, item=item, paper_id=fields["paper_id"])
+    known.add((system, rid))

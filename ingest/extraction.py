@@ -12,10 +12,11 @@ import pymupdf
 from ingest.anonymization import EMAIL, anonymize
 from ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
 from ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
-from ingest.pdf_layout import Block, image_blocks, reading_order, text_blocks
+from ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, reading_order, text_blocks
 from warehouse.blobs import sha256_hex
 
 EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}/records-v{PACKAGE_VERSION}"
+_A0_PT = 3370  # the long side of an A0 sheet: no paper's page is larger
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]”\"']\s*$")
 
 
@@ -31,20 +32,44 @@ def _open_pdf(pdf_bytes: bytes, max_pages: int | None = None) -> pymupdf.Documen
     try:
         doc = pymupdf.open(stream=pdf_bytes, filetype="pdf")
     except Exception as exc:  # MuPDF raises several types for broken files
-        raise ManuscriptError(f"could not be parsed as PDF ({type(exc).__name__}: {exc})") from None
-    if doc.needs_pass:
-        raise ManuscriptError("is encrypted (needs a password to open)")
-    if doc.page_count == 0:
-        raise ManuscriptError("has no pages")
-    if max_pages is not None and doc.page_count > max_pages:
-        raise ManuscriptError(f"has {doc.page_count} pages, over the limit of {max_pages} "
-                              "(PEERLAKE_INGEST_MAX_PAGES)")
+        raise ManuscriptError(f"could not be parsed as PDF ({_cause(exc)})") from None
+    try:
+        if doc.needs_pass:
+            raise ManuscriptError("is encrypted (needs a password to open)")
+        try:  # counting walks the page tree: one that names a page 200,000 times raises here
+            n_pages = doc.page_count
+        except Exception as exc:
+            raise ManuscriptError(f"has a page tree that cannot be read ({_cause(exc)})") from None
+        if n_pages == 0:
+            raise ManuscriptError("has no pages")
+        if max_pages is not None and n_pages > max_pages:
+            raise ManuscriptError(f"has {n_pages} pages, over the limit of {max_pages} "
+                                  "(PEERLAKE_INGEST_MAX_PAGES)")
+    except ManuscriptError:
+        doc.close()
+        raise
     return doc
+
+
+def _cause(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text if len(text) <= 300 else text[:300] + '…'}"
 
 
 def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
                     max_images: int | None = None) -> tuple[ManuscriptPackage, dict[str, bytes]]:
-    """Read a PDF into a package and its image bytes by SHA-256; raises ManuscriptError."""
+    """Read a PDF into a package and its image bytes by SHA-256; raises ManuscriptError (and only
+    that: whatever else MuPDF or the layout code raises on a hostile file is turned into one)."""
+    try:
+        return _extract(pdf_bytes, max_pages, max_images)
+    except ManuscriptError:
+        raise
+    except Exception as exc:  # RecursionError, MemoryError, a MuPDF error outside a page …
+        raise ManuscriptError(f"could not be read ({_cause(exc)})") from None
+
+
+def _extract(pdf_bytes: bytes, max_pages: int | None,
+             max_images: int | None) -> tuple[ManuscriptPackage, dict[str, bytes]]:
     doc = _open_pdf(pdf_bytes, max_pages)
     try:
         pages: list[tuple[float, float, list[Block]]] = []
@@ -70,8 +95,7 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
             if not b.hidden:  # a page of hidden text in some font must not decide the body size
                 sizes.update(b.chars)
     if not sizes:
-        raise ManuscriptError("has no extractable text layer (a scan? OCR is not supported)",
-                              severity="warning")
+        raise _no_text(pdf_bytes, pages, n_furniture=0)
     body_size = sizes.most_common(1)[0][0]
 
     # Text that recurs in the margins of many pages is a running header or footer.
@@ -116,7 +140,43 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
         n_furniture=n_furniture,
         hidden=_hidden_records(records, [(it, hidden[id(it)]) for it in items if id(it) in hidden]),
     )
+    hidden_ids = {h["record_id"] for h in pkg.hidden}
+    if not any(r.text.strip() for r in records if r.kind not in ("page_marker", "image") and r.id not in hidden_ids):
+        raise _no_text(pdf_bytes, pages, n_furniture)
     return pkg, image_bytes
+
+
+def _no_text(pdf_bytes: bytes, pages, n_furniture: int) -> ManuscriptError:
+    """Why a PDF gave no text a reviewer would read; a scan (no text at all) is only a warning,
+    text that exists but was clipped, hidden or all taken for page furniture is an error."""
+    hidden = sum(len(b.text) for _, _, blocks in pages for b in blocks if b.kind == "text" and b.hidden)
+    clipped = _clipped_chars(pdf_bytes)
+    causes = []
+    if n_furniture:
+        causes.append(f"its {n_furniture} text block(s) were all taken for running headers, footers or page "
+                      "numbers (in the top 7 % / bottom 7.5 % of a page, or repeated on most pages)")
+        w, h = max(((w, h) for w, h, _ in pages), key=lambda wh: wh[0] * wh[1])
+        if max(w, h) > _A0_PT:  # on a page this large the margin bands hold whole paragraphs
+            causes[-1] += f"; its largest page is {w:,.0f} × {h:,.0f} pt, larger than A0"
+    if clipped:
+        causes.append(f"{clipped:,} characters lie outside the page's MediaBox and are clipped")
+    if hidden:
+        causes.append(f"{hidden:,} characters are hidden text (ingest/visibility.py)")
+    if not causes:
+        return ManuscriptError("has no extractable text layer (a scan? OCR is not supported)", severity="warning")
+    return ManuscriptError("has no visible text to review (0 characters): " + "; ".join(causes)
+                           + "; nothing was ingested (check the file renders as a paper)")
+
+
+def _clipped_chars(pdf_bytes: bytes) -> int:
+    """Non-space characters MuPDF finds outside the MediaBox of every page (what TEXT_FLAGS drops)."""
+    n = 0
+    with pymupdf.open(stream=pdf_bytes, filetype="pdf") as doc:
+        for page in doc:
+            outside = page.get_text("text", flags=0, clip=pymupdf.INFINITE_RECT())
+            inside = page.get_text("text", flags=TEXT_FLAGS)
+            n += max(0, len("".join(outside.split())) - len("".join(inside.split())))
+    return n
 
 
 def _hidden_records(records, hidden_items: list[tuple[Item, str]]) -> list[dict]:

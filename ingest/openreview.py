@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from warehouse.events import HumanReviewImported, PaperStatusRecorded
 from warehouse.log import EventLog
 
@@ -159,10 +159,9 @@ def _flatten(notes: list) -> list:
     out = []
     for n in notes:
         out.append(n)
-        if isinstance(n, dict):
-            replies = (n.get("details") or {}).get("replies")
-            if isinstance(replies, list):
-                out.extend(replies)
+        details = n.get("details") if isinstance(n, dict) else None
+        if isinstance(details, dict) and isinstance(details.get("replies"), list):
+            out.extend(details["replies"])
     return out
 
 
@@ -172,7 +171,8 @@ def _notes_in(doc: Any) -> list:
     if isinstance(doc, dict):
         if isinstance(doc.get("notes"), list):
             return _flatten(doc["notes"])
-        if isinstance((doc.get("details") or {}).get("replies"), list) or (
+        details = doc.get("details")
+        if (isinstance(details, dict) and isinstance(details.get("replies"), list)) or (
                 isinstance(doc.get("content"), dict) and doc.get("id")):
             return _flatten([doc])
     raise NoteError("top level is neither a list of notes, {\"notes\": [...]}, a note, "
@@ -270,59 +270,77 @@ def import_notes(log: EventLog, notes: list, path: Path, venue: str | None = Non
         if not isinstance(note, dict):
             batch.reject(path, "not a JSON object", where=where)
             continue
-        rid, pid = note.get("id"), note.get("forum")
-        if rid:
-            where += f" (id {rid})"
-        kind = note_kind(note)
-        if kind == "submission":
-            if pid:
-                submissions[pid] = note
-                found = _submission_status(note)
-                rank = _STATUS_RANK.index("submitted" if found[0] == "submitted" else "final_venueid")
-                candidates.setdefault(pid, []).append((rank, note, found))
-            batch.note("ignored", path, item=rid, paper_id=pid, reason=f"{where}: submission")
+        rid = note.get("id")
+        if rid is not None and not isinstance(rid, str):
+            batch.reject(path, f"note 'id' must be a string, got {type(rid).__name__}", where=where)
             continue
-        if kind in _STATUS_KINDS:
-            try:
-                if not pid:
-                    raise NoteError("note is missing 'forum'")
-                found = _status_candidate(note, kind)
-            except NoteError as exc:
-                batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
-                continue
-            candidates.setdefault(pid, []).append((_STATUS_RANK.index(kind), note, found))
-            continue
-        if kind != "review":
-            batch.note("ignored", path, item=rid, paper_id=pid,
-                       reason=f"{where}: not an official review ({_invitations(note)})")
-            continue
-        if rid in known:
-            batch.note("skipped", path, item=rid, paper_id=pid, reason=f"{where}: already imported")
-            continue
-        try:
-            event = _review_event(log, note, venue, rating_scale)
-        except NoteError as exc:
-            batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
-            continue
-        known.add(rid)
-        batch.emit("imported", path, event, item=rid, paper_id=pid)
+        where += f" (id {rid})" if rid else ""
+        with batch.guard(path, where=where, item=rid):
+            _one_note(batch, path, note, where, venue, rating_scale, known, submissions, candidates)
 
     for pid, found_for_paper in candidates.items():
-        note, (status, words, label) = _settle(found_for_paper)
-        sub = submissions.get(pid, {})
-        content = sub.get("content") or {}
-        v = venue or _venue_of(note) or _venue_of(sub)
-        if (pid, status, words, note.get("id")) in known_status:
-            batch.note("skipped", path, item=note.get("id"), paper_id=pid,
-                       reason=f"{path}: status of {pid} already recorded")
-            continue
-        event = PaperStatusRecorded(
-            paper_id=pid, venue=v, status=status, decision=words, is_accepted=label,
-            source=_api_source(note), source_note_id=note.get("id"),
-            title=_value(content, "title"), year=_year_of(v),
-            area=_value(content, "primary_area") or None)
-        batch.emit("status_recorded", path, event, item=note.get("id"), paper_id=pid)
+        with batch.guard(path, where=f"{path} status of {pid}", paper_id=pid):
+            _record_status(batch, path, pid, found_for_paper, submissions.get(pid, {}), venue, known_status)
     return batch.commit()  # one fsync for the whole file
+
+
+def _one_note(batch: Batch, path: Path, note: dict, where: str, venue: str | None, rating_scale: str | None,
+              known: set[str], submissions: dict[str, dict], candidates: dict[str, list]) -> None:
+    rid, pid = note.get("id"), note.get("forum")
+    kind = note_kind(note)
+    # The forum id is the paper id of every event a note gives; a comment gives none.
+    if kind in ("submission", "review", *_STATUS_KINDS) and pid is not None and (
+            pid := batch.paper_id(path, pid, where=where, item=rid)) is None:
+        return
+    if kind == "submission":
+        if pid:
+            found = _submission_status(note)
+            rank = _STATUS_RANK.index("submitted" if found[0] == "submitted" else "final_venueid")
+            submissions[pid] = note
+            candidates.setdefault(pid, []).append((rank, note, found))
+        batch.note("ignored", path, item=rid, paper_id=pid, reason=f"{where}: submission")
+        return
+    if kind in _STATUS_KINDS:
+        try:
+            if not pid:
+                raise NoteError("note is missing 'forum'")
+            found = _status_candidate(note, kind)
+        except NoteError as exc:
+            batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
+            return
+        candidates.setdefault(pid, []).append((_STATUS_RANK.index(kind), note, found))
+        return
+    if kind != "review":
+        batch.note("ignored", path, item=rid, paper_id=pid if isinstance(pid, str) else None,
+                   reason=f"{where}: not an official review ({_invitations(note)})")
+        return
+    if rid in known:
+        batch.note("skipped", path, item=rid, paper_id=pid, reason=f"{where}: already imported")
+        return
+    try:
+        event = _review_event(batch.log, note, venue, rating_scale)
+    except NoteError as exc:
+        batch.reject(path, str(exc), where=where, item=rid, paper_id=pid)
+        return
+    known.add(rid)
+    batch.emit("imported", path, event, item=rid, paper_id=pid)
+
+
+def _record_status(batch: Batch, path: Path, pid: str, found_for_paper: list, sub: dict, venue: str | None,
+                   known_status: set) -> None:
+    note, (status, words, label) = _settle(found_for_paper)
+    content = sub.get("content") or {}
+    v = venue or _venue_of(note) or _venue_of(sub)
+    if (pid, status, words, note.get("id")) in known_status:
+        batch.note("skipped", path, item=note.get("id"), paper_id=pid,
+                   reason=f"{path}: status of {pid} already recorded")
+        return
+    event = PaperStatusRecorded(
+        paper_id=pid, venue=v, status=status, decision=words, is_accepted=label,
+        source=_api_source(note), source_note_id=note.get("id"),
+        title=_value(content, "title"), year=_year_of(v),
+        area=_value(content, "primary_area") or None)
+    batch.emit("status_recorded", path, event, item=note.get("id"), paper_id=pid)
 
 
 def _load_notes(path: Path) -> list:
@@ -334,6 +352,8 @@ def _load_notes(path: Path) -> list:
         raise NoteError(f"not UTF-8 text ({exc})") from None
     except json.JSONDecodeError as exc:
         raise NoteError(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise NoteError(TOO_DEEP) from None
     return _notes_in(doc)
 
 
@@ -350,11 +370,13 @@ def import_reviews(log: EventLog, path: Path, venue: str | None = None,
     """Import the official reviews and paper statuses in one file; a file that cannot be read
     as notes is rejected whole."""
     path = Path(path)
-    try:
-        notes = _load_notes(path)
-    except NoteError as exc:
-        batch = Batch(log, "openreview")
-        batch.reject(path, str(exc))
+    batch, notes = Batch(log, "openreview"), None
+    with batch.guard(path):
+        try:
+            notes = _load_notes(path)
+        except NoteError as exc:
+            batch.reject(path, str(exc))
+    if notes is None:
         return batch.commit()
     return import_notes(log, notes, path, venue, rating_scale)
 

@@ -14,6 +14,7 @@ from ingest.package import ManuscriptError
 from warehouse import settings
 from warehouse.blobs import sha256_hex
 from warehouse.events import PaperIngested
+from warehouse.ids import suggest_paper_id
 from warehouse.log import EventLog
 
 
@@ -38,16 +39,21 @@ def ingest_pdf(log: EventLog, path: Path, paper_id: str | None = None, venue: st
     Each file is committed on its own: extraction takes seconds, and a crash mid-folder should
     keep the files already done."""
     batch = Batch(log, "pdf", record_rejections=record_rejection)
-    outcome = _ingest_one(batch, Path(path), paper_id, venue, is_synthetic, max_pages, max_images,
-                          latest_versions(log) if versions is None else versions)
+    with batch.guard(Path(path)):
+        _ingest_one(batch, Path(path), paper_id, venue, is_synthetic, max_pages, max_images,
+                    latest_versions(log) if versions is None else versions)
     batch.commit()
-    return outcome
+    return batch.outcomes[-1]
 
 
 def _ingest_one(batch: Batch, path: Path, paper_id: str | None, venue: str | None,
                 is_synthetic: bool, max_pages: int | None, max_images: int | None,
                 versions: dict[str, PaperIngested]) -> Outcome:
-    pid = paper_id or path.stem
+    pid = batch.paper_id(path, paper_id or path.stem,
+                         hint="" if paper_id else f"; rename the file (e.g. to {suggest_paper_id(path.stem)!r}"
+                                                  f"{path.suffix}) or give --paper-id")
+    if pid is None:
+        return batch.outcomes[-1]
     try:
         data = path.read_bytes()
     except OSError as exc:

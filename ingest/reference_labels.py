@@ -15,8 +15,9 @@ newer label for the same subject supersedes the older one in the marts.
 import json
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from warehouse.events import ReferenceLabelImported
+from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
 
 SOURCE = "reference_labels"  # the ingest_rejected.source of this importer
@@ -44,6 +45,8 @@ def parse_line(line: str, dataset: str) -> dict:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise LabelLineError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise LabelLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise LabelLineError(f"not a JSON object ({type(obj).__name__})")
     subject = _text(obj, "subject_key")
@@ -65,7 +68,12 @@ def parse_line(line: str, dataset: str) -> dict:
     if dataset == DETECTION_VERIFIED and not isinstance(label.get("identified"), bool):
         raise LabelLineError(f"dataset {DETECTION_VERIFIED}: 'identified' must be true or false, "
                              f"got {label.get('identified')!r}")
-    return {"subject_key": subject, "paper_id": _text(obj, "paper_id"), "labelled_by": _text(obj, "labelled_by"),
+    paper_id = _text(obj, "paper_id")
+    try:
+        paper_id = None if paper_id is None else check_paper_id(paper_id, "paper_id")
+    except PaperIdError as exc:
+        raise LabelLineError(str(exc)) from None
+    return {"subject_key": subject, "paper_id": paper_id, "labelled_by": _text(obj, "labelled_by"),
             "label_json": json.dumps(label, sort_keys=True, ensure_ascii=False)}
 
 
@@ -84,16 +92,18 @@ def import_reference_labels(log: EventLog, path: Path, dataset: str) -> list[Out
         if not line.strip():
             continue
         where, item = f"{path} line {line_no}", f"line {line_no}"
-        try:
-            fields = parse_line(line, dataset)
-        except LabelLineError as exc:
-            batch.reject(path, str(exc), where=where, item=item)
-            continue
-        key = (dataset, fields["subject_key"], fields["label_json"])
-        if key in known:
-            batch.note("skipped", path, item=item, reason=f"{where}: already imported ({fields['subject_key']})")
-            continue
-        known.add(key)
-        batch.emit("imported", path, ReferenceLabelImported(dataset=dataset, source_path=str(path), line_no=line_no,
-                                                            **fields), item=item, paper_id=fields["paper_id"])
+        with batch.guard(path, where=where, item=item):
+            try:
+                fields = parse_line(line, dataset)
+            except LabelLineError as exc:
+                batch.reject(path, str(exc), where=where, item=item)
+                continue
+            key = (dataset, fields["subject_key"], fields["label_json"])
+            if key in known:
+                batch.note("skipped", path, item=item, reason=f"{where}: already imported ({fields['subject_key']})")
+                continue
+            batch.emit("imported", path, ReferenceLabelImported(dataset=dataset, source_path=str(path),
+                                                                line_no=line_no, **fields),
+                       item=item, paper_id=fields["paper_id"])
+            known.add(key)
     return batch.commit()

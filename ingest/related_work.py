@@ -10,7 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from warehouse.events import RelatedWorkImported
 from warehouse.log import EventLog
 
@@ -45,6 +45,8 @@ def parse_line(line: str) -> dict:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RelatedWorkLineError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise RelatedWorkLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise RelatedWorkLineError(f"not a JSON object ({type(obj).__name__})")
     title = _optional_text(obj, "title", TITLE_MAX_CHARS)
@@ -75,15 +77,16 @@ def import_related_work(log: EventLog, path: Path) -> list[Outcome]:
         if not line.strip():
             continue
         where, item = f"{path} line {line_no}", f"line {line_no}"
-        try:
-            fields = parse_line(line)
-        except RelatedWorkLineError as exc:
-            batch.reject(path, str(exc), where=where, item=item)
-            continue
-        if fields["work_id"] in known:
-            batch.note("skipped", path, item=item, reason=f"{where}: already imported ({fields['work_id']})")
-            continue
-        known.add(fields["work_id"])
-        batch.emit("imported", path, RelatedWorkImported(**fields, source_path=str(path), line_no=line_no),
-                   item=item)
+        with batch.guard(path, where=where, item=item):
+            try:
+                fields = parse_line(line)
+            except RelatedWorkLineError as exc:
+                batch.reject(path, str(exc), where=where, item=item)
+                continue
+            if fields["work_id"] in known:
+                batch.note("skipped", path, item=item, reason=f"{where}: already imported ({fields['work_id']})")
+                continue
+            batch.emit("imported", path, RelatedWorkImported(**fields, source_path=str(path), line_no=line_no),
+                       item=item)
+            known.add(fields["work_id"])
     return batch.commit()

@@ -23,8 +23,9 @@ import json
 import re
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from warehouse.events import ExternalReviewImported, SpanAnnotationImported
+from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
 
 DATASET = SYSTEM = "substanreview"
@@ -78,11 +79,17 @@ def parse_line(line: str) -> dict:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise AnnotationLineError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise AnnotationLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise AnnotationLineError(f"not a JSON object ({type(obj).__name__})")
     rid = obj.get("id")
     if isinstance(rid, bool) or not isinstance(rid, int | str) or not str(rid).strip():
         raise AnnotationLineError(f"missing or bad 'id': {rid!r}")
+    try:  # the id is part of the paper id "substanreview-<id>"
+        check_paper_id(f"{DATASET}-{str(rid).strip()}", "paper id (from 'id')")
+    except PaperIdError as exc:
+        raise AnnotationLineError(str(exc)) from None
     review = obj.get("review")
     if not isinstance(review, str) or not review.strip():
         raise AnnotationLineError("'review' must be a non-empty string")
@@ -117,34 +124,35 @@ def import_substanreview(log: EventLog, data_dir: Path, split: str = "test",
             break
         seen += 1
         where, item = f"{path} line {line_no}", f"line {line_no}"
-        try:
-            fields = parse_line(line)
-        except AnnotationLineError as exc:
-            batch.reject(path, str(exc), where=where, item=item)
-            continue
-        rid = fields["id"]
-        paper_id, review_key = f"{DATASET}-{rid}", f"external:{SYSTEM}:{rid}"
-        if rid in reviews and review_key in annotated:
-            batch.note("skipped", path, item=item, paper_id=paper_id, reason=f"{where}: already imported ({rid})")
-            continue
-        events = []
-        if rid not in reviews:  # the same body blob as ingest/external_reviews.py writes
-            body = json.dumps({"system": SYSTEM, "text": fields["review"], "line": fields["raw"]},
-                              sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-            events.append(ExternalReviewImported(
-                paper_id=paper_id, review_id=rid, system=SYSTEM, sample_index=0, score=None, confidence=None,
-                body_sha256=log.blobs.put_text(body), source_path=str(path), line_no=line_no))
-            reviews.add(rid)
-        if review_key not in annotated:
-            events.append(SpanAnnotationImported(
-                review_key=review_key, dataset=DATASET, split=split, annotator=None,
-                spans_json=json.dumps(fields["spans"], separators=(",", ":")),
-                text_sha256=hashlib.sha256(fields["review"].encode("utf-8")).hexdigest(),
-                source_path=str(path), line_no=line_no))
-            annotated.add(review_key)
-        # one outcome per line (its last event); both events are written by commit()
-        batch.events.extend(events[:-1])
-        batch.emit("imported", path, events[-1], item=item, paper_id=paper_id)
+        with batch.guard(path, where=where, item=item):
+            try:
+                fields = parse_line(line)
+            except AnnotationLineError as exc:
+                batch.reject(path, str(exc), where=where, item=item)
+                continue
+            rid = fields["id"]
+            paper_id, review_key = f"{DATASET}-{rid}", f"external:{SYSTEM}:{rid}"
+            if rid in reviews and review_key in annotated:
+                batch.note("skipped", path, item=item, paper_id=paper_id, reason=f"{where}: already imported ({rid})")
+                continue
+            events = []
+            if rid not in reviews:  # the same body blob as ingest/external_reviews.py writes
+                body = json.dumps({"system": SYSTEM, "text": fields["review"], "line": fields["raw"]},
+                                  sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                events.append(ExternalReviewImported(
+                    paper_id=paper_id, review_id=rid, system=SYSTEM, sample_index=0, score=None, confidence=None,
+                    body_sha256=log.blobs.put_text(body), source_path=str(path), line_no=line_no))
+                reviews.add(rid)
+            if review_key not in annotated:
+                events.append(SpanAnnotationImported(
+                    review_key=review_key, dataset=DATASET, split=split, annotator=None,
+                    spans_json=json.dumps(fields["spans"], separators=(",", ":")),
+                    text_sha256=hashlib.sha256(fields["review"].encode("utf-8")).hexdigest(),
+                    source_path=str(path), line_no=line_no))
+                annotated.add(review_key)
+            # one outcome per line (its last event); both events are written by commit()
+            batch.events.extend(events[:-1])
+            batch.emit("imported", path, events[-1], item=item, paper_id=paper_id)
     return batch.commit()
 
 

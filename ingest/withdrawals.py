@@ -24,9 +24,10 @@ importer records it.
 import json
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
+from ingest.batch import TOO_DEEP, Batch, Outcome
 from ingest.openreview import NoteError, _api_source, _value, _venue_of, _year_of, note_kind, read_notes
 from warehouse.events import PaperStatusRecorded, WithdrawalNoteImported
+from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
 
 SOURCE = "withdrawals"  # the ingest_rejected.source of this importer
@@ -48,12 +49,18 @@ def parse_line(line: str) -> dict:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise WithdrawalLineError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise WithdrawalLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise WithdrawalLineError(f"not a JSON object ({type(obj).__name__})")
     for key in ("paper_id", "comment"):
         if not isinstance(obj.get(key), str) or not obj[key].strip():
             raise WithdrawalLineError(f"missing or empty '{key}' (a non-empty string)")
-    out = {"paper_id": obj["paper_id"].strip(), "comment": obj["comment"].strip()}
+    try:
+        paper_id = check_paper_id(obj["paper_id"].strip(), "paper_id")
+    except PaperIdError as exc:
+        raise WithdrawalLineError(str(exc)) from None
+    out = {"paper_id": paper_id, "comment": obj["comment"].strip()}
     if len(out["comment"]) > MAX_COMMENT_CHARS:
         raise WithdrawalLineError(f"'comment' has {len(out['comment'])} characters, more than {MAX_COMMENT_CHARS}")
     for key in _OPTIONAL:
@@ -108,15 +115,16 @@ def import_arxiv_comments(log: EventLog, path: Path) -> list[Outcome]:
         if not line.strip():
             continue
         where, item = f"{imp.path} line {line_no}", f"line {line_no}"
-        try:
-            f = parse_line(line)
-        except WithdrawalLineError as exc:
-            imp.batch.reject(imp.path, str(exc), where=where, item=item)
-            continue
-        imp.note(paper_id=f["paper_id"], comment=f["comment"], source=ARXIV, note_id=f["arxiv_id"], where=where,
-                 item=item, line_no=line_no, level=f["level"])
-        imp.status(paper_id=f["paper_id"], item=item, venue=None, decision="withdrawn on arXiv",
-                   is_accepted=None, source=ARXIV, source_note_id=f["arxiv_id"], title=f["title"])
+        with imp.batch.guard(imp.path, where=where, item=item):
+            try:
+                f = parse_line(line)
+            except WithdrawalLineError as exc:
+                imp.batch.reject(imp.path, str(exc), where=where, item=item)
+                continue
+            imp.note(paper_id=f["paper_id"], comment=f["comment"], source=ARXIV, note_id=f["arxiv_id"],
+                     where=where, item=item, line_no=line_no, level=f["level"])
+            imp.status(paper_id=f["paper_id"], item=item, venue=None, decision="withdrawn on arXiv",
+                       is_accepted=None, source=ARXIV, source_note_id=f["arxiv_id"], title=f["title"])
     return imp.batch.commit()
 
 
@@ -132,36 +140,46 @@ def import_openreview_withdrawals(log: EventLog, path: Path) -> list[Outcome]:
     """Import the withdrawal comments in one OpenReview notes file; a file that cannot be read as
     notes is rejected whole, a bad withdrawal note is rejected alone."""
     imp = _Importer(log, path)
-    try:
-        notes = read_notes(imp.path)
-    except NoteError as exc:
-        imp.batch.reject(imp.path, str(exc).removeprefix(f"{imp.path}: "))
+    notes = None
+    with imp.batch.guard(imp.path):
+        try:
+            notes = read_notes(imp.path)
+        except NoteError as exc:
+            imp.batch.reject(imp.path, str(exc).removeprefix(f"{imp.path}: "))
+    if notes is None:
         return imp.batch.commit()
     titles = {n["forum"]: _value(n.get("content") or {}, "title") for n in notes
-              if isinstance(n, dict) and n.get("forum") and note_kind(n) == "submission"}
+              if isinstance(n, dict) and isinstance(n.get("forum"), str) and note_kind(n) == "submission"}
     for i, note in enumerate(notes):
         if not isinstance(note, dict) or note_kind(note) != "withdrawal":
             continue  # reviews, comments, decisions: `peerlake ingest openreview` reads those
-        nid, pid = note.get("id"), note.get("forum")
+        nid = note.get("id") if isinstance(note.get("id"), str) else None
         where = f"{imp.path} note #{i}" + (f" (id {nid})" if nid else "")
-        content = note.get("content")
-        if not pid or not isinstance(content, dict):
-            imp.batch.reject(imp.path, "withdrawal note without 'forum' or 'content'", where=where, item=nid)
-            continue
-        comment = _comment_of(content)
-        if comment is None:
-            imp.batch.note("ignored", imp.path, item=nid, paper_id=pid,
-                           reason=f"{where}: withdrawal note without a comment (nothing to judge)")
-            continue
-        if len(comment) > MAX_COMMENT_CHARS:
-            imp.batch.reject(imp.path, f"comment has {len(comment)} characters, more than {MAX_COMMENT_CHARS}",
-                             where=where, item=nid, paper_id=pid)
-            continue
-        imp.note(paper_id=pid, comment=comment, source=OPENREVIEW, note_id=nid, where=where, item=nid)
-        venue = _venue_of(note)
-        imp.status(paper_id=pid, item=nid, venue=venue, decision="Withdrawn", is_accepted=False,
-                   source=_api_source(note), source_note_id=nid, title=titles.get(pid), year=_year_of(venue))
+        with imp.batch.guard(imp.path, where=where, item=nid):
+            _openreview_note(imp, note, nid, where, titles)
     return imp.batch.commit()
+
+
+def _openreview_note(imp: _Importer, note: dict, nid: str | None, where: str, titles: dict) -> None:
+    pid, content = note.get("forum"), note.get("content")
+    if not pid or not isinstance(content, dict):
+        imp.batch.reject(imp.path, "withdrawal note without 'forum' or 'content'", where=where, item=nid)
+        return
+    if (pid := imp.batch.paper_id(imp.path, pid, where=where, item=nid)) is None:
+        return
+    comment = _comment_of(content)
+    if comment is None:
+        imp.batch.note("ignored", imp.path, item=nid, paper_id=pid,
+                       reason=f"{where}: withdrawal note without a comment (nothing to judge)")
+        return
+    if len(comment) > MAX_COMMENT_CHARS:
+        imp.batch.reject(imp.path, f"comment has {len(comment)} characters, more than {MAX_COMMENT_CHARS}",
+                         where=where, item=nid, paper_id=pid)
+        return
+    imp.note(paper_id=pid, comment=comment, source=OPENREVIEW, note_id=nid, where=where, item=nid)
+    venue = _venue_of(note)
+    imp.status(paper_id=pid, item=nid, venue=venue, decision="Withdrawn", is_accepted=False,
+               source=_api_source(note), source_note_id=nid, title=titles.get(pid), year=_year_of(venue))
 
 
 def import_withdrawals(log: EventLog, path: Path) -> list[Outcome]:

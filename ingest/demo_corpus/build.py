@@ -14,6 +14,7 @@ from pathlib import Path
 import pymupdf
 
 from ingest.demo_corpus import SYNTHETIC_LABEL
+from warehouse.ids import check_paper_id, path_under
 
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"
@@ -117,7 +118,7 @@ def build(out_dir: Path = PAPERS) -> list[Path]:
     written = []
     for src in sorted(SOURCES.glob("*.md")):
         meta, body = parse_source(src.read_text(encoding="utf-8"))
-        path = out_dir / f"{meta['paper_id']}.pdf"
+        path = path_under(out_dir, f"{check_paper_id(meta.get('paper_id'), f'{src.name} paper_id')}.pdf")
         path.write_bytes(render_pdf(meta, body))
         written.append(path)
     return written

@@ -9,6 +9,7 @@ from rich.tree import Tree
 
 from metrics.audit.trace import Audit, Step
 from warehouse.blobs import BlobStore
+from warehouse.ids import PaperIdError, check_paper_id, path_under
 
 
 def _clip(text: str | None, full: bool, n: int = 400) -> str:
@@ -57,10 +58,17 @@ def _manuscript(node: Tree, audit: Audit, call, bytes_dir: Path | None, blobs: B
     for kind, sha in (("package", paper.package_sha256), ("pdf", paper.pdf_sha256)):
         where = ""
         if bytes_dir is not None and blobs.exists(sha):
-            out = bytes_dir / f"{paper.paper_id}.{'json' if kind == 'package' else 'pdf'}"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(blobs.get(sha))
-            where = f" → {out}"
+            # The id comes from an event (maybe a forged one): it names a file only if it is a valid
+            # id and the file stays inside bytes_dir.
+            try:
+                name = f"{check_paper_id(paper.paper_id)}.{'json' if kind == 'package' else 'pdf'}"
+                bytes_dir.mkdir(parents=True, exist_ok=True)
+                out = path_under(bytes_dir, name)
+            except PaperIdError as exc:
+                where = f" [red](not written: {escape(str(exc))})[/red]"
+            else:
+                out.write_bytes(blobs.get(sha))
+                where = f" → {out}"
         elif not blobs.exists(sha):
             where = " [red](missing from the blob store)[/red]"
         m.add(f"{kind} sha256 {sha}{where}")

@@ -13,7 +13,8 @@ def _image_pdf(n_images: int, with_text: bool = True) -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     if with_text:
-        page.insert_text((72, 40), "A paper whose figures are a mosaic of many small images.", fontsize=10)
+        # below the top 7 % band: text there alone is a running header, and a paper of 0 characters is rejected
+        page.insert_text((72, 60), "A paper whose figures are a mosaic of many small images.", fontsize=10)
     for i in range(n_images):
         pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 4, 4), False)
         pix.set_rect(pix.irect, (i % 256, (i // 256) * 40, 7))  # distinct pixels → distinct images
