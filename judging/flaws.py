@@ -141,8 +141,9 @@ def _read_papers(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
             job.close(None, "no_manuscript")
             continue
         if pool.paper_id not in texts:
+            # the visible text: what ingest flagged hidden on the page never reaches a judge
             texts[pool.paper_id] = load_package(ctx.log.blobs, ev.package_sha256,
-                                                check_images=False).review_text(max_chars)
+                                                check_images=False).without_hidden().review_text(max_chars)
         job.paper_text = texts[pool.paper_id]
         job.judgment.inputs.update(package_sha256=ev.package_sha256, paper_chars=len(job.paper_text))
 

@@ -119,7 +119,8 @@ def _read_papers(ctx: JudgeContext, paper_ids: list[str]) -> dict[str, _Paper]:
             continue
         p.title, p.year = ev.title, ev.year if ev.year is not None else years.get(pid)
         try:
-            package = load_package(ctx.log.blobs, ev.package_sha256, check_images=False)
+            # the visible text: what ingest flagged hidden on the page never reaches a judge
+            package = load_package(ctx.log.blobs, ev.package_sha256, check_images=False).without_hidden()
         except (OSError, ValueError, BlobCorrupted) as exc:  # a missing or corrupt blob: say so, do not guess
             p.judgment.null_reason = "manuscript_unreadable"
             p.judgment.inputs = {"package_sha256": ev.package_sha256, "error": type(exc).__name__}

@@ -65,6 +65,11 @@ class LlmRequest:
     system_config: str | None = None
     step: str | None = None
     round: int | None = None
+    # A reviewer that reads the text ingest flagged as hidden on the rendered page (the attack arm of
+    # the hidden-text experiment; the default reads the visible text). Not in `request_key`: when it
+    # matters the messages differ already. In `reviewer_config` only when set, so the arms of one
+    # template are two configurations and every default configuration keeps its identity.
+    reads_hidden: bool = False
 
     @property
     def endpoint(self) -> str | None:
@@ -113,6 +118,8 @@ class LlmRequest:
             "response_schema": self.response_schema,
             "top_logprobs": self.top_logprobs,
         }
+        if self.reads_hidden:
+            ident["reads_hidden"] = True
         return sha256_text(canonical_json(ident))[:16]
 
 

@@ -28,7 +28,7 @@ def probe_code_version(cfg: ReviewerConfig) -> str:
     t = load_template(PROBE_TEMPLATE)
     return LlmRequest(provider=cfg.provider, model=cfg.model, messages=(), params=probe_params(0),
                       response_schema=t.output_schema, top_logprobs=PROBE_TOP_LOGPROBS,
-                      prompt_template=t.name, prompt_hash=t.hash).reviewer_config
+                      prompt_template=t.name, prompt_hash=t.hash, reads_hidden=not cfg.strip_hidden).reviewer_config
 
 
 def probe_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
@@ -38,7 +38,7 @@ def probe_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> 
     from prompts import load_template
 
     template = load_template(PROBE_TEMPLATE)
-    package = load_package(log.blobs, paper.package_sha256)
+    package = cfg.reading(load_package(log.blobs, paper.package_sha256))
     messages = template.render(title=paper.title,
                                paper_text=package.review_text(settings.review_max_chars(cfg.provider)))
     return [
@@ -47,7 +47,7 @@ def probe_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> 
                    response_schema=template.output_schema, top_logprobs=PROBE_TOP_LOGPROBS,
                    sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
                    purpose="score_probe", subject_id=paper.paper_id, base_url=cfg.base_url,
-                   prompt_source=template.source)
+                   prompt_source=template.source, reads_hidden=not cfg.strip_hidden)
         for k in range(settings.score_probe_samples())
     ]
 

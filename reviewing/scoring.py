@@ -16,6 +16,10 @@ class ReviewerConfig:
     max_output_tokens: int
     base_url: str | None = None
     papers: tuple[str, ...] = ()  # the study's papers this reviewer reads (empty: all); not its identity
+    # Read the manuscript as its rendered pages show it: the text ingest flagged hidden (white, tiny,
+    # invisible, off the page) is left out, the defence against hidden prompt injection. False only
+    # for the attack arm of the hidden-text experiment; it is then part of the identity.
+    strip_hidden: bool = True
 
     def covers(self, paper_id: str) -> bool:
         """Whether this reviewer reads the paper; an experiment's variant of a listed paper too."""
@@ -41,8 +45,13 @@ class ReviewerConfig:
         t = load_template(self.template)
         probe = LlmRequest(provider=self.provider, model=self.model, messages=(),
                            params=self.params(0), response_schema=t.output_schema,
-                           prompt_template=t.name, prompt_hash=t.hash)
+                           prompt_template=t.name, prompt_hash=t.hash, reads_hidden=not self.strip_hidden)
         return probe.reviewer_config
+
+    def reading(self, package):
+        """The manuscript package as this reviewer reads it (the hidden records stay in the stored
+        package as evidence either way)."""
+        return package.without_hidden() if self.strip_hidden else package
 
 
 def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
@@ -57,13 +66,13 @@ def package_review_requests(paper_id: str, title: str | None, package, cfg: Revi
     from prompts import load_template
 
     template = load_template(cfg.template)
-    messages = template.render(title=title,
-                               paper_text=package.review_text(settings.review_max_chars(cfg.provider)))
+    messages = template.render(title=title, paper_text=cfg.reading(package).review_text(
+        settings.review_max_chars(cfg.provider)))
     return [
         LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(messages),
                    params=cfg.params(k), response_schema=template.output_schema,
                    sample_index=k, prompt_template=template.name, prompt_hash=template.hash,
                    purpose="review", subject_id=paper_id, base_url=cfg.base_url,
-                   prompt_source=template.source)
+                   prompt_source=template.source, reads_hidden=not cfg.strip_hidden)
         for k in range(cfg.samples)
     ]

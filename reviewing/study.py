@@ -17,6 +17,7 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     [[reviewers]]                 # provider / model / temperature / max_output_tokens default to
     template = "reviewer_scoring" # the environment's settings (PEERLAKE_PROVIDER, ...)
     samples = 3
+    strip_hidden = true           # read only the text the pages show (default; false: the attack arm)
     [[reviewers]]                 # a reviewer system (reviewing.systems): mlr, mlr-combined,
     system = "ai-scientist"       # llm-review, ai-scientist, agentreview
     samples = 1                   # independent reviews of each paper (default 1 for a system)
@@ -54,7 +55,7 @@ DEMO = "demo"
 DEFAULT = "default"
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",
-                 "system", "options", "papers"}
+                 "system", "options", "papers", "strip_hidden"}
 # The robustness experiments (issue #11): each a table whose keys its own module checks
 # (orchestration/experiments.py names them): a contradiction benchmark, hidden-text injection,
 # withdrawn papers' real errors, score prediction from review text, and focus.
@@ -99,6 +100,7 @@ class ReviewerSpec:
     system: str | None = None  # a reviewer system (reviewing.systems) instead of a single template
     options: tuple[tuple[str, object], ...] = ()  # the system's option overrides, sorted
     papers: tuple[str, ...] = ()  # review only these of the study's papers (default: all of them)
+    strip_hidden: bool = True  # a template reviewer reads the visible text (a system: options.strip_hidden)
 
     def system_config(self) -> SystemConfig:
         """The reviewer system as configured: unset model settings come from the environment's."""
@@ -125,7 +127,8 @@ class ReviewerSpec:
             samples=self.samples if self.samples is not None else d.samples,
             temperature=self.temperature if self.temperature is not None else d.temperature,
             max_output_tokens=self.max_output_tokens or d.max_output_tokens,
-            base_url=self.base_url if self.base_url is not None else d.base_url, papers=self.papers)
+            base_url=self.base_url if self.base_url is not None else d.base_url, papers=self.papers,
+            strip_hidden=self.strip_hidden)
 
 
 @dataclass(frozen=True)
@@ -264,6 +267,9 @@ def parse_study(name: str, text: str) -> Study:
         if "options" in r and (r.get("system") is None or not isinstance(r["options"], dict)):
             raise StudyError(f"study {name!r}: reviewers[{i}].options is a table of a system's options "
                              "(needs system = ...)")
+        if "strip_hidden" in r and (r.get("system") is not None or not isinstance(r["strip_hidden"], bool)):
+            raise StudyError(f"study {name!r}: reviewers[{i}].strip_hidden is true or false for a template "
+                             "reviewer; a system takes it in options = { strip_hidden = ... }")
         if not isinstance(r.get("papers", []), list):
             raise StudyError(f"study {name!r}: reviewers[{i}].papers must be a list of paper ids")
         spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items())),
@@ -473,12 +479,13 @@ judges = []
 [papers]
 corpus = "demo"
 
+# the attack: this reviewer reads the text layer whole, hidden text included
 [[reviewers]]
 system = "agentreview"
 papers = ["demo-001", "demo-004"]
-options = { sample_one = true }
+options = { sample_one = true, strip_hidden = false }
 
-# the same reviewer with the defence: it reads only the text the rendered pages show
+# the same reviewer with the defence (the default): it reads only the text the rendered pages show
 [[reviewers]]
 system = "agentreview"
 papers = ["demo-001"]
@@ -543,18 +550,22 @@ BUILTIN_STUDIES = {DEMO: lambda: DEMO_TEXT, JUDGING_DEMO: lambda: JUDGING_DEMO_T
                    REVISION_DEMO: lambda: REVISION_DEMO_TEXT}
 
 
-# Built-in demo study texts of earlier releases: a lake that still holds one is upgraded to DEMO_TEXT
-# (a study the user edited is left alone). The last one judged demo-001 (now judging-demo's work).
-_OLD_DEMO_SHA256 = {hashlib.sha256(study_text(
-    DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.", corpus=DEMO,
-    judges=list(JUDGES), judging=DEMO_JUDGING).encode()).hexdigest()}
+# Built-in study texts of earlier releases: a lake that still holds one is upgraded to the current
+# text (a study the user edited is left alone). The last demo judged demo-001 (now judging-demo's
+# work); the last robustness-demo's first reviewer read hidden text by the old default (now it says so).
+_OLD_BUILTIN_SHA256 = {
+    DEMO: {hashlib.sha256(study_text(
+        DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.", corpus=DEMO,
+        judges=list(JUDGES), judging=DEMO_JUDGING).encode()).hexdigest()},
+    ROBUSTNESS_DEMO: {"cb072715cb1d736ca011cb7e63c4117bb63ba1b7e460ec1e965b2dc3c91fe576"},
+}
 
 
 def load_study(log: EventLog, name: str) -> Study:
     """The study file from the lake; the built-in studies (BUILTIN_STUDIES) are written on first use."""
     files = StudyFiles(log.lake)
-    if name in BUILTIN_STUDIES and (not files.exists(name)
-                                    or hashlib.sha256(files.read(name).encode()).hexdigest() in _OLD_DEMO_SHA256):
+    if name in BUILTIN_STUDIES and (not files.exists(name) or hashlib.sha256(files.read(name).encode()).hexdigest()
+                                    in _OLD_BUILTIN_SHA256.get(name, ())):
         files.write(name, BUILTIN_STUDIES[name]())
     return parse_study(name, files.read(name))
 
@@ -689,7 +700,8 @@ def record_resolution(log: EventLog, study: Study, paper_ids: list[str],
     log.blobs.put_text(study.text)
     versions = code_versions or [c.code_version() for c in configs]
     reviewers = [{"reviewer_config": v, "provider": c.provider, "model": c.model, "samples": c.samples,
-                  **({"system": c.system} if isinstance(c, SystemConfig) else {"template": c.template})}
+                  **({"system": c.system, "strip_hidden": bool(c.opts.get("strip_hidden", True))}
+                     if isinstance(c, SystemConfig) else {"template": c.template, "strip_hidden": c.strip_hidden})}
                  for c, v in zip(configs, versions, strict=True)]
     return log.append(resolution_event(study.name, study.sha256, paper_ids, reviewers, study.external_systems,
                                        study.paper_source(), asset, judges))

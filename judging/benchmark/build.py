@@ -144,7 +144,8 @@ def _read_papers(ctx: JudgeContext, papers: Sequence[PaperIngested], max_chars: 
         p = _Paper(base, Judgment(judge=JUDGE, step="graph", subject_key=f"paper:{base.paper_id}",
                                   paper_id=base.paper_id, repeat=0))
         try:
-            p.package = load_package(ctx.log.blobs, base.package_sha256, check_images=False)
+            # the visible text only: hidden text never reaches the generator, nor gets edited
+            p.package = load_package(ctx.log.blobs, base.package_sha256, check_images=False).without_hidden()
         except (OSError, ValueError, BlobCorrupted):  # a missing or corrupt blob: no graph, say so
             report.papers_unreadable += 1
             continue

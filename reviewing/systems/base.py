@@ -143,8 +143,8 @@ class ReviewerSystem:
             raise SystemOptionError(f"system {self.name!r}: unknown option(s) {', '.join(unknown)}; "
                               f"known: {', '.join(sorted(known)) or 'none'}")
         # A common option is in the resolved options only when a study sets it, so configurations
-        # that never used it keep their identity (and their recorded reviews).
-        opts = {**self.defaults, **overrides}
+        # that never used it keep their identity (and their recorded reviews), except the recorded ones.
+        opts = {**self.defaults, **{k: COMMON_OPTIONS[k] for k in RECORDED_OPTIONS}, **overrides}
         for key, value in overrides.items():
             default = known[key]
             if default is not None and not _same_kind(default, value):
@@ -163,8 +163,12 @@ class ReviewerSystem:
 # Options every system accepts (the engine, not the system, acts on them):
 # - strip_hidden: read the manuscript without the text its rendered pages do not show (white, tiny,
 #   invisible or off-page text flagged at ingest; ingest.hidden_text) — the defence against hidden
-#   prompt injection. Off by default: a text-layer reader sees what the PDF holds.
-COMMON_OPTIONS: dict[str, Any] = {"strip_hidden": False}
+#   prompt injection. On by default: a reviewer reads what a person sees on the page; the hidden-text
+#   experiment sets it false to measure the attack.
+COMMON_OPTIONS: dict[str, Any] = {"strip_hidden": True}
+# Common options always in the resolved options, so a recorded system_review says what its run read.
+# (Events written while strip_hidden was off by default lack the key: the marts read absent as false.)
+RECORDED_OPTIONS = ("strip_hidden",)
 
 
 def _same_kind(default: Any, value: Any) -> bool:

@@ -17,7 +17,7 @@ def system_runs(log: EventLog, papers: Sequence[PaperIngested], configs: Sequenc
         package = load_package(log.blobs, paper.package_sha256)
         for cfg, ident in zip(configs, identities, strict=True):
             # the hidden-text defence: the records ingest flagged as not shown on the page are left out
-            read = package.without_hidden() if cfg.opts.get("strip_hidden") else package
+            read = package.without_hidden() if cfg.opts.get("strip_hidden", True) else package
             for k in range(cfg.samples if cfg.covers(paper.paper_id) else 0):
                 runs.append(SystemRun(cfg=cfg, system_config=ident, paper_id=paper.paper_id, title=paper.title,
                                       package=read, package_sha256=paper.package_sha256, sample=k,

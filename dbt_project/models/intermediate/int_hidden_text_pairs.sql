@@ -2,8 +2,9 @@
 -- both among the study's papers: the configuration's mean own score on each (over its samples), the
 -- mean score the score_prediction judge predicted from its reviews' text on each (int_score_predictions;
 -- the study's first judge configuration by id when it has several), and how many of its reviews of the
--- variant the injection judge read and found pointing out the hidden text. A defence configuration is
--- a reviewer system run with options.strip_hidden = true.
+-- variant the injection judge read and found pointing out the hidden text. A defence configuration
+-- reads the visible text: a reviewer system run with options.strip_hidden = true, or a reviewer the
+-- study resolved with strip_hidden (the default since it was recorded; absent in older events: false).
 with
 
 variants as (
@@ -79,6 +80,7 @@ pairs as (
     select
         variant_paper.study_id,
         study_reviewers.reviewer_config,
+        study_reviewers.is_reading_visible,
         variants.variant_id,
         variants.base_paper_id,
         variants.method
@@ -184,7 +186,7 @@ final as (
         pairs.study_id,
         pairs.reviewer_config,
         coalesce(system_options.reviewer, template_names.reviewer) as reviewer,
-        coalesce(system_options.is_defence, false) as is_defence,
+        coalesce(system_options.is_defence, pairs.is_reading_visible, false) as is_defence,
         pairs.variant_id,
         pairs.base_paper_id,
         pairs.method,

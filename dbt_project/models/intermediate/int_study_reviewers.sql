@@ -1,6 +1,7 @@
 -- One row per (study, source, reviewer configuration): which reviewers' answers a study counts and
 -- how many samples of each. External systems come with samples = null (all imported reviews);
--- reviewer_config '*' stands for every imported system.
+-- reviewer_config '*' stands for every imported system. is_reading_visible: the configuration reads the
+-- manuscript without the text ingest flagged hidden (null: resolved before that was recorded).
 with
 
 studies as (
@@ -14,9 +15,11 @@ own as (
     select
         study_id,
         'peerlake' as source,
-        -- recursive unnest spreads each {reviewer_config, samples} into two columns
+        -- recursive unnest spreads each {reviewer_config, samples, strip_hidden} into three columns
         unnest(  -- noqa: AL03
-            from_json(reviewers, '[{"reviewer_config": "VARCHAR", "samples": "INTEGER"}]'),
+            from_json(
+                reviewers, '[{"reviewer_config": "VARCHAR", "samples": "INTEGER", "strip_hidden": "BOOLEAN"}]'
+            ),
             recursive := true
         )
 
@@ -41,7 +44,8 @@ final as (
         own.study_id,
         own.source,
         own.reviewer_config,
-        own.samples
+        own.samples,
+        own.strip_hidden as is_reading_visible
     from own
     union all by name
     select distinct
@@ -59,6 +63,7 @@ select
     source,
     reviewer_config,
     -- a configuration resolved twice with different sample counts counts the larger set
-    max(samples) as samples
+    max(samples) as samples,
+    bool_or(is_reading_visible) as is_reading_visible
 from final
 group by all
