@@ -50,8 +50,8 @@ def _ingest_one(batch: Batch, path: Path, paper_id: str | None, venue: str | Non
                 is_synthetic: bool, max_pages: int | None, max_images: int | None,
                 versions: dict[str, PaperIngested]) -> Outcome:
     pid = batch.paper_id(path, paper_id or path.stem,
-                         hint="" if paper_id else f"; rename the file (e.g. to {suggest_paper_id(path.stem)!r}"
-                                                  f"{path.suffix}) or give --paper-id")
+                         hint="" if paper_id else f"; rename the file or give --paper-id (e.g. --paper-id "
+                                                  f"{suggest_paper_id(path.stem)})")
     if pid is None:
         return batch.outcomes[-1]
     try:

@@ -23,7 +23,7 @@ def _count_llm_events() -> int:
 def demo() -> None:
     """Run the built-in `demo` study: ingest the demo corpus, review each paper several times on the
     configured model, build and gate the marts, print a summary. A second run replays every call."""
-    from peerlake.commands.study import run_study_command
+    from peerlake.commands.study import fail_if_calls_failed, run_study_command
 
     d = settings.reviewer_defaults()
     console.print(f"[bold]peerlake demo[/] · lake [cyan]{settings.lake_root()}[/] · reviewer "
@@ -54,6 +54,7 @@ def demo() -> None:
                   "[bold].venv/bin/peerlake verify[/]")
     console.print("PRISM review quality: [bold].venv/bin/peerlake run judging-demo[/] (the four judges on one "
                   "demo paper's reviews, ~5 minutes on 2 cores)")
+    fail_if_calls_failed(result, "demo")
 
 
 @app.command()
@@ -164,7 +165,7 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     """Review the papers you ingested (the `default` study: your newest `peerlake sample` draw, else
     every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
     log replay at no cost; only new ones call the model."""
-    from peerlake.commands.study import run_study_command
+    from peerlake.commands.study import fail_if_calls_failed, run_study_command
     from reviewing.study import DEFAULT, default_study_text, parse_study, save_study
     from warehouse import EventLog
 
@@ -180,6 +181,7 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     console.print(f"{meta.get('papers', 0)} papers, {meta.get('reviews', 0)} reviews: "
                   f"{meta.get('model_calls_made', 0)} model calls made, "
                   f"{meta.get('replayed', 0)} replayed, {meta.get('failed', 0)} failed.")
+    fail_if_calls_failed(result, DEFAULT)
 
 
 from peerlake.commands import register_all  # noqa: E402  (after the core commands, for --help order)

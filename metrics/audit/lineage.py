@@ -9,6 +9,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from warehouse import settings
+
 # Files a model's SQL does not name but that decide what it computes: the profile, the project (vars,
 # materializations), every macro, and the event sources' definition.
 PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
@@ -71,7 +73,8 @@ def load_manifest(project_dir: Path, target_dir: Path, env: dict | None = None) 
         dbt = Path(sys.executable).with_name("dbt")
         proc = subprocess.run([str(dbt), "parse", "--project-dir", str(project_dir), "--profiles-dir",
                                str(project_dir), "--target-path", str(target_dir)],
-                              env=env, capture_output=True, text=True, timeout=300)
+                              env=settings.child_env() if env is None else env, capture_output=True, text=True,
+                              timeout=300)
         if proc.returncode != 0:
             why = (proc.stdout[-2000:] + proc.stderr[-1000:]).strip()
             if not manifest.is_file():

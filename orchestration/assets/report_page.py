@@ -20,13 +20,22 @@ def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> Ma
     from metrics.report import write_report
     from metrics.report.build import content_hash
     from metrics.report.data import load, studies
+    from warehouse.ids import path_under
+    from warehouse.studies import check_name
 
     root = lake.lake()
     data = load(root.duckdb_path)  # one read of the marts for every page
     head = lake.event_log().head()  # shown in each page's footer: a witness of the event log
-    # one page per study: a page never mixes the demo's numbers with a user's
-    pages = {study: write_report(root.duckdb_path, root.root / "reports" / f"{study}.html", study, data, head)
-             for study in studies(root.duckdb_path)}
+    # one page per study: a page never mixes the demo's numbers with a user's. A study id comes from an
+    # event, so it names a file only when it stays a plain name under reports/.
+    pages = {}
+    for study in studies(root.duckdb_path):
+        try:
+            target = path_under(root.root / "reports", f"{check_name(study)}.html")
+        except ValueError as exc:
+            context.log.warning(f"no report page for study {study!r}: {exc}")
+            continue
+        pages[study] = write_report(root.duckdb_path, target, study, data, head)
     missing = data.missing
     for table, why in missing.items():
         context.log.warning(f"report section for {table} skipped: {why}")

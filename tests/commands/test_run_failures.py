@@ -43,3 +43,16 @@ def test_a_review_refused_with_a_fatal_error_makes_the_run_exit_1(tmp_path):
     said = " ".join((res.stdout + res.stderr).split())
     assert "2 reviews" not in said and "1 failed" in said, said
     assert res.returncode == 1 and "study demo: 1 model call(s) failed (ai_reviews 1)" in said
+
+
+@pytest.mark.parametrize("failed", [0, 1])
+def test_review_and_demo_exit_1_when_a_call_failed_too(monkeypatch, tmp_path, failed):
+    monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
+    result = _result({"ai_reviews": {"reviewer_configs": "c", "reviews": 3, "failed": failed}})
+    monkeypatch.setattr("peerlake.commands.study.run_study_command", lambda *a, **k: result)
+    monkeypatch.setattr("orchestration.assets.report.read_summary", lambda db: [])
+    monkeypatch.setattr("peerlake.cli.print_quality", lambda study: None)
+    for args in (["review", "--no-build"], ["demo"]):
+        out = CliRunner().invoke(app, args)
+        assert out.exit_code == failed, (args, out.output)
+        assert ("model call(s) failed" in " ".join(out.output.split())) == bool(failed)

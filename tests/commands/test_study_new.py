@@ -67,3 +67,7 @@ def test_a_report_page_is_never_written_outside_the_reports_folder(tmp_path, mon
     result = CliRunner().invoke(app, ["report", "--study", "../../evil"])
     assert result.exit_code == 2 and "error: study name '../../evil'" in result.output
     assert not list(tmp_path.rglob("*.html"))
+    # every study in the marts (a study id comes from an event, which may be forged): skipped, said
+    result = CliRunner().invoke(app, ["report"])
+    assert "no report page for study '../../evil'" in " ".join(result.output.split()), result.output
+    assert not list(tmp_path.rglob("*.html"))

@@ -49,8 +49,10 @@ def test_a_study_lists_template_reviewers_and_systems_apart():
     [scorer] = study.reviewer_configs()
     [tiny] = study.system_configs()
     assert scorer.template == "reviewer_scoring" and scorer.samples == 2 and scorer.covers("p1")
-    # the system's defaults with the study's override; one review per paper unless samples says more
-    assert tiny.opts == {"ensemble": 3, "agents": ["a"], "literature": False, "repair_attempts": 1}
+    # the system's defaults with the study's override, and the recorded common option (the visible text
+    # by default); one review per paper unless samples says more
+    assert tiny.opts == {"ensemble": 3, "agents": ["a"], "literature": False, "repair_attempts": 1,
+                         "strip_hidden": True}
     assert tiny.samples == 1 and tiny.papers == ("p2",)
     assert not tiny.covers("p1") and tiny.covers("p2")
 
@@ -104,7 +106,8 @@ def test_the_resolution_names_each_system_configuration(lake):
     [tiny] = study.system_configs()
     ev = record_resolution(log, study, ["p1", "p2"], [tiny], asset="system_reviews")
     assert json.loads(ev.reviewers_json) == [{"reviewer_config": tiny.identity(), "system": "tiny",
-                                              "provider": tiny.provider, "model": tiny.model, "samples": 1}]
+                                              "provider": tiny.provider, "model": tiny.model, "samples": 1,
+                                              "strip_hidden": True}]
 
 
 def test_study_new_writes_system_reviewers():
