@@ -9,14 +9,12 @@ so one hostile file never stops the files after it.
 """
 
 import dataclasses
-import functools
-import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from warehouse.events import Event, IngestRejected
+from warehouse.events import Event, IngestRejected, field_types, fits
 from warehouse.ids import PaperIdError, check_paper_id
 from warehouse.log import EventLog
 
@@ -55,29 +53,13 @@ def failure(exc: BaseException) -> str:
             "looks valid, report this with the file")
 
 
-@functools.cache
-def _hints(cls: type) -> dict[str, object]:
-    return typing.get_type_hints(cls)
-
-
-def _fits(value: object, hint: object) -> bool:
-    args = typing.get_args(hint)
-    if type(None) in args:  # `X | None`
-        return value is None or any(_fits(value, a) for a in args if a is not type(None))
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, hint) if isinstance(hint, type) else True
-
-
 def type_problem(event: Event) -> str | None:
     """The first field whose value does not have its declared type: a note's title that is a list would
     otherwise reach the write-ahead log and make every later seal fail."""
-    hints = _hints(type(event))
+    hints = field_types(type(event))
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
-        if not _fits(value, hints[f.name]):
+        if not fits(value, hints[f.name]):
             want = getattr(hints[f.name], "__name__", str(hints[f.name]))
             return f"{event.event_type}.{f.name} would be a {type(value).__name__} ({str(value)[:60]!r}), not {want}"
     return None

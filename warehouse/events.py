@@ -6,6 +6,7 @@ upcaster in UPCASTERS; stored events are never rewritten.
 """
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -720,6 +721,32 @@ def arrow_schema(cls: type[Event]) -> pa.Schema:
     for f in dataclasses.fields(cls):
         cols.append(pa.field(f.name, _ARROW[_base_type(hints[f.name])]))
     return pa.schema(cols)
+
+
+@functools.cache
+def field_types(cls: type[Event]) -> dict[str, Any]:
+    """Each field's declared type (typing.get_type_hints, once per event type)."""
+    return typing.get_type_hints(cls)
+
+
+def fits(value: Any, hint: Any, *, as_record: bool = False) -> bool:
+    """Whether `value` has the type an event field declares: `X | None` takes None, a float field an
+    int, a number never a bool; with `as_record`, a datetime is the ISO text with a zone `to_record`
+    writes. Input from outside (a note's title that is a list, a bundle's line) is checked with it
+    before it can reach a write-ahead line, where a wrong type would fail every later seal."""
+    args = typing.get_args(hint)
+    if type(None) in args:
+        return value is None or any(fits(value, a, as_record=as_record) for a in args if a is not type(None))
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is datetime and as_record:
+        try:
+            return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
+        except ValueError:
+            return False
+    return isinstance(value, hint) if isinstance(hint, type) else True
 
 
 def parse_line(payload: dict[str, Any]) -> Event:

@@ -85,12 +85,16 @@ def read(lake: Lake) -> tuple[list[Recorded], list[int]]:
     return out, bad
 
 
-def check(lake: Lake, sha_at_seq: dict[int, str], tip_seq: int) -> tuple[list[str], list[str]]:
-    """(problems, warnings): recorded heads no longer in the chain (`sha_at_seq`: each chained seq's SHA-256)."""
+def check(lake: Lake, sha_at_seq: dict[int, str], tip_seq: int, published: bool = False) -> tuple[list[str], list[str]]:
+    """(problems, warnings): recorded heads no longer in the chain (`sha_at_seq`: each chained seq's SHA-256),
+    and, when there is a chain but neither a recorded head nor a `published` one to check it against, a
+    warning saying what that leaves unseen."""
     recorded, bad = read(lake)
     path = lake.head_witness
     warnings = [f"{path} line {i} is not a recorded chain head (a write torn by a power loss, or an edit)"
                 for i in bad]
+    if not recorded and not published and tip_seq > 0:
+        warnings.append(no_head_warning(lake))
     problems = []
     gone = [r for r in recorded if sha_at_seq.get(r.seq) != r.sha256]
     if gone:
@@ -104,10 +108,6 @@ def check(lake: Lake, sha_at_seq: dict[int, str], tip_seq: int) -> tuple[list[st
                     f"{r.seq} or earlier (a manifest replaced, re-linked or reordered) or cut back and sealed again")
         problems.append(f"{len(gone)} chain head(s) recorded in {path} are no longer in the chain; the oldest: {what}")
     return problems, warnings
-
-
-def has_witness(lake: Lake) -> bool:
-    return bool(read(lake)[0])
 
 
 def no_head_warning(lake: Lake) -> str:

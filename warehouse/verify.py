@@ -88,13 +88,12 @@ def check_against_heads(log: EventLog, seq_of_sha: dict[str, int], extends: str 
                         report: VerifyReport) -> None:
     """The chain against the heads kept apart from it: `extends` (published) and the witness log."""
     tip = report.head.seq if report.head else 0
-    problems, warnings = heads.check(log.lake, {seq: sha for sha, seq in seq_of_sha.items()}, tip)
+    problems, warnings = heads.check(log.lake, {seq: sha for sha, seq in seq_of_sha.items()}, tip,
+                                     published=extends is not None)
     report.problems += problems
     report.warnings += warnings
     if extends is not None:
         _check_extends(extends.strip().lower(), seq_of_sha, report)
-    elif report.head is not None and not heads.has_witness(log.lake):
-        report.warnings.append(heads.no_head_warning(log.lake))
 
 
 def _malformed(body: dict) -> str | None:

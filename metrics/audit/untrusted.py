@@ -7,11 +7,9 @@ import dataclasses
 import json
 import re
 import stat
-import typing
 import zipfile
-from datetime import datetime
 
-from warehouse.events import EVENT_TYPES, UPCASTERS, Event
+from warehouse.events import EVENT_TYPES, UPCASTERS, Event, field_types, fits
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMATS = (1, 2)  # 1: before the code record; 2: row.json has "code"
@@ -39,22 +37,6 @@ def member_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
     return problems
 
 
-def _type_ok(value, hint) -> bool:
-    args = typing.get_args(hint)
-    if args and type(None) in args:  # `X | None`
-        return value is None or _type_ok(value, next(a for a in args if a is not type(None)))
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is datetime:
-        try:
-            return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
-        except ValueError:
-            return False
-    return isinstance(value, hint) if isinstance(hint, type) else True
-
-
 def _line_problem(payload) -> str | None:
     if not isinstance(payload, dict) or set(payload) != {"event_type", "event"}:
         return 'not an {"event_type", "event"} object'
@@ -70,14 +52,14 @@ def _line_problem(payload) -> str | None:
     record = {k: v for k, v in record.items() if k != "schema_version"}
     for upcast in UPCASTERS.get((cls.event_type, version), []):
         record = upcast(record)
-    hints = typing.get_type_hints(cls)
+    hints = field_types(cls)
     names = {f.name for f in dataclasses.fields(cls)}
     if extra := sorted(set(record) - names):
         return f"{cls.event_type}: field(s) {', '.join(extra)} not in the schema"
     if missing := sorted(names - set(record)):
         return f"{cls.event_type}: field(s) {', '.join(missing)} missing"
     for name in sorted(names):
-        if not _type_ok(record[name], hints[name]):
+        if not fits(record[name], hints[name], as_record=True):
             hint = hints[name]
             return f"{cls.event_type}.{name}: {record[name]!r} is not {getattr(hint, '__name__', hint)}"
     return None
