@@ -6,7 +6,7 @@ MODEL = "quality_comparison"
 KEY = "quality_comparison_id"
 STAGE = "statistics"
 STATISTICS = ("ci_low", "ci_high", "mean_system_ci_low", "mean_system_ci_high", "mean_human_ci_low",
-              "mean_human_ci_high", "wilcoxon_p", "holm_p", "cliffs_delta", "magnitude")
+              "mean_human_ci_high", "wilcoxon_p", "holm_p", "cliffs_delta", "cliffs_delta_paired", "magnitude")
 COLUMNS = ["quality_comparison_id", "study_id", "system", "metric", "n_pairs", "mean_system", "mean_human",
            "mean_diff", *STATISTICS, "skip_reason", "bootstrap_seed", "n_resamples"]
 BANDS = ["negligible", "small", "medium", "large"]
@@ -32,7 +32,9 @@ def expectations() -> list:
         # Holm only ever raises a p-value.
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="holm_p", column_B="wilcoxon_p", or_equal=True, ignore_row_if="either_value_is_missing"),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="cliffs_delta", min_value=-1, max_value=1),
+        # δ unpaired (PRISM's, over cross pairs) and paired (over the per-paper differences)
+        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=-1, max_value=1)
+          for c in ("cliffs_delta", "cliffs_delta_paired")],
         gx.expectations.ExpectColumnValuesToBeInSet(column="magnitude", value_set=BANDS),
         *[e for lo, est, hi in intervals for e in (
             gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(

@@ -108,10 +108,11 @@ class _Item:
 
 
 def experiment_config(ctx: JudgeContext, spec: Spec, manuscript_chars: int) -> str:
-    """16 hex: everything that decides a variant apart from its paper (the validation judge does not)."""
+    """16 hex: everything that decides a variant apart from its paper (the validation judge does not).
+    max_nodes is the cap in force on the builder's provider (on the embedded model the 8 it always had)."""
     ident = {"builder": ctx.judge_config, "seed": spec.seed, "manuscript_chars": manuscript_chars,
-             "max_nodes": spec.max_nodes, "max_paragraph_chars": spec.max_paragraph_chars, "renderer": RENDERER,
-             "parser": PARSER_VERSION}
+             "max_nodes": spec.nodes_cap(ctx.cfg.provider), "max_paragraph_chars": spec.max_paragraph_chars,
+             "renderer": RENDERER, "parser": PARSER_VERSION}
     return hashlib.sha256(canonical_json(ident).encode()).hexdigest()[:16]
 
 
@@ -183,14 +184,18 @@ def _record(recorder: Recorder, j: Judgment) -> str | None:
 
 
 def _graphs(ctx: JudgeContext, papers: list[_Paper], spec: Spec, recorder: Recorder, report: BuildReport) -> None:
-    cfg = dataclasses.replace(ctx.cfg, max_output_tokens=max(ctx.cfg.max_output_tokens, answer_tokens(spec.max_nodes)))
+    cap = spec.nodes_cap(ctx.cfg.provider)  # None: every node the model finds (hosted builders)
+    # The graph call gets its answer's budget even when the builder's max_output_tokens is lower; without a
+    # cap a higher max_output_tokens of the study's is kept too.
+    cfg = dataclasses.replace(ctx.cfg, max_output_tokens=max(ctx.cfg.max_output_tokens, answer_tokens(cap)))
+    budget = answer_tokens(cap) if cap is not None else cfg.max_output_tokens
     reqs = []
     for p in papers:
         req = judge_request(cfg, JUDGE, "graph", "contradiction_graph", subject_id=f"paper:{p.base.paper_id}",
-                            max_tokens=answer_tokens(spec.max_nodes), paper_text=p.text, max_nodes=spec.max_nodes,
+                            max_tokens=budget, paper_text=p.text, max_nodes=cap,
                             title=p.base.title or p.package.title)
-        reqs.append(dataclasses.replace(req, response_schema=narrowed_schema(req.response_schema, spec.max_nodes)))
-        p.judgment.inputs["max_nodes"] = spec.max_nodes
+        reqs.append(dataclasses.replace(req, response_schema=narrowed_schema(req.response_schema, cap)))
+        p.judgment.inputs["max_nodes"] = cap
     for p, res in zip(papers, ctx.call_many(reqs, "contradictions: graphs"), strict=True):
         j = p.judgment
         if isinstance(res, BaseException):
@@ -198,7 +203,7 @@ def _graphs(ctx: JudgeContext, papers: list[_Paper], spec: Spec, recorder: Recor
             report.graphs_failed += 1
             continue
         j.results.append(res)
-        g = parse_graph(answer(res), p.text, j, spec.max_nodes)
+        g = parse_graph(answer(res), p.text, j, cap)
         if g is None:
             j.null_reason = "unparseable:graph"
         elif not g.nodes:

@@ -7,7 +7,8 @@ Nodes are `claim` (level main/secondary/tertiary), `evidence` (strength high/med
   and surrounding quote marks aside, `judging.base.find_verbatim`), or shorter than MIN_QUOTE_CHARS
   (`quote_too_short`: a few words match anywhere, so they locate nothing) [default, not in source];
 - a node without an id, description or known type (`bad_node`), a second node with an id already
-  used (`duplicate_node`), nodes beyond max_nodes (`over_max_nodes`);
+  used (`duplicate_node`), nodes beyond a node cap in force (`over_max_nodes`: what the cap cut, when
+  a provider without a schema answered more);
 - a level that does not fit the type (`level_mismatch`): the node is kept with level null, so a claim
   with a bad level is never a main claim;
 - an edge naming an unknown node (`edge_unknown_node`), a self loop (`edge_self_loop`) or a relation
@@ -20,6 +21,7 @@ import copy
 from dataclasses import dataclass, field
 
 from judging.base import Judgment, find_verbatim
+from warehouse.judge_caps import cut
 
 TYPES = ("claim", "evidence", "methodology", "implementation", "theory")
 LEVELS = {"claim": ("main", "secondary", "tertiary"), "evidence": ("high", "medium", "low")}
@@ -29,6 +31,10 @@ MIN_QUOTE_CHARS = 20
 # token, + ~30 tokens of keys) and edge; a request's answer budget is what max_nodes needs.
 NODE_TOKENS = 170
 EDGE_TOKENS = 20
+# Without a node cap (hosted builders) the budget is what a whole paper's graph may need: ~75 nodes
+# at the schema's longest, the 16,000 tokens a hosted reviewer system gets per call
+# (settings.system_max_output_tokens) [default, not in source: the seed gives no limit].
+UNCAPPED_ANSWER_TOKENS = 16_000
 
 
 @dataclass(frozen=True)
@@ -53,29 +59,34 @@ class Graph:
         return [n.id for n in self.nodes if n.type == "claim" and n.level == "main"]
 
 
-def answer_tokens(max_nodes: int) -> int:
-    """The graph answer's budget: the longest answer the narrowed schema allows."""
+def answer_tokens(max_nodes: int | None) -> int:
+    """The graph answer's budget: the longest answer the narrowed schema allows (no cap: UNCAPPED_ANSWER_TOKENS)."""
+    if max_nodes is None:
+        return UNCAPPED_ANSWER_TOKENS
     return 30 + max_nodes * NODE_TOKENS + 2 * max_nodes * EDGE_TOKENS
 
 
-def narrowed_schema(schema: dict, max_nodes: int) -> dict:
+def narrowed_schema(schema: dict, max_nodes: int | None) -> dict:
     """The graph schema with at most `max_nodes` nodes and 2 x max_nodes edges: a grammar-decoding model
-    then stops within answer_tokens(max_nodes)."""
+    then stops within answer_tokens(max_nodes). No cap: the schema as it is (no maxItems)."""
+    if max_nodes is None:
+        return schema
     out = copy.deepcopy(schema)
     out["properties"]["nodes"]["maxItems"] = max_nodes
     out["properties"]["edges"]["maxItems"] = 2 * max_nodes
     return out
 
 
-def parse_graph(doc: dict | None, text: str, j: Judgment, max_nodes: int) -> Graph | None:
-    """The checked graph, or None when the answer is not a graph (drops counted on `j`)."""
+def parse_graph(doc: dict | None, text: str, j: Judgment, max_nodes: int | None) -> Graph | None:
+    """The checked graph, or None when the answer is not a graph (drops counted on `j`); max_nodes None
+    keeps every node."""
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list) or not isinstance(doc.get("edges"), list):
         return None
-    raw_nodes = doc["nodes"]
-    if len(raw_nodes) > max_nodes:  # a schema-less provider may answer more than asked
-        j.drop("over_max_nodes", len(raw_nodes) - max_nodes)
+    raw_nodes, over = cut(doc["nodes"], max_nodes)  # a schema-less provider may answer more than asked
+    if over:
+        j.drop("over_max_nodes", over)
     g = Graph()
-    for raw in raw_nodes[:max_nodes]:
+    for raw in raw_nodes:
         node = _node(raw, text, j)
         if node is None:
             continue

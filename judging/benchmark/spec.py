@@ -7,8 +7,10 @@ does not make.
   validate            bool, default false: run the validation judge on each built variant (beyond the seed)
   manuscript_chars    int, the paper text the graph call reads; default settings.judge_max_chars(provider)
                       (6,000 on the embedded model's 4k context, 128,000 on hosted models) [default, not in source]
-  max_nodes           int, default 8: nodes per graph (edges ≤ 2 × max_nodes) [default, not in source:
-                      the seed's graphs reach distance 8, but 8 nodes is what the embedded model's context holds]
+  max_nodes           int, nodes per graph (edges ≤ 2 × max_nodes); 0 = no cap. Default by the builder's
+                      provider (Spec.nodes_cap): none on a hosted model, as the seed's builder (Gemini 2.5 Pro,
+                      spec a.3) had no node limit and its graphs reach distance 8; 8 on `local`, what the
+                      embedded model's context holds [default, not in source]
   max_items           int, default none: at most this many insertions per paper, the smallest distances
                       (the most severe) kept [default, not in source: for trial runs and tests]
   max_paragraph_chars int, default 1200: longer paragraphs are not rewritten [default, not in source]
@@ -18,21 +20,23 @@ does not make.
 
 from dataclasses import dataclass
 
+from warehouse.judge_caps import LOCAL_PROVIDER
+
 EXPERIMENT = "contradictions"
 JUDGE = "contradiction"  # the judgment_recorded.judge of the builder's graph / rewrite / validate steps
 TEMPLATES = ("contradiction_graph", "contradiction_rewrite", "contradiction_validate")
 PARSER_VERSION = "contradiction-1"
 KEYS = {"papers", "seed", "validate", "builder", "manuscript_chars", "max_nodes", "max_paragraph_chars", "max_items"}
-MAX_NODES_CAP = 40  # the graph schema's own maxItems
+LOCAL_MAX_NODES = 8  # the embedded model: 8 nodes answer in 1,710 tokens of its 4,096-token context
 
 
-def _int(table: dict, key: str, default: int | None, lo: int, hi: int | None = None) -> int | None:
+def _int(table: dict, key: str, default: int | None, lo: int, example: int | None = None) -> int | None:
     v = table.get(key, default)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        span = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        raise ValueError(f"{EXPERIMENT}.{key}: {v!r} is not an integer {span}; give one, e.g. {key} = {default or lo}")
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+        raise ValueError(f"{EXPERIMENT}.{key}: {v!r} is not an integer at least {lo}; give one, "
+                         f"e.g. {key} = {example or default or lo}")
     return v
 
 
@@ -42,7 +46,7 @@ class Spec:
     seed: int = 0
     validate: bool = False
     manuscript_chars: int | None = None  # None: settings.judge_max_chars(the builder's provider)
-    max_nodes: int = 8
+    max_nodes: int | None = None  # None: the builder's provider decides (nodes_cap); 0: no cap
     max_items: int | None = None  # None: one item per distance present
     max_paragraph_chars: int = 1200
 
@@ -61,6 +65,13 @@ class Spec:
             raise ValueError(f"{EXPERIMENT}.seed: {seed!r} is not an integer; give one, e.g. seed = 0")
         return cls(papers=tuple(p.strip() for p in papers) if papers is not None else None, seed=seed,
                    validate=validate, manuscript_chars=_int(table, "manuscript_chars", None, 500),
-                   max_nodes=_int(table, "max_nodes", 8, 1, MAX_NODES_CAP),
+                   max_nodes=_int(table, "max_nodes", None, 0, LOCAL_MAX_NODES),
                    max_items=_int(table, "max_items", None, 1),
                    max_paragraph_chars=_int(table, "max_paragraph_chars", 1200, 50))
+
+    def nodes_cap(self, provider: str) -> int | None:
+        """The node cap in force on the builder's provider: the study's max_nodes (0 = none), else
+        LOCAL_MAX_NODES on the embedded model and none on a hosted one."""
+        if self.max_nodes is None:
+            return LOCAL_MAX_NODES if provider == LOCAL_PROVIDER else None
+        return self.max_nodes or None

@@ -3,7 +3,8 @@
 Per (study, system, metric): each paper's mean over the system's reviews against the mean over the
 paper's human reviews (for a flaws metric, the humans of the SAME pool, since flaws are found per
 pool); the mean paired difference system − human with a paired paper-bootstrap percentile 95%
-interval, a two-sided Wilcoxon signed-rank test, Cliff's δ with its magnitude band, and Holm's
+interval, a two-sided Wilcoxon signed-rank test, Cliff's δ in two forms (the unpaired one PRISM reports,
+with its magnitude band, and the paired one over the differences), and Holm's
 correction across the metrics of the (study, system). Fewer than MIN_PAIRS pairs: no inference
 (null statistics, skip_reason), though the plain means of the pairs are still given.
 
@@ -25,11 +26,13 @@ MIN_PAIRS = 10
 SEED = 42  # PRISM's statistical.py seed; recorded on every row
 SKIP_FEW_PAIRS = "fewer_than_10_pairs"
 ALL_ZERO = "all_differences_zero"
-# Float noise of averaging (e.g. (0.1 + 0.2) vs 0.3) must not turn a tie into a win or a difference.
+# Float noise of averaging (e.g. (0.1 + 0.2) vs 0.3) must not turn a tie into a win or a difference:
+# values closer than this are equal, against zero (no difference) and against each other (one rank).
 TIE_TOLERANCE = 1e-12
 # Filled only for a tested metric (skip_reason only for an untested one); n_pairs and the plain means always.
 INFERENCE = ("ci_low", "ci_high", "mean_system_ci_low", "mean_system_ci_high", "mean_human_ci_low",
-             "mean_human_ci_high", "wilcoxon_p", "wilcoxon_note", "cliffs_delta", "magnitude", "skip_reason")
+             "mean_human_ci_high", "wilcoxon_p", "wilcoxon_note", "cliffs_delta", "cliffs_delta_paired", "magnitude",
+             "skip_reason")
 # |δ| below each bound (Romano et al. 2006, as PRISM uses them).
 BANDS = ((0.147, "negligible"), (0.33, "small"), (0.474, "medium"))
 
@@ -38,7 +41,8 @@ COLUMNS = {"quality_comparison_id": "string", "study_id": "string", "system": "s
            "mean_system": "float64", "mean_system_ci_low": "float64", "mean_system_ci_high": "float64",
            "mean_human": "float64", "mean_human_ci_low": "float64", "mean_human_ci_high": "float64",
            "mean_diff": "float64", "ci_low": "float64", "ci_high": "float64", "wilcoxon_p": "float64",
-           "wilcoxon_note": "string", "holm_p": "float64", "cliffs_delta": "float64", "magnitude": "string",
+           "wilcoxon_note": "string", "holm_p": "float64", "cliffs_delta": "float64",
+           "cliffs_delta_paired": "float64", "magnitude": "string",
            "skip_reason": "string", "bootstrap_seed": "int64", "n_resamples": "int64"}
 
 
@@ -51,6 +55,40 @@ def cliffs_delta(x, y) -> float:
     d = a[:, None] - b[None, :]
     d[np.abs(d) <= TIE_TOLERANCE] = 0.0
     return float((np.sign(d)).sum() / d.size)
+
+
+def cliffs_delta_paired(x, y) -> float:
+    """The paired form over the n differences d_i = x_i − y_i of paired values: (#(d > 0) − #(d < 0)) / n,
+    the within-subject dominance d_w of Cliff (1993, Psychological Bulletin 114(3):494–509; for paired
+    data see Feng 2007, "Robustness and power of ordinal d for paired data"): how much more often a paper's
+    system mean beats its own human mean than the reverse. A difference within TIE_TOLERANCE of 0 is a tie;
+    nan without pairs. PRISM reports only the unpaired form (cliffs_delta), and the magnitude bands are
+    that form's."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"cliffs_delta_paired: {a.size} values paired with {b.size}")
+    if a.size == 0:
+        return float("nan")
+    return float(np.sign(merged_ties(a - b)).sum() / a.size)
+
+
+def merged_ties(diffs) -> np.ndarray:
+    """Paired differences with float noise taken out, as TIE_TOLERANCE says: |d| within the tolerance of 0
+    is 0, and magnitudes within the tolerance of each other (one after the other in sorted order) all
+    take the group's smallest, signs kept. A difference that is 5/12 in exact arithmetic comes out of
+    two papers' float means as 0.4166666666666667 and 0.41666666666666663; ranked as two values, the
+    Wilcoxon test would see no tie and give another p-value."""
+    d = np.asarray(diffs, dtype=float).copy()
+    size = np.abs(d)
+    order = np.argsort(size, kind="stable")
+    group_size = 0.0
+    for k, i in enumerate(order):
+        if size[i] <= TIE_TOLERANCE:
+            group_size = 0.0
+        elif k == 0 or size[i] - size[order[k - 1]] > TIE_TOLERANCE:
+            group_size = size[i]
+        d[i] = np.copysign(group_size, d[i]) if group_size else 0.0
+    return d
 
 
 def magnitude(delta: float) -> str | None:
@@ -77,11 +115,11 @@ def holm(pvalues) -> list[float]:
 
 def wilcoxon_p(diffs) -> tuple[float, str | None]:
     """Two-sided Wilcoxon signed-rank p-value of the paired differences, zero differences dropped
-    (scipy's zero_method='wilcox', as PRISM). Every difference zero: nothing is left to rank, so there
+    (scipy's zero_method='wilcox', as PRISM); differences equal up to TIE_TOLERANCE share a rank, so the
+    p-value is scipy's on the exactly tied input. Every difference zero: nothing is left to rank, so there
     is no evidence of a difference in either direction; p = 1 with the note 'all_differences_zero'
     (scipy itself returns 1 there, through a 0/0 warning)."""
-    d = np.asarray(diffs, dtype=float)
-    d = np.where(np.abs(d) <= TIE_TOLERANCE, 0.0, d)
+    d = merged_ties(diffs)  # zeros and ties as TIE_TOLERANCE says, before scipy ranks them
     if not d.any():
         return 1.0, ALL_ZERO
     return float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue), None
@@ -127,8 +165,9 @@ def compare(pairs: list[Pairs], *, n_resamples: int = N_RESAMPLES, seed: int = S
             np.where(has, p.system, np.nan), idx, row["mean_system"])
         row["mean_human_ci_low"], row["mean_human_ci_high"] = _interval(
             np.where(has, p.human, np.nan), idx, row["mean_human"])
-        row["wilcoxon_p"], row["wilcoxon_note"] = wilcoxon_p(x - y)
+        row["wilcoxon_p"], row["wilcoxon_note"] = wilcoxon_p(merged_ties(x - y))
         row["cliffs_delta"] = cliffs_delta(x, y)
+        row["cliffs_delta_paired"] = cliffs_delta_paired(x, y)
         row["magnitude"] = magnitude(row["cliffs_delta"])
         rows.append(row)
     adjusted = holm([np.nan if r["wilcoxon_p"] is None else r["wilcoxon_p"] for r in rows])

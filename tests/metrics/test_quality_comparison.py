@@ -1,10 +1,12 @@
 """Systems against humans (metrics.quality.comparison): each statistic on numbers worked out by hand."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from metrics.quality.comparison import (
     ALL_ZERO,
@@ -12,10 +14,12 @@ from metrics.quality.comparison import (
     SKIP_FEW_PAIRS,
     Pairs,
     cliffs_delta,
+    cliffs_delta_paired,
     compare,
     comparison_table,
     holm,
     magnitude,
+    merged_ties,
     paper_means,
     wilcoxon_p,
 )
@@ -30,6 +34,21 @@ def test_cliffs_delta_counts_every_cross_pair():
     # a tie made of float noise ((0.1 + 0.2) vs 0.3) is still a tie
     assert cliffs_delta([0.1 + 0.2], [0.3]) == 0.0
     assert math.isnan(cliffs_delta([], [1.0]))
+
+
+def test_paired_cliffs_delta_counts_the_signs_of_the_differences():
+    # x = [3, 1, 2, 2], y = [1, 2, 2, 0]: d = [2, −1, 0, 2] → (2 positive − 1 negative) / 4 = 0.25
+    assert cliffs_delta_paired([3, 1, 2, 2], [1, 2, 2, 0]) == 0.25
+    # the unpaired form on the same values counts all 16 cross pairs: 9 greater, 2 less → 7/16
+    assert cliffs_delta([3, 1, 2, 2], [1, 2, 2, 0]) == pytest.approx(7 / 16)
+    # every paper's system below its own human: d = [−1, −1, −1] → −1; the cross pairs say less:
+    # 4 > 3 once, 2 < 3, 4, 5 and 3 < 4, 5 and 4 < 5 six times, 3 = 3 and 4 = 4 ties → (1 − 6) / 9
+    assert cliffs_delta_paired([2, 3, 4], [3, 4, 5]) == -1.0
+    assert cliffs_delta([2, 3, 4], [3, 4, 5]) == pytest.approx(-5 / 9)
+    assert cliffs_delta_paired([0.1 + 0.2], [0.3]) == 0.0  # float noise is a tie
+    assert math.isnan(cliffs_delta_paired([], []))
+    with pytest.raises(ValueError):
+        cliffs_delta_paired([1.0, 2.0], [1.0])
 
 
 @pytest.mark.parametrize("delta,band", [(0.0, "negligible"), (0.1469, "negligible"), (0.147, "small"),
@@ -70,6 +89,44 @@ def test_wilcoxon_all_zero_differences_is_p_one_with_a_note():
     assert wilcoxon_p([0.3 - (0.1 + 0.2)] * 12) == (1.0, ALL_ZERO)  # float noise is no difference
 
 
+# A 12-paper study whose differences 5/12, −5/12, 5/12 are tied in exact arithmetic; paper A's system
+# reviews average [1/3, 1/2], paper B's humans [1/4, 7/12], paper C's system [1/6, 2/3] (each 5/12).
+TIE_PAPERS = {"A": ([1 / 3, 1 / 2], [0.0]), "B": ([0.0], [1 / 4, 7 / 12]), "C": ([1 / 6, 2 / 3], [0.0])}
+TIE_REST = [0.1, 0.2, -0.3, 0.5, 0.6, -0.05, 0.7, 0.8, 0.9]  # papers D..L: the system's value, humans 0
+TIE_EXACT = [Fraction(5, 12), -Fraction(5, 12), Fraction(5, 12)]
+
+
+def _tie_frame() -> pd.DataFrame:
+    rows = []
+    papers = {**TIE_PAPERS, **{chr(ord("D") + i): ([v], [0.0]) for i, v in enumerate(TIE_REST)}}
+    for paper, (system, human) in papers.items():
+        rows += _rows("doa", "depth", "jd", "cfgA", "peerlake", {paper: system})
+        rows += _rows("doa", "depth", "jd", "human", "human", {paper: human})
+    return pd.DataFrame(rows)
+
+
+def test_differences_tied_in_exact_arithmetic_share_a_rank():
+    means = paper_means(_tie_frame()).set_index("paper_id").sort_index()
+    naive = (means["system_mean"] - means["human_mean"]).to_numpy()
+    # the float paper means really do differ: |d| of A and C is one ulp below B's
+    assert naive[0] == naive[2] == 0.41666666666666663 and naive[1] == -0.4166666666666667
+    exact = [float(f) for f in TIE_EXACT] + TIE_REST
+    expected = stats.wilcoxon(exact, zero_method="wilcox", alternative="two-sided").pvalue
+    # ranked as distinct values, the − difference gets rank 6 alone instead of sharing 5.5 with A and C
+    assert stats.wilcoxon(naive).pvalue != pytest.approx(expected)
+    assert wilcoxon_p(naive) == (pytest.approx(expected, rel=1e-12), None)
+    (row,) = comparison_table(_tie_frame(), n_resamples=200).to_dict("records")
+    assert row["wilcoxon_p"] == pytest.approx(expected, rel=1e-12)
+    # paired δ on the same differences: 9 positive, 3 negative (B, −0.3, −0.05) → (9 − 3) / 12
+    assert row["cliffs_delta_paired"] == pytest.approx(0.5)
+
+
+def test_merged_ties_keep_signs_and_real_differences():
+    d = merged_ties([0.4166666666666667, -0.41666666666666663, 0.3 - (0.1 + 0.2), 0.6 - 0.2, 0.4, 0.41])
+    assert d.tolist() == [0.41666666666666663, -0.41666666666666663, 0.0, 0.39999999999999997,
+                          0.39999999999999997, 0.41]
+
+
 def test_bootstrap_interval_contains_the_mean_and_is_reproducible_with_its_seed():
     diff = np.array([0.4, -0.1, 0.3, 0.2, 0.0, 0.5, 0.1, 0.25, -0.05, 0.35, 0.15])
     lo, hi = resampled_mean_ci(diff, resample_indices(diff.size, seed=SEED))
@@ -100,7 +157,8 @@ def test_fewer_than_ten_pairs_gives_null_statistics_with_the_reason():
     (row,) = compare([Pairs("doa", x + 1, x)], n_resamples=200)
     assert row["n_pairs"] == 9 and row["skip_reason"] == SKIP_FEW_PAIRS
     assert row["mean_diff"] == pytest.approx(1.0)  # the plain means stay: 9 differences of 1
-    for col in ("ci_low", "ci_high", "wilcoxon_p", "holm_p", "cliffs_delta", "magnitude", "mean_system_ci_low"):
+    for col in ("ci_low", "ci_high", "wilcoxon_p", "holm_p", "cliffs_delta", "cliffs_delta_paired", "magnitude",
+                "mean_system_ci_low"):
         assert row[col] is None
 
 
@@ -163,6 +221,7 @@ def test_comparison_table_by_hand():
     assert (doa["mean_system"], doa["mean_human"], doa["mean_diff"]) == pytest.approx((0.365, 0.3, 0.065))
     assert doa["wilcoxon_p"] == pytest.approx(2 / 4096)
     assert doa["cliffs_delta"] == 1.0 and doa["magnitude"] == "large"
+    assert doa["cliffs_delta_paired"] == 1.0  # every paper's difference is positive
     # each resample mean lies between the smallest and largest difference
     assert 0.01 - 1e-9 <= doa["ci_low"] < 0.065 < doa["ci_high"] <= 0.12 + 1e-9
     diffs = [0.01 * i for i in range(1, 13)]  # all 12 papers paired: the union's draw is bootstrap_mean_ci's
@@ -174,6 +233,7 @@ def test_comparison_table_by_hand():
     assert ncps["n_pairs"] == 10 and ncps["mean_human"] == pytest.approx(0.5)
     assert (ncps["wilcoxon_p"], ncps["wilcoxon_note"]) == (1.0, ALL_ZERO)
     assert ncps["cliffs_delta"] == 0.0 and ncps["magnitude"] == "negligible"
+    assert ncps["cliffs_delta_paired"] == 0.0
     assert ncps["ci_low"] == ncps["mean_diff"] == ncps["ci_high"] == 0.0
     # Holm over cfgA's two tested metrics: sorted 2/4096·2 = 1/1024, then 1·1.0 = 1
     assert doa["holm_p"] == pytest.approx(1 / 1024) and ncps["holm_p"] == 1.0
@@ -225,7 +285,9 @@ def test_gate_passes_on_the_table_and_catches_each_broken_contract():
     broken = table.copy()
     broken.loc[mcs, "quality_comparison_id"] = "s|cfgA|doa"
     broken.loc[doa, "holm_p"] = 1.5
+    broken.loc[doa, "cliffs_delta_paired"] = -1.5
     failures = _gate_failures(broken)
+    assert "expect_column_values_to_be_between(cliffs_delta_paired, min_value=-1.0, max_value=1.0)" in failures
     assert "expect_column_values_to_be_unique(quality_comparison_id)" in failures
     assert "expect_column_values_to_be_between(holm_p, min_value=0.0, max_value=1.0)" in failures
 

@@ -91,6 +91,8 @@ def test_depth_differences_by_hand(db):
     assert grounding["holm_p"] == 1.0
     assert (doa["cliffs_delta"], doa["magnitude"]) == (1.0, "large")
     assert (grounding["cliffs_delta"], grounding["magnitude"]) == (0.0, "negligible")
+    # paired δ: 12 positive differences → 12/12; 12 zero differences → 0
+    assert (doa["cliffs_delta_paired"], grounding["cliffs_delta_paired"]) == (1.0, 0.0)
 
 
 def test_gate_passes_on_the_built_mart(db):

@@ -1,6 +1,6 @@
 """Issue #8 §5: each system against the human reviews, paired by paper, per study and quality metric —
-mean difference with a paired paper-bootstrap 95% interval, Wilcoxon signed-rank, Cliff's δ and its
-band, Holm across the metrics of a (study, system)."""
+mean difference with a paired paper-bootstrap 95% interval, Wilcoxon signed-rank, Cliff's δ unpaired (PRISM's,
+with its band) and paired, Holm across the metrics of a (study, system)."""
 
 
 def model(dbt, session):

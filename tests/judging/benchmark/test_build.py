@@ -10,7 +10,7 @@ import pytest
 from ingest.package import TextRecord
 from ingest.papers import ingest_pdf, latest_versions
 from judging import benchmark
-from judging.benchmark.build import _verifier
+from judging.benchmark.build import _verifier, experiment_config
 from llm_calls.fake_server import Reply
 from tests.judging.support import units_of
 
@@ -159,6 +159,32 @@ def test_build_records_items_variants_and_judgments(judge_log, judge_server, mak
     assert two.items == 2
     assert sorted(json.loads(v.details_json)["item_id"] for v in two.variants) == ["demo-001:d0", "demo-001:d1"]
     assert n == {t: len(list(judge_log.iter_events(t))) for t in n}
+
+
+def test_a_hosted_builder_has_no_node_cap_by_default_and_the_embedded_model_keeps_8(
+        judge_log, judge_server, make_judge_ctx, demo):
+    _script(judge_server)
+    ctx = make_judge_ctx(benchmark)  # the openai provider on the loopback server
+    report = benchmark.build(ctx, [demo], benchmark.Spec(seed=3))
+    # all 10 nodes kept, nothing cut; the request asked for no count, its schema has no limit, and its
+    # budget is the uncapped one (16,000 tokens)
+    assert report.nodes == 10
+    (body,) = judge_server.bodies_for("contradiction_graph")
+    sent = body["response_format"]["json_schema"]["schema"]["properties"]
+    assert "maxItems" not in sent["nodes"] and "maxItems" not in sent["edges"]
+    assert body.get("max_completion_tokens", body.get("max_tokens")) == 16_000
+    prompt = judge_server.prompt(body)
+    assert "Build a knowledge graph of the paper above." in prompt and "at most" not in prompt
+    (graph,) = [e for e in judge_log.iter_events("judgment_recorded") if e.step == "graph"]
+    assert json.loads(graph.inputs_json)["max_nodes"] is None and "over_max_nodes" not in graph.dropped_json
+    # a study's explicit cap still holds on a hosted model (the over_max_nodes count: test_graph.py)
+    assert benchmark.Spec(max_nodes=8).nodes_cap("openai") == 8
+
+    # the embedded model: 8 nodes by default, so its variants keep the identity they had with max_nodes = 8
+    local = make_judge_ctx(benchmark, provider="local")
+    assert experiment_config(local, benchmark.Spec(), 6000) == \
+        experiment_config(local, benchmark.Spec(max_nodes=8), 6000)
+    assert experiment_config(ctx, benchmark.Spec(), 6000) != experiment_config(ctx, benchmark.Spec(max_nodes=8), 6000)
 
 
 def test_papers_setting_filters_and_an_unparseable_graph_is_null(judge_log, judge_server, make_judge_ctx, demo):

@@ -53,14 +53,22 @@ def test_not_a_graph_and_over_max_nodes():
     nodes = [{"id": f"n{i}", "type": "theory", "level": "none", "description": "d", "quotes": []} for i in range(5)]
     g = parse_graph({"nodes": nodes, "edges": []}, TEXT, j, max_nodes=3)
     assert [n.id for n in g.nodes] == ["n0", "n1", "n2"] and j.dropped == {"over_max_nodes": 2}
+    j = _j()
+    g = parse_graph({"nodes": nodes, "edges": []}, TEXT, j, max_nodes=None)  # no cap: every node kept
+    assert len(g.nodes) == 5 and j.dropped == {}
 
 
-def test_schemas_are_bounded_and_narrowed_per_request():
-    for name in ("contradiction_graph", "contradiction_rewrite", "contradiction_validate"):
+def test_schemas_are_bounded_under_a_cap_and_narrowed_per_request():
+    for name in ("contradiction_rewrite", "contradiction_validate"):
         assert_bounded(load_template(name).output_schema)
     schema = load_template("contradiction_graph").output_schema
+    # the file is the shape: no node or edge limit, as the seed's builder had none
+    assert "maxItems" not in schema["properties"]["nodes"] and "maxItems" not in schema["properties"]["edges"]
+    assert narrowed_schema(schema, None) == schema
     narrow = narrowed_schema(schema, 5)
+    assert_bounded(narrow)  # what a grammar-decoding model gets under a cap
     assert narrow["properties"]["nodes"]["maxItems"] == 5 and narrow["properties"]["edges"]["maxItems"] == 10
-    assert schema["properties"]["nodes"]["maxItems"] == 40  # the template's own schema is untouched
+    assert "maxItems" not in schema["properties"]["nodes"]  # the template's own schema is untouched
     # 30 + 8 nodes x 170 + 16 edges x 20 = 30 + 1360 + 320
     assert answer_tokens(8) == 1710
+    assert answer_tokens(None) == 16_000

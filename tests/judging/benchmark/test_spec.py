@@ -8,7 +8,18 @@ from judging.benchmark import KEYS, Spec
 def test_defaults():
     s = Spec.from_table({})
     assert (s.papers, s.seed, s.validate, s.manuscript_chars, s.max_nodes, s.max_paragraph_chars) == \
-        (None, 0, False, None, 8, 1200)
+        (None, 0, False, None, None, 1200)
+
+
+def test_the_node_cap_depends_on_the_builders_provider_unless_the_study_sets_it():
+    # unset: the embedded model keeps its 8 nodes; a hosted builder has none, as the seed's Gemini 2.5 Pro
+    assert Spec.from_table({}).nodes_cap("local") == 8
+    assert Spec.from_table({}).nodes_cap("openai") is None and Spec.from_table({}).nodes_cap("anthropic") is None
+    # set: the study's value on every provider, 0 = no cap; a cap above the old schema bound (40) is allowed
+    assert Spec.from_table({"max_nodes": 12}).nodes_cap("openai") == 12
+    assert Spec.from_table({"max_nodes": 12}).nodes_cap("local") == 12
+    assert Spec.from_table({"max_nodes": 0}).nodes_cap("local") is None
+    assert Spec.from_table({"max_nodes": 60}).nodes_cap("openai") == 60
 
 
 def test_values_and_keys_it_does_not_own_are_ignored():
@@ -25,8 +36,8 @@ def test_values_and_keys_it_does_not_own_are_ignored():
     ({"seed": "1"}, "contradictions.seed"),
     ({"seed": True}, "contradictions.seed"),
     ({"validate": "yes"}, "contradictions.validate"),
-    ({"max_nodes": 0}, "contradictions.max_nodes"),
-    ({"max_nodes": 41}, "contradictions.max_nodes"),  # over the graph schema's own cap
+    ({"max_nodes": -1}, "contradictions.max_nodes"),
+    ({"max_nodes": "8"}, "contradictions.max_nodes"),
     ({"manuscript_chars": 10}, "contradictions.manuscript_chars"),
     ({"max_paragraph_chars": 2.5}, "contradictions.max_paragraph_chars"),
     ({"max_items": 0}, "contradictions.max_items"),
