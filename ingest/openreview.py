@@ -26,6 +26,10 @@ ICLR2017_SCALE = "ICLR2017:1,2,3,4,5,6,7,8,9,10"
 ICLR2020_SCALE = "ICLR2020:1,3,6,8"
 ICLR2025_SCALE = "ICLR2025:1,3,5,6,8,10"
 ICLR2026_SCALE = "ICLR2026:0,2,4,6,8,10"  # ICLR 2026 moved to even anchors
+# ICML 2025's "Overall Recommendation" (1 strong reject … 5 strong accept) and NeurIPS 2025's rating
+# (1 strong reject … 6 strong accept), as their 2025 review forms define them.
+ICML2025_SCALE = "ICML2025:1,2,3,4,5"
+NEURIPS2025_SCALE = "NeurIPS2025:1,2,3,4,5,6"
 
 # Venue id → rating scale. Only venues whose scale was checked against their review forms; any
 # other venue needs an explicit scale, because a wrong one would skew every calibration metric.
@@ -41,8 +45,13 @@ RATING_SCALES = {
     "ICLR.cc/2024/Conference": ICLR2025_SCALE,
     "ICLR.cc/2025/Conference": ICLR2025_SCALE,
     "ICLR.cc/2026/Conference": ICLR2026_SCALE,
+    "ICML.cc/2025/Conference": ICML2025_SCALE,
+    "NeurIPS.cc/2025/Conference": NEURIPS2025_SCALE,
     "Demo.cc/2026/Conference": ICLR2025_SCALE,
 }
+# Where a review form keeps its overall score: `rating` almost everywhere, but ICML 2025 asks for an
+# "Overall Recommendation" and has no `rating` field (and no confidence).
+RATING_KEYS = ("rating", "overall_recommendation")
 
 _LEADING_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
 _SCALE = re.compile(r"^[\w.-]+:-?\d+(\.\d+)?(,-?\d+(\.\d+)?)+$")
@@ -191,9 +200,10 @@ def _review_event(log: EventLog, note: dict, venue: str | None,
     content = note["content"]
     if not isinstance(content, dict):
         raise NoteError("note 'content' is not an object")
-    if _value(content, "rating") is None:
-        raise NoteError("review has no content.rating")
-    rating = parse_score(_value(content, "rating"), "content.rating")
+    key = next((k for k in RATING_KEYS if _value(content, k) is not None), None)
+    if key is None:
+        raise NoteError(f"review has no {' or '.join(f'content.{k}' for k in RATING_KEYS)}")
+    rating = parse_score(_value(content, key), f"content.{key}")
     conf_raw = _value(content, "confidence")
     confidence = None if conf_raw is None else parse_score(conf_raw, "content.confidence")
     venue = venue or _venue_of(note)

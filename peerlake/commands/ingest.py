@@ -1,5 +1,6 @@
-"""`peerlake ingest pdf|openreview|asap|reviews|related-work` and `peerlake sample`: bring papers and reviews
-into the lake. Every set-aside input is printed with its reason and kept as `ingest_rejected`."""
+"""`peerlake ingest pdf|openreview|asap|reviews|prism|judgments|related-work` and `peerlake sample`: bring
+papers, reviews and judgments made elsewhere into the lake. Every set-aside input is printed with its reason
+and kept as `ingest_rejected`."""
 
 from pathlib import Path
 
@@ -119,6 +120,85 @@ def ingest_reviews_cmd(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     _finish(log, outcomes, ("imported", "skipped", "rejected"), strict)
+
+
+@ingest_app.command("prism")
+def ingest_prism_cmd(
+    folder: Path = typer.Argument(..., help="PRISM's data root (ICLR2024/ … Neurlps2025/), a folder holding "
+                                            "data/, or one venue folder"),
+    study: str = typer.Option(None, "--study", help="also write a study (if absent) whose reviewers are the "
+                                                    "imported systems, on every judge"),
+    strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
+) -> None:
+    """PRISM's released papers (text), human reviews, decisions and its five systems' reviews."""
+    from ingest.prism import STATUSES, import_prism
+
+    log = _log()
+    found = import_prism(log, folder)
+    systems, venues = sorted(found.systems or _prism_systems(log)), sorted(found.venues)
+    name = study or "prism"
+    command = (f"peerlake study new {name} --no-reviewers --judges all "
+               + " ".join(f"--venue {v}" for v in venues) + " " + " ".join(f"--external {s}" for s in systems))
+    if study:
+        _prism_study(log, study, venues, systems, command)
+    else:
+        typer.echo(f"to judge them: {command}\n  then: peerlake run {name}")
+    _finish(log, found.outcomes, STATUSES, strict)
+
+
+def _prism_systems(log) -> set[str]:
+    from ingest.prism_reviews import SYSTEMS
+
+    return {e.system for e in log.iter_events("external_review_imported")} & set(SYSTEMS.values())
+
+
+def _prism_study(log, name: str, venues: list[str], systems: list[str], command: str) -> None:
+    from reviewing.study import JUDGES, StudyError, save_study, study_text
+    from warehouse.studies import StudyFiles
+
+    if StudyFiles(log.lake).exists(name):
+        typer.echo(f"study {name} exists; left as it is (to write it anew: {command} --force)")
+        return
+    try:
+        text = study_text(name, description="PRISM's released reviews: humans and five reviewer systems",
+                          venues=venues, external_systems=systems, reviewers=False, judges=list(JUDGES))
+        path = save_study(log, name, text)
+    except (StudyError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    typer.echo(f"study {name} written to {path}\nrun it with: peerlake run {name}")
+
+
+@ingest_app.command("judgments")
+def ingest_judgments_cmd(
+    path: Path = typer.Argument(..., help="a judge output file, or a folder of them (PRISM's data_demo/<aspect>/…)"),
+    judge: str = typer.Option(..., "--judge", help="the judge the outputs stand for: depth | constructiveness"),
+    label: str = typer.Option("prism-released", "--label", help="names the judge config (<label>:<judge>)"),
+    study: str = typer.Option(None, "--study", help="add the imported judge config to this study's judging scope, "
+                                                    "so its quality marts count them"),
+    strict: bool = typer.Option(False),
+) -> None:
+    """Judge outputs made elsewhere (PRISM's released units, atomic comments) → judgment_recorded."""
+    from ingest.judgment_scope import add_to_study, check_study, scope_row
+    from ingest.judgments import STATUSES, import_judgments, judge_config
+
+    log = _log()
+    try:
+        if study:
+            check_study(log, study)
+        outcomes = import_judgments(log, path, judge, label)
+    except ValueError as exc:
+        log.close()
+        raise typer.BadParameter(str(exc)) from None
+    if study:
+        row = scope_row(log, judge, judge_config(judge, label))
+        papers = {e.paper_id for e in log.iter_events("judgment_recorded")
+                  if e.judge_config == row["judge_config"] and e.paper_id}
+        try:
+            add_to_study(log, study, [row], papers)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        typer.echo(f"study {study}: {row['judge_config']} covers {len(row['review_keys'])} reviews")
+    _finish(log, outcomes, STATUSES, strict)
 
 
 @ingest_app.command("related-work")

@@ -1,0 +1,250 @@
+"""`peerlake ingest judgments`: PRISM's released judge answers (data_demo/, tests/ingest/prism_layout.py) become
+judgment_recorded events keyed to the reviews `peerlake ingest prism` imported, with the file as provenance;
+then one dbt build checks that the quality marts give, from those answers, the per-review figures PRISM's
+formulas give (computed here from /work/shared/specs/prism-metric-definitions.md, not from peerlake's SQL)."""
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ingest.judgments import UNIT_KEYS
+from peerlake.commands.ingest import register
+from tests.ingest import prism_layout as layout
+from tests.ingest.prism_layout import ICLR, data_demo, prism_data, write
+from warehouse import EventLog
+
+REPO = Path(__file__).resolve().parents[2]
+SEA, H1, H2 = f"external:sea-e:{ICLR}", "human:TKnO6M1glb", "human:NHOJ5LqlA3"
+DEPTH, CONSTRUCTIVE = "prism-released:depth", "prism-released:constructiveness"
+
+
+def _cli(*args: str, code: int = 0):
+    app = typer.Typer()
+    register(app)
+    r = CliRunner().invoke(app, ["ingest", *args])
+    assert r.exit_code == code, r.output
+    return r
+
+
+def _tally(output: str) -> dict[str, int]:
+    line = [x for x in output.splitlines() if " · " in x][-1]
+    return {k: int(v) for k, v in (part.rsplit(" ", 1) for part in line.split(" · "))}
+
+
+def _imported(tmp_path: Path, *study: str) -> Path:
+    """PRISM's data imported into the temp lake; returns data_demo/."""
+    prism_data(tmp_path / "prism")
+    _cli("prism", str(tmp_path / "prism"), *study)
+    return data_demo(tmp_path / "prism")
+
+
+def _judgments(config: str) -> dict:
+    log = EventLog()
+    out = {e.subject_key: e for e in log.iter_events("judgment_recorded") if e.judge_config == config}
+    log.close()
+    return out
+
+
+def test_released_answers_become_judgments_with_their_provenance(lake, tmp_path):
+    demo = _imported(tmp_path)
+    t = _tally(_cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth").output)
+    assert (t["imported"], t["rejected"]) == (3, 0)
+    depth = _judgments(DEPTH)
+    assert set(depth) == {SEA, H1, H2}  # Human_k is the k-th review of the paper's human_reviews file
+    sea_file = demo / "depth_of_analysis/iclr2025/sea" / f"{ICLR}.json"
+    e = depth[SEA]
+    assert (e.judge, e.step, e.repeat, e.status, e.paper_id, e.llm_call_ids_json) == (
+        "depth", "units", 0, "ok", ICLR, "[]")
+    inputs = json.loads(e.inputs_json)
+    assert (inputs["file"], inputs["sha256"]) == (str(sea_file), hashlib.sha256(sea_file.read_bytes()).hexdigest())
+    assert (inputs["source"], inputs["system"], inputs["prism_source"], inputs["released_by"]) == (
+        "external", "sea-e", "sea", "prism")
+    assert json.loads(depth[H2].inputs_json)["evaluator_model"] == "mimo-v2.5-pro"
+    released = layout.DEPTH_SEA["reviews_analysis"]["SEA_ICLR2025"]
+    units = json.loads(e.units_json)
+    assert [(u["text"], u["role"], u["aspect"], u["grounding"]) for u in units] == [
+        (a["argument"], a["role"].lower(), a["aspect"].lower(), a["grounding_score"]) for a in released]
+    assert set(units[0]) == set(UNIT_KEYS[("depth", "units")])
+
+    t = _tally(_cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness").output)
+    assert (t["imported"], t["rejected"]) == (3, 0)
+    comments = _judgments(CONSTRUCTIVE)
+    assert set(comments) == {SEA, H1, H2} and comments[SEA].step == "comments"
+    h2 = json.loads(comments[H2].units_json)
+    assert [(c["actionability"], c["specificity"], c["justification"], c["solution"], c["tone"]) for c in h2] == [
+        (1, 2, 2, 1, 1), (0, 0, 1, 0, 1)]
+    # the anchor is looked up in the review the lake holds: the second one is not in it
+    assert [c["anchor_found"] for c in h2] == [True, False]
+    assert set(h2[0]) == set(UNIT_KEYS[("constructiveness", "comments")])
+
+
+def test_a_bad_file_is_set_aside_and_the_rest_imports(lake, tmp_path):
+    demo = _imported(tmp_path)
+    folder = demo / "depth_of_analysis" / "iclr2025"
+    write(folder / "sea" / "Broken0001.json", "{oops")
+    write(folder / "tree" / "NoAnalys01.json", {"paper_id": "NoAnalys01", "source": "tree_iclr2025"})
+    write(folder / "tree" / f"{ICLR}.json", {**layout.DEPTH_SEA, "reviews_analysis": {"TREE": [
+        {"argument": "A claim.", "role": "Claim", "aspect": "Other", "grounding_score": None}]}})
+    write(folder / "human" / "NotInLake1.json", {**layout.DEPTH_HUMAN, "paper_id": "NotInLake1"})
+    write(folder / "human" / "extra.json", {"paper_id": ICLR, "reviews_analysis": {"Human_9": []}})
+    write(folder / "gpt" / f"{ICLR}.json", {"paper_id": ICLR, "reviews_analysis": {"GPT": []}})
+    outside = write(tmp_path / "elsewhere" / f"{ICLR}.json", layout.DEPTH_SEA)
+    os.symlink(outside, folder / "sea" / "Linked0001.json")
+    r = _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth")
+    for why in ("Broken0001.json: not valid JSON", "NoAnalys01.json: has no 'reviews_analysis' object",
+                "NotInLake1.json Human_1: no PRISM human review #1 of NotInLake1 in the lake",
+                "extra.json Human_9: no PRISM human review #9",
+                "gpt/03OkC0LKDD.json: names no PRISM source", "Linked0001.json: points outside"):
+        assert why in r.output, why
+    t = _tally(r.output)
+    # the three good answers and TreeReview's one (it is in the lake too)
+    assert (t["imported"], t["rejected"]) == (4, 7)  # NotInLake1 has two answers, each refused
+    assert set(_judgments(DEPTH)) == {SEA, H1, H2, f"external:treereview:{ICLR}"}
+    _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth", "--strict", code=1)
+
+
+def test_reimport_writes_nothing_and_a_wrong_judge_is_refused(lake, tmp_path):
+    demo = _imported(tmp_path)
+    _cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness")
+    log = EventLog()
+    before = [e.event_id for e in log.iter_events()]
+    log.close()
+    t = _tally(_cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness").output)
+    assert (t["imported"], t["skipped"], t["rejected"]) == (0, 3, 0)
+    log = EventLog()
+    assert [e.event_id for e in log.iter_events()] == before
+    log.close()
+    r = _cli("judgments", str(demo / "constructiveness"), "--judge", "novelty", code=2)
+    assert "importable judges are depth," in " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())
+    # a study the lake does not know: refused before anything is imported
+    r = _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth", "--study", "nope", code=2)
+    assert "no study 'nope'" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())
+    log = EventLog()
+    assert [e.event_id for e in log.iter_events()] == before
+    log.close()
+
+
+def test_scope_is_added_once(lake, tmp_path):
+    demo = _imported(tmp_path, "--study", "prism")
+    for _ in range(2):
+        _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth", "--study", "prism")
+        _cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness", "--study", "prism")
+    log = EventLog()
+    resolutions = [e for e in log.iter_events("study_resolved") if e.study_id == "prism"]
+    log.close()
+    assert len(resolutions) == 2  # one per judge config; the second round changed nothing
+    rows = {r["judge_config"]: r for r in json.loads(resolutions[-1].judges_json)}
+    assert set(rows) == {DEPTH, CONSTRUCTIVE}
+    assert rows[DEPTH]["review_keys"] == sorted([SEA, H1, H2]) and rows[DEPTH]["provider"] == "imported"
+    assert json.loads(resolutions[-1].paper_ids_json) == [ICLR]
+
+
+def test_constructiveness_ratings_are_parsed_as_prism_parses_them(lake, tmp_path):
+    """clamp(round(x), 0, 2), a non-number 0 (spec §4): counted in `dropped`, the comment kept."""
+    demo = _imported(tmp_path)
+    odd = {**layout.CONSTRUCTIVE_SEA, "atomic_comments": [
+        {"content": "c", "D1_actionability": 3, "D2_specificity": 1.0, "D3_justification": "high",
+         "D4_solution": -1, "D5_tone": True}]}
+    path = write(demo / "odd" / "sea" / f"{ICLR}.json", odd)
+    _cli("judgments", str(path), "--judge", "constructiveness")
+    e = _judgments(CONSTRUCTIVE)[SEA]
+    [c] = json.loads(e.units_json)
+    assert (c["actionability"], c["specificity"], c["justification"], c["solution"], c["tone"]) == (2, 1, 0, 0, 0)
+    assert json.loads(e.dropped_json) == {"clamped": 2, "non_numeric_rating": 2}
+
+
+def test_unit_keys_cover_what_the_quality_models_read():
+    """UNIT_KEYS is copied (ingest may not import judging): the keys the dbt models read from units, and
+    the keys peerlake's own judges write, must be among them."""
+    models = REPO / "dbt_project/models/intermediate"
+    for (judge, _), keys in UNIT_KEYS.items():
+        sql = (models / f"int_quality_{judge}_repeats.sql").read_text()
+        read = set(re.findall(r'"(\w+)": "(?:INTEGER|VARCHAR|BOOLEAN|DOUBLE)"', sql))
+        assert read and read <= set(keys), (judge, read - set(keys))
+        source = (REPO / "judging" / f"{judge}.py").read_text()
+        assert all(f'"{k}"' in source for k in keys if k not in ("actionability", "specificity", "justification",
+                                                                  "solution", "tone")), judge
+
+
+# ---- one dbt build: the marts from PRISM's answers ------------------------------------------------
+
+def _clc(c: dict) -> float:
+    return (c["D1_actionability"] + c["D2_specificity"] + c["D3_justification"] + c["D4_solution"]
+            + c["D5_tone"]) / 10
+
+
+def prism_constructiveness(comments: list[dict]) -> dict:
+    """Spec §4: CLC_j = (D1+…+D5)/10; MCS = mean CLC; AR = frac(D1 >= 1); SD = frac(D4 = 2); CD = frac(CLC >= 0.6)."""
+    n = len(comments)
+    return {"mcs": sum(_clc(c) for c in comments) / n,
+            "share_actionable": sum(c["D1_actionability"] >= 1 for c in comments) / n,
+            "share_solution": sum(c["D4_solution"] == 2 for c in comments) / n,
+            "share_clc_06": sum(_clc(c) >= 0.6 - 1e-12 for c in comments) / n}
+
+
+def prism_depth(args: list[dict]) -> dict:
+    """Spec §1: R = n_premise / n_ADU; S = mean non-null grounding of the premises, else 0; S_norm = S / 2;
+    DoA = 2 R S_norm / (R + S_norm), 0 when R + S_norm = 0; Ratio_All_other = n_other / n_ADU."""
+    premises = [a for a in args if a["role"] == "Premise"]
+    grounded = [a["grounding_score"] for a in premises if a["grounding_score"] is not None]
+    r = len(premises) / len(args)
+    s = (sum(grounded) / len(grounded) if grounded else 0) / 2
+    return {"premise_ratio": r, "grounding_norm": s, "doa": 0.0 if r + s == 0 else 2 * r * s / (r + s),
+            "share_units_other": sum(a["aspect"] == "Other" for a in args) / len(args)}
+
+
+def test_quality_marts_give_prisms_per_review_figures(lake, tmp_path):
+    from tests.dbt.test_marts import dbt_build
+
+    demo = _imported(tmp_path, "--study", "prism")
+    r = _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth", "--study", "prism")
+    assert f"study prism: {DEPTH} covers 3 reviews" in r.output
+    _cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness", "--study", "prism")
+    db, _ = dbt_build(lake.root, tmp_path, db=tmp_path / "marts.duckdb")
+    with duckdb.connect(str(db), read_only=True) as con:
+        def row(table: str, config: str, review: str) -> dict:
+            cur = con.execute(f"select * from {table} where {table}_id = ?", [f"prism|{config}|{review}"])
+            names = [d[0] for d in cur.description]
+            [values] = cur.fetchall()
+            return dict(zip(names, values, strict=True))
+
+        released = {SEA: layout.CONSTRUCTIVE_SEA, H1: layout.CONSTRUCTIVE_HUMAN["reviewers"][0],
+                    H2: layout.CONSTRUCTIVE_HUMAN["reviewers"][1]}
+        for review, answer in released.items():
+            got = row("quality_constructiveness", CONSTRUCTIVE, review)
+            want = prism_constructiveness(answer["atomic_comments"])
+            assert {k: got[k] for k in want} == pytest.approx(want), review
+            assert (got["n_repeats"], got["is_null"], got["judge_provider"]) == (1, False, "imported")
+            # and the figures PRISM released beside its answers (rounded to 4 places there)
+            assert round(got["mcs"], 4) == answer["metrics"]["MCS"], review
+            assert round(got["share_clc_06"], 4) == answer["metrics"]["CD"], review
+        # by hand: SEA's comments score 4, 5 and 8 of 10 points
+        assert row("quality_constructiveness", CONSTRUCTIVE, SEA)["mcs"] == pytest.approx(17 / 30)
+
+        analyses = {SEA: layout.DEPTH_SEA["reviews_analysis"]["SEA_ICLR2025"],
+                    H1: layout.DEPTH_HUMAN["reviews_analysis"]["Human_1"],
+                    H2: layout.DEPTH_HUMAN["reviews_analysis"]["Human_2"]}
+        for review, args in analyses.items():
+            got = row("quality_depth", DEPTH, review)
+            want = prism_depth(args)
+            assert {k: got[k] for k in want} == pytest.approx(want), review
+        # by hand: Human_2 has 2 premises of 3 units, one grounded (2): R = 2/3, S_norm = 1, DoA = 0.8
+        assert row("quality_depth", DEPTH, H2)["doa"] == pytest.approx(0.8)
+        assert row("quality_depth", DEPTH, H1)["doa"] == 0.0  # one claim, no premise
+
+
+def test_judge_output_nested_too_deep_is_one_rejection(lake, tmp_path):
+    from tests.ingest.hostile import deep_json
+
+    demo = _imported(tmp_path)
+    write(demo / "constructiveness" / "iclr2025" / "sea" / "DeepNest01.json", deep_json())
+    r = _cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness")
+    t = _tally(r.output)
+    assert (t["rejected"], t["imported"]) == (1, 3) and "is nested too deeply to read" in r.output
