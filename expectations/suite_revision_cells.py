@@ -6,7 +6,7 @@ MODEL = "revision_cells"
 KEY = "revision_cell_id"
 STAGE = "statistics"
 COUNTS = ("n_papers", "n_papers_dropped_incomplete", "n_papers_blocked", "n_positive", "n_zero", "n_negative",
-          "n_resamples", "bootstrap_seed")
+          "n_papers_unchanged", "n_resamples", "bootstrap_seed")
 COLUMNS = [KEY, "study_id", "cell", "venue_year", "mean_gain", "ci_low", "ci_high", "mean_gain_noise_sd", *COUNTS]
 
 

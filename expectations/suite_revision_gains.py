@@ -1,13 +1,13 @@
 """Suite `revision_gains`: one row per (study, cell, paper); a complete paper has a gain, a direction in
 {−1, 0, +1} and a non-negative noise variance, an incomplete one has none of them (a null gain without the
-flag would read as a paper that was never scored)."""
+flag would read as a paper that was never scored); an unchanged final under zero_noise has gain and noise 0."""
 
 MODEL = "revision_gains"
 KEY = "revision_gain_id"
 STAGE = "statistics"
 STATISTICS = ("sum_original", "sum_final", "gain", "direction")
 COLUMNS = [KEY, "study_id", "cell", "paper_id", "repeats", "n_original_scores", "n_final_scores", "is_complete",
-           *STATISTICS, "noise_var_gain"]
+           *STATISTICS, "noise_var_gain", "unchanged_final"]
 
 
 def expectations() -> list:
@@ -26,6 +26,11 @@ def expectations() -> list:
         at_least("repeats", "n_final_scores"),
         gx.expectations.ExpectColumnValuesToBeInSet(column="direction", value_set=[-1, 0, 1]),
         gx.expectations.ExpectColumnValuesToBeBetween(column="noise_var_gain", min_value=0),
+        gx.expectations.ExpectColumnValuesToBeInSet(column="unchanged_final", value_set=["zero_noise", "rescore"]),
+        # zero_noise: the final is the original read by its own scores, so its gain and noise are exactly 0
+        *[gx.expectations.ExpectColumnValuesToBeBetween(
+            column=c, min_value=0, max_value=0,
+            row_condition=(Column("unchanged_final") == "zero_noise") & complete) for c in ("gain", "noise_var_gain")],
         *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c, row_condition=complete) for c in STATISTICS],
         *[gx.expectations.ExpectColumnValuesToBeNull(column=c, row_condition=incomplete) for c in STATISTICS],
     ]

@@ -7,7 +7,7 @@ KEY = "revision_noise_adjusted_id"
 STAGE = "statistics"
 REASONS = ["fewer_than_3_papers", "adjusted_variance_not_positive", "fewer_than_2_repeats"]
 COLUMNS = [KEY, "study_id", "quantity", "scorer_x", "scorer_y", "n_papers", "r_observed", "rho_adj", "n_resamples",
-           "n_undefined", "n_out_of_range", "null_reason", "bootstrap_seed"]
+           "n_undefined", "n_out_of_range", "null_reason", "bootstrap_seed", "n_papers_unchanged", "unchanged_final"]
 
 
 def derive(frame):
@@ -28,7 +28,9 @@ def expectations() -> list:
         gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectColumnValuesToBeInSet(column="quantity", value_set=["original_means", "gains"]),
         *counts(("n_papers", "n_resamples", "n_undefined", "n_out_of_range", "n_resamples_in_range",
-                 "bootstrap_seed")),
+                 "bootstrap_seed", "n_papers_unchanged")),
+        gx.expectations.ExpectColumnValuesToBeInSet(column="unchanged_final",
+                                                    value_set=["zero_noise", "rescore", "mixed"]),
         gx.expectations.ExpectColumnValuesToBeBetween(column="r_observed", min_value=-1, max_value=1),
         gx.expectations.ExpectColumnValuesToBeInSet(column="null_reason", value_set=REASONS),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="rho_adj", row_condition=Column("null_reason").is_null()),

@@ -10,6 +10,10 @@ Also, as their documentation describes them:
   POST /v1/batches, GET /v1/batches/{id}, GET /v1/files/{id}/content) and Anthropic Message Batches
   (POST /v1/messages/batches, GET …/{id}, GET …/{id}/results). A batch ends at its
   `batch_polls_to_end`-th poll; `fail_batch_items` makes the next items fail;
+- the model families' request rules (fake_model_rules.py, on unless `enforce_model_rules=False`):
+  a request shaped wrongly for its model (temperature or max_tokens to o3, thinking with temperature
+  to Claude ...) gets the API's 400 and is kept in `refused`; a reasoning model spends
+  `reasoning_tokens_spent` tokens of its output budget first, and answers empty when too few are left;
 - prompt-cache usage (`prompt_cache=True`; off by default, when usage is the fixed `Usage`): token
   counts from the text at `chars_per_token`; OpenAI reports `prompt_tokens_details.cached_tokens`
   for a prefix repeated from an earlier request of the same model, >= 1,024 tokens, in 128-token
@@ -31,6 +35,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from llm_calls.fake_batches import FakeBatches
+from llm_calls.fake_model_rules import (
+    anthropic_violation,
+    openai_violation,
+    spend_anthropic_thinking,
+    spend_openai_reasoning,
+)
 from llm_calls.fake_prompt_cache import FakePromptCache
 
 
@@ -88,14 +98,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(status, json.dumps(payload).encode())
             return
         body = json.loads(raw or b"{}")
+        anthropic = path.endswith("/messages")
+        if fake.enforce_model_rules and (refusal := fake.refusal(body, anthropic)) is not None:
+            self._send(400, json.dumps(refusal).encode())  # before any script: the API never got this far
+            return
         number, reply = fake._enter(body)
         try:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
-            anthropic = self.path.rstrip("/").endswith("/messages")
             if reply.status == 200:
                 payload = reply.body or (fake.anthropic_answer(body, number) if anthropic
                                          else fake.openai_answer(body, number))
+                if fake.enforce_model_rules and reply.raw_body is None:
+                    fake.spend_reasoning(body, payload, anthropic)
             else:
                 payload = reply.body or self._error_body(reply, anthropic)
             data = reply.raw_body if reply.raw_body is not None else json.dumps(payload).encode()
@@ -122,8 +137,14 @@ class _Server(ThreadingHTTPServer):
 class FakeLlmServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, delay_s: float = 0.0,
                  usage: Usage | None = None, *, prompt_cache: bool = False, cache_hits: bool = True,
-                 chars_per_token: int = 4, min_cache_tokens: int = 1024, batch_polls_to_end: int = 2):
+                 chars_per_token: int = 4, min_cache_tokens: int = 1024, batch_polls_to_end: int = 2,
+                 enforce_model_rules: bool = True, reasoning_tokens_spent: int = 2000):
         self.delay_s = delay_s
+        # fake_model_rules.py: a request its model family rejects is a 400 (kept in `refused`), and a
+        # reasoning model spends `reasoning_tokens_spent` output tokens before it answers.
+        self.enforce_model_rules = enforce_model_rules
+        self.reasoning_tokens_spent = reasoning_tokens_spent
+        self.refused: list[tuple[dict, dict]] = []
         self.usage = usage or Usage()
         # None: the fixed `usage` above (what the existing tests expect); else counted from the text.
         self.prompt_cache = FakePromptCache(chars_per_token, min_cache_tokens, cache_hits) if prompt_cache else None
@@ -182,6 +203,20 @@ class FakeLlmServer:
     def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
+
+    def refusal(self, body: dict, anthropic: bool) -> dict | None:
+        """The API's 400 body for a request its model cannot take (kept with the body), or None."""
+        error = anthropic_violation(body) if anthropic else openai_violation(body)
+        if error is not None:
+            with self._lock:
+                self.refused.append((body, error))
+        return error
+
+    def spend_reasoning(self, body: dict, payload: dict, anthropic: bool) -> None:
+        if anthropic:
+            spend_anthropic_thinking(body, payload, self.reasoning_tokens_spent)
+        else:
+            spend_openai_reasoning(body, payload, self.reasoning_tokens_spent)
 
     # ---- answers -----------------------------------------------------------------------------
     @staticmethod

@@ -36,7 +36,14 @@ from llm_calls.budget import Ledger, effective_cap, refusal_message, upper_cost_
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.images import with_image_data
 from llm_calls.progress import call_progress
-from llm_calls.providers import Provider, ProviderError, ProviderResponse, ProviderUnavailable, make_provider
+from llm_calls.providers import (
+    Provider,
+    ProviderError,
+    ProviderResponse,
+    ProviderUnavailable,
+    UnsupportedRequest,
+    make_provider,
+)
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
 from warehouse.attribution import current, in_context
 from warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
@@ -187,6 +194,7 @@ class Gateway:
         if (hit := self._answer(key)) is not None:
             return self._replay(req, hit, replays)
         provider = self._provider(req.provider)
+        provider.param_changes(req)  # UnsupportedRequest: a request its model cannot take, before any call
         with self.log.request_lock(key):
             self._refresh()
             if (hit := self._answer(key)) is not None:
@@ -208,6 +216,7 @@ class Gateway:
         A failed call does not stop the others. With return_exceptions its slot holds the exception;
         otherwise LlmBatchFailed (carrying the partial results) is raised once all have finished.
         """
+        self._refuse_unsupported(reqs)
         results: list = [None] * len(reqs)
         failures: dict[int, Exception] = {}
         replays: list[tuple[str, str]] = []  # list.append is atomic: the workers share it
@@ -228,6 +237,19 @@ class Gateway:
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
+
+    def _refuse_unsupported(self, reqs: Sequence[LlmRequest]) -> None:
+        """Raise UnsupportedRequest for the first unanswered request its model cannot take, before any
+        call of the batch: a wrong setting (temperature on o3, logprobs on Claude) is one clear error
+        naming it, not a column of failed calls. Answered requests replay whatever the rules say now."""
+        for req in reqs:
+            try:
+                provider = self._provider(req.provider, ready=False)
+            except ProviderUnavailable:
+                continue  # failed per call, as before
+            bound = self.bind(req)
+            if self._answer(bound.request_key) is None:
+                provider.param_changes(bound)
 
     def _workers(self) -> int:
         """Threads for call_many. The provider slots (`_slots`) bound the requests in flight to
@@ -453,7 +475,20 @@ class Gateway:
                 "model": req.model, "params_json": canonical_json(req.params), "request_sha256": request_sha,
                 "latency_ms": round(latency_ms, 3), "attempt": attempt,
                 "price_table_version": self.prices.version, "endpoint": req.endpoint,
-                "system": req.system, "step": req.step, "round": req.round}
+                "system": req.system, "step": req.step, "round": req.round,
+                "param_changes_json": self._param_changes_json(req)}
+
+    def _param_changes_json(self, req: LlmRequest) -> str | None:
+        """What the provider's model rules dropped or changed in the asked params (None: sent as asked)."""
+        with self._lock:
+            provider = self._providers.get(req.provider)
+        if provider is None:
+            return None
+        try:
+            changes = provider.param_changes(req)
+        except UnsupportedRequest:
+            return None  # never sent (only a batch's failure record can get here)
+        return canonical_json(changes) if changes else None
 
     def record_failure(self, req: LlmRequest, *, error_type: str, message: str, latency_ms: float,
                        batch_id: str | None = None) -> None:

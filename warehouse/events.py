@@ -124,8 +124,8 @@ class LlmCall(Event):
 
     event_type: ClassVar[str] = "llm_call"
     # v2 added `study` and `endpoint`, v3 `dagster_run_id`, `asset` and `batch_id`, v4 `system`, `step`
-    # and `round` (all optional): each version's schema segment carries its columns.
-    schema_version: ClassVar[int] = 4
+    # and `round`, v5 `param_changes_json` (all optional): each version's schema segment carries its columns.
+    schema_version: ClassVar[int] = 5
     duplicate_type: ClassVar[str | None] = "llm_call_duplicated"
     unique_fields: ClassVar[tuple[str, ...]] = ("request_key", "status")
 
@@ -177,6 +177,11 @@ class LlmCall(Event):
     system: str | None = None
     step: str | None = None
     round: int | None = None
+    # v5: what the model's request rules (llm_calls/providers/model_rules.py) did to the asked
+    # `params_json`: {"dropped": {name: asked value}, "changed": {name: sent value}}, e.g. o3's
+    # temperature dropped and its max_completion_tokens raised by the reasoning headroom. None: sent
+    # as asked (and every call before v5). Not part of request_key: the asked params are.
+    param_changes_json: str | None = None
 
     @classmethod
     def unique_key_of(cls, row: dict[str, Any]) -> str | None:
@@ -689,9 +694,16 @@ def _llm_call_v3_to_v4(record: dict) -> dict:
     return record
 
 
-UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2, _llm_call_v2_to_v3, _llm_call_v3_to_v4]
-UPCASTERS[("llm_call", 2)] = [_llm_call_v2_to_v3, _llm_call_v3_to_v4]
-UPCASTERS[("llm_call", 3)] = [_llm_call_v3_to_v4]
+def _llm_call_v4_to_v5(record: dict) -> dict:
+    """v4 calls predate the per-model request rules: every one was sent as asked."""
+    record.setdefault("param_changes_json", None)
+    return record
+
+
+UPCASTERS[("llm_call", 1)] = [_llm_call_v1_to_v2, _llm_call_v2_to_v3, _llm_call_v3_to_v4, _llm_call_v4_to_v5]
+UPCASTERS[("llm_call", 2)] = [_llm_call_v2_to_v3, _llm_call_v3_to_v4, _llm_call_v4_to_v5]
+UPCASTERS[("llm_call", 3)] = [_llm_call_v3_to_v4, _llm_call_v4_to_v5]
+UPCASTERS[("llm_call", 4)] = [_llm_call_v4_to_v5]
 UPCASTERS[("retrieval_call", 1)] = [_retrieval_call_v1_to_v2]
 
 

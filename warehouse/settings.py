@@ -216,14 +216,17 @@ def check_run_settings() -> None:
     provider = reviewer_defaults().provider
     for read in (lake_root, lake_url, claim_lease_s, batch_wait, system_max_output_tokens, local_threads,
                  local_context_tokens, ingest_max_pages, ingest_max_images, decimal_review_samples,
-                 score_probe_samples, lambda: review_max_chars(provider), lambda: judge_max_chars(provider)):
+                 score_probe_samples, lambda: review_max_chars(provider), lambda: judge_max_chars(provider),
+                 reasoning_headroom_tokens):
         read()
 
 
-def system_max_output_tokens() -> int:
+def system_max_output_tokens(provider: str = "local") -> int:
     """A reviewer system's output-token limit per call (a step may ask for less); a study's
-    [[reviewers]] max_output_tokens overrides it."""
-    return _int("PEERLAKE_SYSTEM_MAX_OUTPUT_TOKENS", "1500")
+    [[reviewers]] max_output_tokens overrides it. 1,500 fits the embedded model's 4k-token context
+    beside its prompt; a hosted model gets room for MLR's ~3.9k-token runs and for the reasoning
+    tokens an OpenAI reasoning model counts inside its limit (seed-001 B.1 budgets 16,000)."""
+    return _int("PEERLAKE_SYSTEM_MAX_OUTPUT_TOKENS", "1500" if provider == "local" else "16000")
 
 
 def local_threads() -> int:
@@ -379,6 +382,14 @@ def judge_max_chars(provider: str) -> int:
     6,000 after the judge's instructions and answer."""
     default = "6000" if provider == "local" else "128000"
     return _int("PEERLAKE_JUDGE_MAX_CHARS", default)
+
+
+def reasoning_headroom_tokens(default: int = 25_000) -> int:
+    """Output tokens an OpenAI reasoning model (o-series, GPT-5) gets on top of the asked answer
+    budget, since its hidden reasoning counts inside max_completion_tokens. The default (by model
+    family, llm_calls.providers.model_rules) follows OpenAI's advice to reserve ~25,000 tokens for
+    reasoning and output; $PEERLAKE_REASONING_HEADROOM_TOKENS overrides it (0: the answer budget alone)."""
+    return _int("PEERLAKE_REASONING_HEADROOM_TOKENS", str(default), minimum=0)
 
 
 # Names a child process that makes no model call never needs: the providers' keys (API_KEY_ENV) and

@@ -10,6 +10,7 @@ from llm_calls.providers.base import (
     ProviderResponse,
     ProviderUnavailable,
     RetryableProviderError,
+    UnsupportedRequest,
 )
 from warehouse.settings import PROVIDERS as PROVIDER_NAMES  # one list: settings checks $PEERLAKE_PROVIDER against it
 
@@ -42,5 +43,6 @@ __all__ = [
     "ProviderResponse",
     "ProviderUnavailable",
     "RetryableProviderError",
+    "UnsupportedRequest",
     "make_provider",
 ]

@@ -17,11 +17,12 @@ from llm_calls.providers.base import (
     RetryableProviderError,
 )
 from llm_calls.providers.image_parts import anthropic_with_images, check_accepted
+from llm_calls.providers.model_rules import ANTHROPIC_DEFAULT_MAX_TOKENS, RequestPlan, anthropic_plan
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 
-DEFAULT_MAX_TOKENS = 1024  # the API requires max_tokens; used when params has none
+DEFAULT_MAX_TOKENS = ANTHROPIC_DEFAULT_MAX_TOKENS  # the API requires max_tokens; used when params has none
 # Sampling parameters this SDK version has no keyword for; they still go in the JSON body.
 _BODY_PARAMS = ("temperature", "top_p", "top_k", "stop_sequences", "metadata", "thinking")
 
@@ -47,7 +48,8 @@ def parse_message(raw: dict) -> ProviderResponse:
 
 
 class AnthropicProvider(Provider):
-    """System messages are joined into the `system` field; logprobs are not offered by the API."""
+    """System messages are joined into the `system` field; logprobs are not offered by the API (a
+    request for them is refused before any call), thinking follows model_rules.py."""
 
     name = "anthropic"
 
@@ -65,18 +67,25 @@ class AnthropicProvider(Provider):
             # page images (llm_calls/images.py) follow the text as image blocks.
             "messages": [anthropic_with_images(m, anthropic_message(m)) for m in req.messages
                          if m["role"] != "system"],
-            "max_tokens": int(req.params.get("max_tokens", DEFAULT_MAX_TOKENS)),
         }
+        plan = self.plan(req)
         if system := self._system(req):
             body["system"] = system
         if count_breakpoints(body) > MAX_ANTHROPIC_BREAKPOINTS:
             raise FatalProviderError(f"more than {MAX_ANTHROPIC_BREAKPOINTS} cache breakpoints in one request",
                                      error_type="BadParams")
-        # `seed` labels a sample for replay; Anthropic has no seed, so it is not sent.
-        body.update({k: v for k, v in req.params.items() if k in _BODY_PARAMS})
+        # `seed` labels a sample for replay; Anthropic has no seed, so it is not sent (recorded as dropped).
+        body.update(plan.params)
         if req.response_schema is not None:
             body["output_config"] = {"format": {"type": "json_schema", "schema": req.response_schema}}
         return body
+
+    def plan(self, req: LlmRequest) -> RequestPlan:
+        """max_tokens (required), the sampling parameters the model takes (model_rules.py)."""
+        return anthropic_plan(req.model, req.params, req.top_logprobs, _BODY_PARAMS)
+
+    def param_changes(self, req: LlmRequest) -> dict[str, Any] | None:
+        return self.plan(req).changes()
 
     @staticmethod
     def _system(req: LlmRequest) -> str | list[dict[str, Any]]:

@@ -45,6 +45,11 @@ class BadResponse(RetryableProviderError):
         super().__init__(message, error_type="BadResponse")
 
 
+class UnsupportedRequest(ValueError):
+    """A request its model cannot take (a parameter the family rejects, logprobs from a model that has
+    none): refused before any call, with a message naming the setting to change (model_rules.py)."""
+
+
 class ProviderUnavailable(Exception):
     """The provider cannot be used at all here (missing model file, SDK, base URL); no call was made."""
 
@@ -80,6 +85,12 @@ class Provider(ABC):
     def endpoint(self, req: LlmRequest) -> str | None:
         """The base URL this request would be sent to; None for the provider's default endpoint.
         It becomes part of the request_key, so it must not raise (a missing URL fails in complete())."""
+        return None
+
+    def param_changes(self, req: LlmRequest) -> dict[str, Any] | None:
+        """What this model's request rules change in `req.params` ({"dropped": {name: asked},
+        "changed": {name: sent}}), recorded on the llm_call event; None when sent as asked. Raises
+        UnsupportedRequest for a request the model cannot take, so it is refused before any call."""
         return None
 
     @abstractmethod

@@ -24,6 +24,7 @@ from llm_calls.providers.base import (
     retryable_status,
 )
 from llm_calls.providers.image_parts import check_accepted, openai_message
+from llm_calls.providers.model_rules import RequestPlan, openai_plan
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 
@@ -95,7 +96,7 @@ def parse_chat_completion(raw: dict) -> ProviderResponse:
 
 class OpenAIProvider(Provider):
     """OpenAI's API: json_schema structured output, `max_completion_tokens` (o-series/gpt-5 reject
-    `max_tokens`)."""
+    `max_tokens`), and the reasoning models' rules (model_rules.py)."""
 
     name = "openai"
     key_provider = "openai"
@@ -113,11 +114,12 @@ class OpenAIProvider(Provider):
         return {"type": "json_schema",
                 "json_schema": {"name": "response", "schema": schema, "strict": self.strict_schema}}
 
-    def adapt_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        params = dict(params)
-        if "max_tokens" in params and "max_completion_tokens" not in params:
-            params["max_completion_tokens"] = params.pop("max_tokens")
-        return params
+    def plan(self, req: LlmRequest) -> RequestPlan:
+        """The parameters sent for this model (model_rules.py: the reasoning models' rules)."""
+        return openai_plan(req.model, req.params, req.top_logprobs)
+
+    def param_changes(self, req: LlmRequest) -> dict[str, Any] | None:
+        return self.plan(req).changes()
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
         """The exact JSON body POSTed to /chat/completions."""
@@ -126,7 +128,7 @@ class OpenAIProvider(Provider):
         check_accepted(self.name, req)
         body: dict[str, Any] = {"model": req.model,
                                 "messages": [openai_message(m) for m in plain_messages(req.messages)],
-                                **self.adapt_params(req.params)}
+                                **self.plan(req).params}
         if req.response_schema is not None:
             body["response_format"] = self.response_format(req.response_schema)
         if req.top_logprobs:
@@ -265,8 +267,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
     def response_format(self, schema: dict) -> dict:
         return {"type": "json_object", "schema": schema}
 
-    def adapt_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        return dict(params)  # older servers only know max_tokens
+    def plan(self, req: LlmRequest) -> RequestPlan:
+        # Sent as asked: a self-hosted server's model is not OpenAI's, and older servers only know max_tokens.
+        return RequestPlan(dict(req.params))
 
     def endpoint(self, req: LlmRequest) -> str | None:
         return req.base_url or self.base_url or settings.reviewer_defaults().base_url

@@ -10,6 +10,7 @@ complete revision_gains rows of that Scorer. One bootstrap draw per row (its own
 import numpy as np
 import pandas as pd
 
+from metrics.revision.gains import treatment
 from metrics.stats.bootstrap import resample_indices
 from metrics.stats.keys import join_id
 from metrics.stats.revision import (
@@ -38,7 +39,8 @@ NOISE_COLUMNS = {
     "scorer_x": "string", "scorer_y": "string", "n_papers": "int64", "r_observed": "float64", "rho_adj": "float64",
     "ci_low": "float64", "ci_high": "float64", "v_x": "float64", "v_y": "float64", "e_x": "float64",
     "e_y": "float64", "covariance": "float64", "n_resamples": "int64", "n_undefined": "int64",
-    "n_out_of_range": "int64", "null_reason": "string", "bootstrap_seed": "int64"}
+    "n_out_of_range": "int64", "null_reason": "string", "n_papers_unchanged": "int64", "unchanged_final": "string",
+    "bootstrap_seed": "int64"}
 
 
 def scorer_pairs(gains: pd.DataFrame):
@@ -75,6 +77,14 @@ def directions_table(gains: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(DIRECTION_COLUMNS)).astype(DIRECTION_COLUMNS)
 
 
+def _unchanged(both: pd.DataFrame | None) -> dict:
+    """How many of the row's papers have an unchanged final, and how their gain noise was counted."""
+    if both is None:  # original means: no final in them
+        return {"n_papers_unchanged": 0, "unchanged_final": None}
+    values = list(both["unchanged_final_x"]) + list(both["unchanged_final_y"])
+    return {"n_papers_unchanged": int(both["unchanged_final_x"].notna().sum()), "unchanged_final": treatment(values)}
+
+
 def _noise_row(fixed: dict, x, y, ex, ey, n_resamples: int, seed: int) -> dict:
     x, y, ex, ey = (np.asarray(a, dtype=float) for a in (x, y, ex, ey))
     no_noise = bool(np.isnan(ex).any() or np.isnan(ey).any())
@@ -109,10 +119,11 @@ def noise_adjusted_table(gains: pd.DataFrame, *, n_resamples: int, seed: int) ->
                                                              suffixes=("_x", "_y")).sort_values("paper_id")
             fixed = {"study_id": study, "quantity": "original_means", "condition": None, "scorer_x": x,
                      "scorer_y": y}
-            rows.append(_noise_row(fixed, both["mean_original_x"], both["mean_original_y"],
-                                   both["noise_var_original_x"], both["noise_var_original_y"], n_resamples, seed))
+            rows.append({**_noise_row(fixed, both["mean_original_x"], both["mean_original_y"],
+                                      both["noise_var_original_x"], both["noise_var_original_y"], n_resamples, seed),
+                         **_unchanged(None)})
     for study, cond, _w, _s, x, y, _cx, _cy, both in scorer_pairs(gains):
         fixed = {"study_id": study, "quantity": "gains", "condition": cond, "scorer_x": x, "scorer_y": y}
-        rows.append(_noise_row(fixed, both["gain_x"], both["gain_y"], both["noise_var_gain_x"],
-                               both["noise_var_gain_y"], n_resamples, seed))
+        rows.append({**_noise_row(fixed, both["gain_x"], both["gain_y"], both["noise_var_gain_x"],
+                                  both["noise_var_gain_y"], n_resamples, seed), **_unchanged(both)})
     return pd.DataFrame(rows, columns=list(NOISE_COLUMNS)).astype(NOISE_COLUMNS)

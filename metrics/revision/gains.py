@@ -3,7 +3,8 @@
 A paper counts in a cell only when BOTH sides have `repeats` parsed scores (sample indices 0..repeats−1);
 otherwise its revision_gains row says is_complete = false with null statistics, and revision_cells counts it
 in n_papers_dropped_incomplete (a paper blocked by a validator has no score rows: n_papers_blocked, from
-int_revision_outcomes).
+int_revision_outcomes). A paper whose final is unchanged counts as its `unchanged_final` column says
+(zero_noise: gain 0 and noise variance 0; rescore: scored again, the usual noise): metrics.stats.revision.
 
 One bootstrap world per (study, venue_year group — each venue_year and 'all'): the papers with a complete
 gain in any cell of the study in that group, sorted by paper_id, drawn once with resample_indices(seed).
@@ -17,7 +18,7 @@ import pandas as pd
 
 from metrics.stats.bootstrap import resample_indices
 from metrics.stats.keys import join_id
-from metrics.stats.revision import letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
+from metrics.stats.revision import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
 
 ALL = "all"
 CELL_META = ["writer", "selector", "scorer", "condition", "scorer_model"]
@@ -28,14 +29,16 @@ GAIN_COLUMNS = {
     "paper_id": "string", "final_paper_id": "string", "repeats": "int64", "n_original_scores": "int64",
     "n_final_scores": "int64", "is_complete": "bool", "sum_original": "Int64", "sum_final": "Int64",
     "mean_original": "float64", "mean_final": "float64", "gain": "float64", "direction": "Int64",
-    "noise_var_original": "float64", "noise_var_gain": "float64", "gain_noise_sd": "float64"}
+    "noise_var_original": "float64", "noise_var_gain": "float64", "gain_noise_sd": "float64",
+    "unchanged_final": "string"}
 
 CELL_COLUMNS = {
     "revision_cell_id": "string", "study_id": "string", "cell": "string", "writer": "string", "selector": "string",
     "scorer": "string", "condition": "string", "scorer_model": "string", "venue_year": "string", "repeats": "Int64",
     "n_papers": "int64", "n_papers_dropped_incomplete": "int64", "n_papers_blocked": "int64",
     "mean_gain": "float64", "ci_low": "float64", "ci_high": "float64", "n_positive": "int64", "n_zero": "int64",
-    "n_negative": "int64", "mean_gain_noise_sd": "float64", "n_resamples": "int64", "bootstrap_seed": "int64"}
+    "n_negative": "int64", "mean_gain_noise_sd": "float64", "n_papers_unchanged": "int64",
+    "unchanged_final": "string", "n_resamples": "int64", "bootstrap_seed": "int64"}
 
 GAP_COLUMNS = {
     "revision_scorer_gap_id": "string", "study_id": "string", "venue_year": "string", "quantity": "string",
@@ -60,19 +63,34 @@ def gains_table(scores: pd.DataFrame) -> pd.DataFrame:
             s = g[(g["side"] == side) & g["score"].notna() & g["sample_index"].between(0, repeats - 1)]
             sides[side] = s.drop_duplicates("sample_index").sort_values("sample_index")["score"].to_numpy(float)
         final_ids = g["final_paper_id"].dropna()
+        unchanged = unchanged_final(first)
         row = {"revision_gain_id": join_id(study, cell, paper), "study_id": study, "cell": cell,
                **{c: first[c] for c in CELL_META}, "venue_year": first["venue_year"], "paper_id": paper,
                "final_paper_id": final_ids.iloc[0] if len(final_ids) else None, "repeats": repeats,
-               "n_original_scores": len(sides["original"]), "n_final_scores": len(sides["final"])}
+               "n_original_scores": len(sides["original"]), "n_final_scores": len(sides["final"]),
+               "unchanged_final": unchanged}
         row["is_complete"] = repeats > 0 and row["n_original_scores"] == row["n_final_scores"] == repeats
         if row["is_complete"]:
-            pg = paper_gains(sides["original"][None, :], sides["final"][None, :])
+            pg = paper_gains(sides["original"][None, :], sides["final"][None, :],
+                             unchanged=[unchanged == ZERO_NOISE])
             row.update(sum_original=int(sides["original"].sum()), sum_final=int(sides["final"].sum()),
                        mean_original=pg.mean_original[0], mean_final=pg.mean_final[0], gain=pg.gain[0],
                        direction=int(pg.direction[0]), noise_var_original=pg.noise_var_original[0],
                        noise_var_gain=pg.noise_var_gain[0], gain_noise_sd=float(np.sqrt(pg.noise_var_gain[0])))
         rows.append(row)
     return _frame(rows, GAIN_COLUMNS)
+
+
+def unchanged_final(row) -> str | None:
+    """How the paper's unchanged final is measured (int_revision_scores.unchanged_final), None when revised."""
+    value = row.get("unchanged_final")
+    return None if value is None or pd.isna(value) else str(value)
+
+
+def treatment(values) -> str | None:
+    """The one unchanged_final of a set of papers ('mixed' when they differ; None when none is unchanged)."""
+    kinds = sorted({str(v) for v in values if v is not None and not pd.isna(v)})
+    return None if not kinds else kinds[0] if len(kinds) == 1 else "mixed"
 
 
 def comparison_groups(gains: pd.DataFrame):
@@ -132,6 +150,8 @@ def cells_table(gains: pd.DataFrame, cells: pd.DataFrame, outcomes: pd.DataFrame
                              "n_positive": int((d == 1).sum()), "n_zero": int((d == 0).sum()),
                              "n_negative": int((d == -1).sum()),
                              "mean_gain_noise_sd": mean_gain_noise_sd(complete["noise_var_gain"]),
+                             "n_papers_unchanged": int(complete["unchanged_final"].notna().sum()),
+                             "unchanged_final": treatment(complete["unchanged_final"]),
                              "n_resamples": n_resamples, "bootstrap_seed": seed})
     return _frame(rows, CELL_COLUMNS)
 

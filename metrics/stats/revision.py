@@ -24,6 +24,7 @@ from metrics.stats.repeatability import paper_variances
 MIN_PAPERS = 3  # a correlation over two papers is ±1 whatever they are
 # Directions in table order: rows are Scorer x, columns Scorer y (seed S30: Luna rows, Haiku columns).
 DIRECTIONS = (1, 0, -1)
+ZERO_NOISE = "zero_noise"  # an unchanged final read by its original's scores: gain 0, noise variance 0
 CASE_MIN_CHARS, CASE_MAX_CHARS = 70, 750  # seed F.6: both texts of the shown block, after whitespace normalising
 
 
@@ -47,8 +48,12 @@ class PaperGains:
     noise_var_gain: np.ndarray  # e_Δ = (S²_o + S²_v) / k (nan when k < 2)
 
 
-def paper_gains(original, final) -> PaperGains:
-    """original, final: (n papers × k) integer scores, the same k on both sides (the direction needs it)."""
+def paper_gains(original, final, unchanged=None) -> PaperGains:
+    """original, final: (n papers × k) integer scores, the same k on both sides (the direction needs it).
+    `unchanged` (n booleans, default none): papers whose final IS the original, its own scores read on both
+    sides (unchanged_final = zero_noise). Their gain is exactly 0 and so is its noise variance: counting
+    (S²_o + S²_o)/k there would subtract noise the gain does not have and inflate ρ_adj (a simulation with
+    30 % such papers moved the median ρ_adj from 0.31 to 0.82; tests/stats/test_revision_unchanged.py)."""
     o, f = np.asarray(original, dtype=float), np.asarray(final, dtype=float)
     if o.ndim != 2 or o.shape != f.shape:
         raise ValueError(f"paper_gains: need two (papers × k) arrays of one shape, got {o.shape} and {f.shape}")
@@ -64,6 +69,13 @@ def paper_gains(original, final) -> PaperGains:
         e_o = e_d = np.full(n, np.nan)
     mean_o = o.mean(axis=1) if k else np.full(n, np.nan)
     mean_f = f.mean(axis=1) if k else np.full(n, np.nan)
+    if unchanged is not None:
+        same = np.asarray(unchanged, dtype=bool)
+        if same.shape != (n,):
+            raise ValueError(f"paper_gains: `unchanged` needs one flag per paper ({n}), got shape {same.shape}")
+        if (o[same] != f[same]).any():
+            raise ValueError("paper_gains: an unchanged final reads its original's own scores (zero_noise)")
+        e_d = np.where(same, 0.0, e_d)
     return PaperGains(mean_o, mean_f, mean_f - mean_o, direction, e_o, e_d)
 
 

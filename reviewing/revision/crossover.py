@@ -32,6 +32,7 @@ from reviewing.revision.roles import (
     selector_request,
     writer_request,
 )
+from reviewing.revision.seeds import in_own_sessions
 from reviewing.revision.spec import RevisionSpec
 from reviewing.scoring import package_review_requests
 from warehouse import EventLog, PaperIngested
@@ -191,9 +192,9 @@ def _outcome(log: EventLog, w: PaperWork, writer: str, selector: str, spec: Revi
         failed = [name for name, c in checks.items() if not c["passed"]]
         if failed:
             error = RoleAnswerError(CHECK_REASONS.get(failed[0], failed[0]), checks[failed[0]]["detail"])
-        elif not changed:
-            final_id = w.paper.paper_id  # nothing accepted: the final manuscript is the original
-        else:
+        elif not changed and spec.unchanged_final == "zero_noise":
+            final_id = w.paper.paper_id  # nothing accepted: the final is the original, read by its scores
+        else:  # a revision, or (rescore) the unchanged final as a version of its own, scored in new sessions
             variant, _new = record_variant(
                 log, w.paper, kind=FINAL_KIND, experiment_config=FINAL_CONFIG,
                 details={"package_sha256": package_sha(final)}, pdf_bytes=None, package=final, study=study,
@@ -225,22 +226,33 @@ def _diff_row(d: Diff, decisions: list[dict]) -> dict:
             "reason": dec["reason"] if dec else None, "reason_truncated": bool(dec and dec["reason_truncated"])}
 
 
+def scorer_requests(paper_id: str, title: str | None, package, spec: RevisionSpec, letter: str, *,
+                    final: bool) -> list:
+    """One Scorer's `repeats` standard reviews of one manuscript. A final's are sent in sessions of their
+    own (reviewing.revision.seeds): never with the seeds of its original's reviews."""
+    reqs = package_review_requests(paper_id, title, package, spec.scorer_config(letter))
+    return in_own_sessions(reqs, paper_id) if final else reqs
+
+
 def scoring_requests(log: EventLog, spec: RevisionSpec, originals: list[PaperIngested],
                      outcomes: list[RevisionOutcomeRecorded], papers_by_id: dict[str, PaperIngested]) -> list:
     """Every Scorer request the cells need: each Scorer's `repeats` standard reviews of every original
     (reused by all its cells) and of every final manuscript its cells score (a final that is the
-    original reuses the original's). Blind: the standard review of the final package, nothing more."""
+    original, under unchanged_final = zero_noise, reuses the original's). Blind: the standard review of
+    the final package, nothing more."""
     scorers: dict[str, set[str]] = {p.paper_id: set(spec.scorers) for p in originals}  # paper -> Scorer letters
     for o in outcomes:
         if o.status == "ok" and o.final_paper_id in papers_by_id:
             scorers.setdefault(o.final_paper_id, set()).update(
                 c[2] for c in spec.cells if c[:2] == o.writer + o.selector)
     reqs: dict[str, object] = {}
+    original_ids = {p.paper_id for p in originals}
     for paper_id, letters in scorers.items():
         paper = papers_by_id.get(paper_id) or next(p for p in originals if p.paper_id == paper_id)
         pkg = load_package(log.blobs, paper.package_sha256)  # once per manuscript, whatever the Scorers
         for letter in sorted(letters):
-            for req in package_review_requests(paper.paper_id, paper.title, pkg, spec.scorer_config(letter)):
+            for req in scorer_requests(paper.paper_id, paper.title, pkg, spec, letter,
+                                       final=paper_id not in original_ids):
                 reqs.setdefault(req.request_key, req)
     return list(reqs.values())
 
@@ -288,18 +300,20 @@ def planned_requests(log: EventLog, logged: Callable, papers: list[PaperIngested
     for w in work:
         editable = w.editable
         for letter in spec.scorers:
-            asked += package_review_requests(w.paper.paper_id, w.paper.title, w.package, spec.scorer_config(letter))
+            asked += scorer_requests(w.paper.paper_id, w.paper.title, w.package, spec, letter, final=False)
         for writer, selector in spec.conditions:
             _k, diffs = w.candidates[writer]
             _s, decisions = w.decisions.get((writer, selector), (None, None))
+            if isinstance(diffs, list) and not diffs:
+                decisions = []  # the Writer proposed nothing: no Selector call, the final is the original
             if isinstance(decisions, list):
                 accepted = {d["diff_id"] for d in decisions if d["accept"]}
                 final = final_package(w.package, diffs, accepted)
-                if accepted:
+                if accepted or spec.unchanged_final == "rescore":
                     fid = final_paper_id(w.paper, final)
                     asked += [r for c in spec.cells if c[:2] == writer + selector
-                              for r in package_review_requests(fid, final.title or w.paper.title, final,
-                                                               spec.scorer_config(c[2]))]
+                              for r in scorer_requests(fid, final.title or w.paper.title, final, spec, c[2],
+                                                       final=True)]
                 continue
             # the Writer's answer (or the feedback it reads) not made yet: its diffs are unknown
             unknown_diffs = _missing(diffs)
@@ -314,7 +328,7 @@ def planned_requests(log: EventLog, logged: Callable, papers: list[PaperIngested
                 standins.append(selector_request(w.paper.paper_id, w.paper.title, _seen_text(w), pseudo,
                                                  spec.model(selector), spec, writer))
             standins += [r for c in spec.cells if c[:2] == writer + selector
-                         for r in package_review_requests(f"{w.paper.paper_id}~revision-planned", w.paper.title,
-                                                          w.package, spec.scorer_config(c[2]))]
+                         for r in scorer_requests(f"{w.paper.paper_id}~revision-planned", w.paper.title,
+                                                  w.package, spec, c[2], final=True)]
     exact = list({r.request_key: r for r in asked}.values())
     return exact, standins

@@ -3,6 +3,8 @@
     [revision]
     cells = ["LLL", "LHL", "LLH", "LHH"]   # Writer / Selector / Scorer letters; any subset
     repeats = 3                            # Scorer scores per side (original, final)
+    feedback = "own"                       # or a letter, or per Writer: { L = "S", H = "own" }
+    unchanged_final = "zero_noise"         # or "rescore" (UNCHANGED_FINAL below)
     [revision.models.L]
     provider = "local"
     model = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -28,9 +30,14 @@ from warehouse import settings
 # protected: the seed's Writer keeps pages, non-text material and the leading records untouched.
 EDITABLE_KINDS = ("paragraph", "caption", "footnote", "heading")
 FEEDBACK = ("own",)  # or a role letter: that model's first scoring review of the original
+# A final manuscript the Selector left unchanged (nothing accepted) is the original, so its true gain is
+# 0. zero_noise: its final side reads the original's own scores and its gain counts as exactly 0 with no
+# noise variance (the default: no call, and no noise that is not there enters ρ_adj). rescore: it is
+# scored again in sessions of its own, like any final (the seed scores every final in independent sessions).
+UNCHANGED_FINAL = ("zero_noise", "rescore")
 MODEL_KEYS = {"provider", "model", "base_url", "temperature", "max_output_tokens"}
 KEYS = {"papers", "cells", "repeats", "models", "feedback", "manuscript_chars", "max_edits", "editable_kinds",
-        "temperature", "writer_max_output_tokens", "selector_max_output_tokens", "reason_chars"}
+        "temperature", "writer_max_output_tokens", "selector_max_output_tokens", "reason_chars", "unchanged_final"}
 CELL = re.compile(r"[A-Z]{3}")
 
 
@@ -60,7 +67,9 @@ class RevisionSpec:
     cells: tuple[str, ...]
     repeats: int = 3
     papers: tuple[str, ...] = ()
-    feedback: str = "own"
+    # Whose first review each Writer reads: "own" or a letter for every Writer, or per Writer as sorted
+    # (writer, source) pairs (seed: the Luna Writer read GPT-5.6-Sol's review, the Haiku Writer its own).
+    feedback: str | tuple[tuple[str, str], ...] = "own"
     # How much of the manuscript (record texts, in reading order) the Writer and Selector see: the
     # embedded model has a 4k-token context; a hosted model can take the whole paper (0 = all).
     manuscript_chars: int = 6000
@@ -70,6 +79,7 @@ class RevisionSpec:
     writer_max_output_tokens: int = 2000
     selector_max_output_tokens: int = 800
     reason_chars: int = 32  # seed: a Selector's reason is capped at 32 characters (truncation recorded)
+    unchanged_final: str = "zero_noise"  # UNCHANGED_FINAL
 
     @classmethod
     def from_table(cls, table: dict) -> "RevisionSpec":
@@ -110,10 +120,12 @@ class RevisionSpec:
                                         "(Writer, Selector, Scorer)")
         if len(set(cells)) < len(cells):
             raise RevisionSpecError("[revision] cells lists a cell twice")
-        feedback = table.get("feedback", "own")
-        if feedback not in FEEDBACK and feedback not in letters:
-            raise RevisionSpecError(f"[revision] feedback = {feedback!r}: 'own' (the Writer's own first review) "
-                                    f"or a letter of {sorted(letters)}")
+        feedback = _feedback(table.get("feedback", "own"), letters, {c[0] for c in cells})
+        unchanged = table.get("unchanged_final", "zero_noise")
+        if unchanged not in UNCHANGED_FINAL:
+            raise RevisionSpecError(f"[revision] unchanged_final = {unchanged!r}: one of {list(UNCHANGED_FINAL)} "
+                                    "(zero_noise: an unchanged final's gain is 0 with no noise; rescore: score it "
+                                    "again in new sessions)")
         kinds = tuple(table.get("editable_kinds", EDITABLE_KINDS))
         if bad := sorted(set(kinds) - set(EDITABLE_KINDS)):
             raise RevisionSpecError(f"[revision] editable_kinds {bad}: only {list(EDITABLE_KINDS)} may be "
@@ -135,7 +147,7 @@ class RevisionSpec:
         if not isinstance(papers, list):
             raise RevisionSpecError("[revision] papers must be a list of paper ids")
         return cls(models=tuple(models), cells=tuple(cells), papers=tuple(map(str, papers)), feedback=feedback,
-                   editable_kinds=kinds, temperature=float(temperature), **ints)
+                   editable_kinds=kinds, temperature=float(temperature), unchanged_final=unchanged, **ints)
 
     # --- roles -------------------------------------------------------------------------------------
 
@@ -156,7 +168,9 @@ class RevisionSpec:
         return list(dict.fromkeys(c[2] for c in self.cells))
 
     def feedback_letter(self, writer: str) -> str:
-        return writer if self.feedback == "own" else self.feedback
+        """The letter whose first review of the original this Writer reads."""
+        source = dict(self.feedback).get(writer, "own") if isinstance(self.feedback, tuple) else self.feedback
+        return writer if source == "own" else source
 
     def scorer_config(self, letter: str) -> ReviewerConfig:
         """The standard scoring review with this letter's model: the Scorer, and the Writer's feedback."""
@@ -175,4 +189,22 @@ class RevisionSpec:
         every outcome, so a changed setting makes new outcomes instead of mixing with the old."""
         ident = {k: v for k, v in asdict(self).items()
                  if k not in ("cells", "repeats", "papers")}
+        if self.unchanged_final == "zero_noise":
+            del ident["unchanged_final"]  # the default before it was a setting: outcomes keep their keys
         return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _feedback(raw, letters: set[str], writers: set[str]) -> str | tuple[tuple[str, str], ...]:
+    """`feedback`: "own" or a letter for every Writer, or a table {Writer letter = "own" | letter}
+    (a Writer the table leaves out reads its own review)."""
+    def source(value, where: str) -> str:
+        if value not in FEEDBACK and value not in letters:
+            raise RevisionSpecError(f"[revision] {where} = {value!r}: 'own' (the Writer's own first review) "
+                                    f"or a letter of {sorted(letters)}")
+        return value
+
+    if not isinstance(raw, dict):
+        return source(raw, "feedback")
+    if bad := sorted(set(raw) - writers):
+        raise RevisionSpecError(f"[revision] feedback names {bad}, which write in no cell; Writers: {sorted(writers)}")
+    return tuple(sorted((w, source(v, f"feedback.{w}")) for w, v in raw.items()))

@@ -109,6 +109,7 @@ class PlannedStep:
     input_chars: int  # characters of prompt per call
     max_output_tokens: int
     template: str | None = None  # the step's template (so the estimate meets the calls it predicted)
+    model: str | None = None  # the step's own model when not the system's (MLR's appendix_model, ...)
 
 
 @dataclass(frozen=True)
@@ -136,15 +137,22 @@ class ReviewerSystem:
     def check(self, opts: dict[str, Any]) -> None:
         """Raise SystemOptionError for an option value the system cannot run with."""
 
-    def resolve(self, overrides: dict[str, Any]) -> dict[str, Any]:
-        known = {**COMMON_OPTIONS, **self.defaults}
+    def defaults_for(self, provider: str | None) -> dict[str, Any]:
+        """The defaults a run on this provider starts from (None: the embedded model's, `defaults`). A
+        system whose budgets fit the embedded model's 4k-token context gives hosted models more here;
+        the local defaults stay what they are, so local configurations keep their identity."""
+        return self.defaults
+
+    def resolve(self, overrides: dict[str, Any], provider: str | None = None) -> dict[str, Any]:
+        defaults = self.defaults_for(provider)
+        known = {**COMMON_OPTIONS, **defaults}
         unknown = sorted(set(overrides) - set(known))
         if unknown:
             raise SystemOptionError(f"system {self.name!r}: unknown option(s) {', '.join(unknown)}; "
                               f"known: {', '.join(sorted(known)) or 'none'}")
         # A common option is in the resolved options only when a study sets it, so configurations
         # that never used it keep their identity (and their recorded reviews), except the recorded ones.
-        opts = {**self.defaults, **{k: COMMON_OPTIONS[k] for k in RECORDED_OPTIONS}, **overrides}
+        opts = {**defaults, **{k: COMMON_OPTIONS[k] for k in RECORDED_OPTIONS}, **overrides}
         for key, value in overrides.items():
             default = known[key]
             if default is not None and not _same_kind(default, value):

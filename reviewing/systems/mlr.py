@@ -15,6 +15,8 @@ in brackets; no reflection, so every round is 0):
    → an outline (paper type, context, assumptions, contributions, clarity).
 4. [pass2] the body, guided by the outline → notes on claims with evidence, weaknesses and gaps;
    with a model that reads images the body's page renders ride on this message (`page_images`).
+   [deviation] No web search here: the seed's pass 2 verifies uncertain claims on the web; the only
+   search is the literature agent's, before the review agent starts.
 5. [pass3] the final review (Strengths, Weaknesses, Questions, Overall Recommendation, Score on
    the NeurIPS 1-10 scale with its rubric; To-do List with `todo_list`) from the appendix summary,
    the literature report and the selected notes. Selection [not in source]: the longest prefix of
@@ -24,8 +26,11 @@ MLR-Combined replaces steps 3-5 with one call [combined] that writes all three p
 
 [default, not in source]: temperature 0.7 on every step (independent samples must differ, as the
 paper's "MLR (4 reviews)" do; a hosted model's default of 1.0 is rough on the 1.5B local model), the
-per-step max_tokens below, and the character budgets, derived from settings.review_max_chars(provider)
-(9,000 local: each step then fits the embedded model's 4,096-token context; 200,000 hosted).
+per-step max_tokens below (DEFAULTS on the local model; HOSTED_STEP_TOKENS on a hosted one, room for
+the seed's ~3.9k output tokens a run), and the character budgets, derived from
+settings.review_max_chars(provider) (9,000 local: each step then fits the embedded model's 4,096-token
+context; 200,000 hosted). `preset` switches the agents as each of the seed's experiments did (PRESETS);
+`appendix_model` / `literature_model` give an agent its own model (the seed: Haiku for the appendix).
 MLR gives no confidence and no summary: both null.
 """
 
@@ -82,6 +87,34 @@ DEFAULTS: dict[str, Any] = {
     "combined_max_tokens": 1300,
     "repair_attempts": 1,
 }
+
+# The step budgets above fit the embedded model's 4,096-token context (they sum to 2,900 for a run). The
+# seed's MLR on Claude wrote ~3,913 output tokens per paper (spec h.3), so a long pass-3 review was cut
+# there and nulled; a hosted model starts from these instead [not in source: room, not a target].
+HOSTED_STEP_TOKENS = {"appendix_max_tokens": 2000, "literature_max_tokens": 2000, "outline_max_tokens": 2000,
+                      "notes_max_tokens": 4000, "review_max_tokens": 4000, "combined_max_tokens": 8000}
+
+# Which agents each of the seed's experiments ran (spec b.5). `preset` sets them; an option the study sets
+# itself wins. review_only: contradictions, withdrawals, hidden text (search could leak the answer; the
+# appendix agent was off). conference: conference submissions and focus (appendix agent + search: the seed
+# searched the web from pass 2, here the literature agent searches `retrieval`). user_study: every agent and
+# the To-do List.
+PRESETS: dict[str, dict[str, Any]] = {
+    "review_only": {"appendix_agent": False, "literature_agent": False},
+    "conference": {"appendix_agent": True, "literature_agent": True},
+    "user_study": {"appendix_agent": True, "literature_agent": True, "todo_list": True},
+}
+# A model per agent (the seed: the appendix agent on Claude Haiku, the review and literature agents on
+# Sonnet): a model name on the system's provider and endpoint; unset = the system's model.
+AGENT_MODELS = {"appendix_model": "appendix", "literature_model": "literature"}
+# Options in the resolved options only when a study sets them, so configurations that never used them
+# keep their identity (and their recorded reviews).
+OPTIONAL = ("preset", *AGENT_MODELS)
+
+
+def agent_model(opts: dict[str, Any], step: str) -> str | None:
+    """The step's own model (appendix_model, literature_model), None for the system's."""
+    return next((opts[k] for k, s in AGENT_MODELS.items() if s == step and opts.get(k)), None)
 
 
 def budgets(opts: dict[str, Any], provider: str) -> dict[str, int]:
@@ -205,6 +238,26 @@ class MultiLayeredReview(ReviewerSystem):
     combined = False
 
     # ---- configuration ----------------------------------------------------------------------
+    def defaults_for(self, provider: str | None) -> dict[str, Any]:
+        if provider is None or provider == "local":
+            return self.defaults
+        return {**self.defaults, **HOSTED_STEP_TOKENS}
+
+    def resolve(self, overrides: dict[str, Any], provider: str | None = None) -> dict[str, Any]:
+        """The defaults (per provider), then the preset's agents, then the study's own options."""
+        rest = dict(overrides)
+        chosen = {k: rest.pop(k) for k in OPTIONAL if k in rest}
+        preset = chosen.get("preset")
+        if preset is not None and preset not in PRESETS:
+            raise SystemOptionError(f"system {self.name!r}: option preset = {preset!r}: one of "
+                                    f"{', '.join(PRESETS)}")
+        for name in AGENT_MODELS:
+            if name in chosen and (not isinstance(chosen[name], str) or not chosen[name].strip()):
+                raise SystemOptionError(f"system {self.name!r}: option {name} = {chosen[name]!r}: a model name "
+                                        "on the system's provider (leave it unset for the system's model)")
+        opts = super().resolve({**PRESETS.get(preset, {}), **rest}, provider=provider)
+        return {**opts, **chosen}
+
     def templates(self, opts: dict[str, Any]) -> list[str]:
         names = ["mlr_appendix"] if opts["appendix_agent"] else []
         names += ["mlr_literature"] if opts["literature_agent"] else []
@@ -247,8 +300,10 @@ class MultiLayeredReview(ReviewerSystem):
         return review
 
     def _request(self, run: SystemRun, step: str, template: str, **variables):
-        return run.request(step, template, temperature=float(run.opts["temperature"]),
-                           max_tokens=int(run.opts[_STEP_TOKENS[step]]), **variables)
+        req = run.request(step, template, temperature=float(run.opts["temperature"]),
+                          max_tokens=int(run.opts[_STEP_TOKENS[step]]), **variables)
+        model = agent_model(run.opts, step)
+        return dataclasses.replace(req, model=model) if model else req
 
     def _appendix(self, run, parts, title, budget, extra) -> Generator:
         """The appendix summary, or None without a call (agent off, or nothing to summarize)."""
@@ -379,7 +434,8 @@ class MultiLayeredReview(ReviewerSystem):
                      "pass2": "mlr_notes", "pass3": f"mlr_final{todo}", "combined": f"mlr_combined{todo}"}
 
         def add(step: str, chars: int) -> None:
-            steps.append(PlannedStep(step, 1, chars, int(opts[_STEP_TOKENS[step]]), template=templates[step]))
+            steps.append(PlannedStep(step, 1, chars, int(opts[_STEP_TOKENS[step]]), template=templates[step],
+                                     model=agent_model(opts, step)))
 
         has_appendix = opts["appendix_agent"] and bool(parts.appendix.strip())
         if has_appendix:

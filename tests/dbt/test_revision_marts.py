@@ -38,3 +38,12 @@ def test_the_gates_read_their_columns_and_pass(built):
         if suite.MODEL in MARTS:
             result = run_gate(name, db)
             assert result.success, result.describe()
+
+
+def test_the_revision_unit_tests_ran_and_passed(built):
+    # one review per slot (the newest) and how an unchanged final is measured: int_revision.yml
+    _, run_results = built
+    ran = {r["unique_id"].split(".")[-1]: r["status"] for r in run_results["results"]}
+    for name in ("test_int_revision_scores_fills_each_slot_with_the_newest_review",
+                 "test_int_revision_outcomes_says_how_an_unchanged_final_is_measured"):
+        assert ran.get(name) == "pass", (name, ran.get(name))

@@ -92,6 +92,14 @@ final as (
         decided.n_image_entries,
         decided.n_images_rehashed,
         decided.final_paper_id,
+        -- A final the Selector left unchanged (nothing accepted): how its gain is measured. zero_noise =
+        -- the final is the original itself (its gain is 0, no noise); rescore = a version of its own,
+        -- scored in new sessions ([revision] unchanged_final; the outcome's final id says which).
+        case
+            when decided.status <> 'ok' or decided.n_accepted > 0 then null
+            when decided.final_paper_id = decided.paper_id then 'zero_noise'
+            else 'rescore'
+        end as unchanged_final,
         decided.writer_request_key,
         decided.selector_request_key,
         decided.feedback_request_key,

@@ -64,6 +64,8 @@ renamed as (
         cast(system as varchar) as system_name,
         cast(step as varchar) as system_step,
         cast(round as integer) as system_round,
+        -- v5: what the model's request rules dropped or changed in params_json (null: sent as asked)
+        cast(param_changes_json as varchar) as param_changes_json,
         status = 'ok' as is_ok,
         is_duplicate_success
 

@@ -1,0 +1,159 @@
+"""What each hosted model family takes: which asked parameters are sent, dropped (and recorded as
+dropped), refused before any call, and how much output room a reasoning model gets.
+
+A request's params are what the caller asked (they key the request, so a judge's `temperature: 0`
+keeps its request_key on every model); the plan below is what is sent. Sources, checked 2026-12:
+
+- OpenAI reasoning models (o1, o3, o3-mini, o4-mini, the GPT-5 family except the gpt-5-chat
+  aliases): https://platform.openai.com/docs/guides/reasoning — `max_completion_tokens` bounds the
+  visible answer *and* the hidden reasoning tokens ("reserve at least 25,000 tokens for reasoning and
+  outputs" when starting out), `reasoning_effort` low/medium/high (GPT-5 also "minimal"). The API
+  answers temperature/top_p/penalties other than the default with 400 `unsupported_value`/
+  `unsupported_parameter`, `max_tokens` with "Use 'max_completion_tokens' instead", and takes no
+  logprobs (openai/openai-python#2104; Azure's reasoning-model page lists the same set).
+- Anthropic Messages: `max_tokens` is required (https://docs.anthropic.com/en/api/messages).
+  Extended thinking (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking):
+  `thinking: {type: "enabled", budget_tokens}` with budget_tokens >= 1,024 and < max_tokens (thinking
+  counts inside max_tokens); not compatible with `temperature` or `top_k` changes, `top_p` only in
+  [0.95, 1]. Claude Opus 4.1 and the 4.5 models onwards take `temperature` or `top_p`, not both
+  (https://docs.anthropic.com/en/docs/about-claude/models/migration-guide). No logprobs, no seed.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_calls.providers.base import UnsupportedRequest
+from warehouse import settings
+
+# Sampling parameters an OpenAI reasoning model takes only at their default: not sent.
+OPENAI_REASONING_FIXED = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "logit_bias")
+# OpenAI's guide: reserve ~25k tokens for reasoning + answer; the answer budget is added on top.
+OPENAI_REASONING_HEADROOM = 25_000
+ANTHROPIC_DEFAULT_MAX_TOKENS = 1024  # the API requires max_tokens; used when params has none
+ANTHROPIC_MIN_THINKING_BUDGET = 1024
+ANTHROPIC_THINKING_TOP_P = (0.95, 1.0)
+_PROBE_SETTING = "the logprob score probe (PEERLAKE_PROBE_SAMPLES=0 turns it off)"
+
+
+@dataclass
+class RequestPlan:
+    """What is sent (`params`), what was asked and not sent (`dropped`, name -> asked value), and what is
+    sent with another value or name than asked (`changed`, name -> sent value)."""
+
+    params: dict[str, Any]
+    dropped: dict[str, Any] = field(default_factory=dict)
+    changed: dict[str, Any] = field(default_factory=dict)
+
+    def changes(self) -> dict[str, Any] | None:
+        """The llm_call event's `param_changes_json`: None when the request was sent as asked."""
+        out = {k: v for k, v in (("dropped", self.dropped), ("changed", self.changed)) if v}
+        return out or None
+
+
+def _is_named(model: str, prefix: str) -> bool:
+    return model == prefix or model.startswith((f"{prefix}-", f"{prefix}."))
+
+
+def openai_family(model: str) -> str:
+    """"reasoning" for the o-series and GPT-5 reasoning models, else "chat"."""
+    name = model.removeprefix("ft:").split(":")[0].lower()
+    if name.startswith("gpt-5") and "-chat" in name:  # gpt-5-chat-latest: the non-reasoning ChatGPT model
+        return "chat"
+    if any(_is_named(name, p) for p in ("o1", "o3", "o4", "gpt-5")) or re.match(r"o\d+(-|$)", name):
+        return "reasoning"
+    return "chat"
+
+
+def reasoning_headroom(family: str) -> int:
+    """Output tokens a reasoning model gets beyond the asked answer budget (a setting, see warehouse.settings)."""
+    default = {"reasoning": OPENAI_REASONING_HEADROOM}.get(family, 0)
+    return settings.reasoning_headroom_tokens(default) if default else 0
+
+
+def openai_plan(model: str, params: dict[str, Any], top_logprobs: int | None) -> RequestPlan:
+    """The chat-completions parameters for an OpenAI model (the rename to max_completion_tokens is
+    spelling, not recorded; a reasoning model's headroom is)."""
+    sent = dict(params)
+    if "max_tokens" in sent and "max_completion_tokens" not in sent:
+        sent["max_completion_tokens"] = sent.pop("max_tokens")
+    else:
+        sent.pop("max_tokens", None)
+    plan = RequestPlan(sent)
+    if openai_family(model) != "reasoning":
+        if "reasoning_effort" in sent:
+            raise UnsupportedRequest(
+                f"model {model!r} is not an OpenAI reasoning model and rejects reasoning_effort: remove "
+                "reasoning_effort from this judge's or reviewer's settings (or choose an o-series/GPT-5 model)")
+        return plan
+    asked_logprobs = top_logprobs or sent.get("logprobs") or sent.get("top_logprobs")
+    if asked_logprobs:
+        raise UnsupportedRequest(
+            f"model {model!r} is an OpenAI reasoning model, which returns no logprobs: run {_PROBE_SETTING} "
+            "on a non-reasoning model (e.g. gpt-4.1), or turn it off")
+    for name in OPENAI_REASONING_FIXED:
+        if name in sent:
+            plan.dropped[name] = sent.pop(name)
+    if "max_completion_tokens" in sent:
+        answer = int(sent["max_completion_tokens"])
+        sent["max_completion_tokens"] = answer + reasoning_headroom("reasoning")
+        if sent["max_completion_tokens"] != answer:
+            plan.changed["max_completion_tokens"] = sent["max_completion_tokens"]
+    return plan
+
+
+def _claude_version(model: str) -> tuple[int, int]:
+    """(major, minor) from claude-<tier>-4-5[-date], claude-sonnet-4-20250514 (4.0) or claude-3-7-sonnet."""
+    nums = [int(n) for n in re.findall(r"(?<![0-9])(\d{1,2})(?![0-9])", model.lower())]
+    if not nums:
+        return (0, 0)
+    return (nums[0], nums[1] if len(nums) > 1 else 0)
+
+
+def claude_one_sampler(model: str) -> bool:
+    """Claude Opus 4.1 and 4.5+ take temperature or top_p, not both (the migration guide)."""
+    version = _claude_version(model)
+    return version >= (4, 5) or (version == (4, 1) and "opus" in model.lower())
+
+
+def anthropic_plan(model: str, params: dict[str, Any], top_logprobs: int | None,
+                   body_params: tuple[str, ...]) -> RequestPlan:
+    """The Messages parameters: max_tokens always; the thinking budget on top of the answer budget."""
+    if top_logprobs or params.get("logprobs") or params.get("top_logprobs"):
+        raise UnsupportedRequest(f"Anthropic's API returns no logprobs (model {model!r}): run {_PROBE_SETTING} "
+                                 "on an OpenAI or local model, or turn it off")
+    if "reasoning_effort" in params:
+        raise UnsupportedRequest(
+            f"reasoning_effort is an OpenAI parameter; model {model!r} (Anthropic) thinks with "
+            "thinking = {type = \"enabled\", budget_tokens = N >= 1024}: set that instead")
+    answer = int(params.get("max_tokens", ANTHROPIC_DEFAULT_MAX_TOKENS))
+    sent: dict[str, Any] = {"max_tokens": answer}
+    plan = RequestPlan(sent)
+    for name, value in params.items():
+        if name == "max_tokens":
+            continue
+        if name in body_params:
+            sent[name] = value
+        else:  # e.g. seed: Anthropic has none (it still keys the request as a sample label)
+            plan.dropped[name] = value
+    thinking = sent.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") not in (None, "disabled"):
+        if thinking.get("type") == "enabled":
+            budget = thinking.get("budget_tokens")
+            if not isinstance(budget, int) or budget < ANTHROPIC_MIN_THINKING_BUDGET:
+                raise UnsupportedRequest(
+                    f"model {model!r}: thinking.budget_tokens must be a whole number >= "
+                    f"{ANTHROPIC_MIN_THINKING_BUDGET} (got {budget!r}): raise the thinking budget in this "
+                    "judge's or reviewer's settings, or turn thinking off")
+            # Thinking counts inside max_tokens: the asked answer budget comes on top of it.
+            sent["max_tokens"] = answer + budget
+            plan.changed["max_tokens"] = sent["max_tokens"]
+        for name in ("temperature", "top_k"):
+            if name in sent and not (name == "temperature" and sent[name] == 1):
+                plan.dropped[name] = sent.pop(name)
+        low, high = ANTHROPIC_THINKING_TOP_P
+        if "top_p" in sent and not low <= sent["top_p"] <= high:
+            plan.dropped["top_p"] = sent.pop("top_p")
+    if "temperature" in sent and "top_p" in sent and claude_one_sampler(model):
+        plan.dropped["top_p"] = sent.pop("top_p")  # the asked temperature is the caller's stated one
+    return plan
