@@ -1,14 +1,13 @@
-"""Suite `quality_depth`: DoA, R, S and the aspect shares are shares; a null DoA has a reason; the unit
-counts nest (claims + premises = units, grounded premises <= premises)."""
+"""Suite `quality_depth`: DoA, R and S are shares; a null DoA has a reason; the unit counts nest
+(grounded premises <= premises <= units); what the cap cut is a count. (The aspect shares, keyed by the
+depth taxonomy's labels, are quality_depth_aspects.)"""
 
 MODEL = "quality_depth"
 KEY = "quality_depth_id"
 STAGE = "statistics"
-ASPECTS = ("soundness", "clarity", "contribution", "other")
-SHARES = ("doa", "premise_ratio", "grounding_norm", *(f"share_units_{a}" for a in ASPECTS),
-          *(f"share_premises_{a}" for a in ASPECTS))
+SHARES = ("doa", "premise_ratio", "grounding_norm")
 COLUMNS = [KEY, "study_id", "review_key", "judge_config", "source", "is_null", "null_reason", "n_repeats",
-           "n_repeats_scored", "n_units", "n_premises", "n_premises_grounded", "doa_sd", *SHARES]
+           "n_repeats_scored", "n_units", "n_premises", "n_premises_grounded", "doa_sd", "n_units_cut_by_cap", *SHARES]
 
 
 def expectations() -> list:
@@ -26,4 +25,8 @@ def expectations() -> list:
             column="n_units", min_value=1, row_condition=Column("doa").is_not_null()),
         shared.at_least("n_units", "n_premises", ignore_missing=True),
         shared.at_least("n_premises", "n_premises_grounded", ignore_missing=True),
+        gx.expectations.ExpectColumnValuesToBeBetween(column="n_units_cut_by_cap", min_value=0),
+        # a scored review says what the cap cut (0 when nothing), so its units can be read beside it
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="n_units_cut_by_cap",
+                                                      row_condition=Column("doa").is_not_null()),
     ]

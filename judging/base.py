@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from llm_calls.types import LlmRequest, LlmResult, canonical_json
 from warehouse import EventLog
 from warehouse.events import JudgmentRecorded
+from warehouse.judge_caps import resolve_caps
 
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, probes 2000 + k)
@@ -27,6 +28,19 @@ class JudgeConfig:
     max_output_tokens: int = 700
     base_url: str | None = None
     repeats: int = 1
+    # The study's [judging.caps] (warehouse/judge_caps.py): ((name, cap or None), ...); a cap it leaves out has
+    # the provider's default (the embedded model's values on `local`, none on a hosted model).
+    caps: tuple[tuple[str, int | None], ...] = ()
+    # The depth judge's aspects and grounding scale (judging/depth_taxonomy.py): a shipped name or a path.
+    # Default: the PRISM reference code's, what made PRISM's published tables.
+    depth_taxonomy: str = "prism-reference"
+
+    def cap(self, name: str) -> int | None:
+        """The cap in force for `name` (judging.caps.CAP_NAMES); None = keep everything."""
+        return self.resolved_caps()[name]
+
+    def resolved_caps(self) -> dict[str, int | None]:
+        return resolve_caps(self.provider, dict(self.caps))
 
     def params(self, repeat: int, max_tokens: int | None = None) -> dict:
         return {"temperature": self.temperature, "max_tokens": min(max_tokens or self.max_output_tokens,
@@ -45,8 +59,24 @@ class JudgeConfig:
         probe = LlmRequest(provider=self.provider, model=self.model, messages=(), base_url=self.base_url)
         ident = {"judge": judge, "templates": parts, "provider": self.provider, "model": self.model,
                  "endpoint": probe.endpoint, "temperature": self.temperature,
-                 "max_output_tokens": self.max_output_tokens}
+                 "max_output_tokens": self.max_output_tokens, "caps": self.resolved_caps()}
+        if judge == "depth":  # its prompts render the taxonomy's labels and definitions, not in its templates
+            from judging.depth_taxonomy import load
+
+            tax = load(self.depth_taxonomy)
+            ident["depth_taxonomy"] = {"name": tax.name, "sha256": tax.sha256}
         return hashlib.sha256(canonical_json(ident).encode()).hexdigest()[:16]
+
+
+def budgeted(cfg: JudgeConfig, need: int) -> tuple[JudgeConfig, int]:
+    """The configuration and max_tokens of a call whose answer needs `need` tokens. On the embedded model
+    max_output_tokens stays the ceiling (its 4k-token context bounds prompt + answer); on a hosted model
+    it is a floor, never a cut: a hosted model bills the tokens it writes, not the budget, and an answer
+    cut at the budget is a judgment lost."""
+    if cfg.provider == "local":
+        return cfg, min(need, cfg.max_output_tokens)
+    tokens = max(need, cfg.max_output_tokens)
+    return (cfg if tokens == cfg.max_output_tokens else dataclasses.replace(cfg, max_output_tokens=tokens)), tokens
 
 
 def judge_request(cfg: JudgeConfig, judge: str, step: str, template: str, *, subject_id: str,
@@ -71,10 +101,34 @@ def answer(result: LlmResult | BaseException | None) -> dict | None:
 
 
 _WS = re.compile(r"\s+")
+# Typography a judge changes when it quotes (PRISM's judges drop markdown and straighten quotes): a
+# strict check then loses every quote of a review written in markdown. Markup is dropped, the rest
+# mapped to one form, on both sides, so an offset still points into the original text.
+_MARKUP = frozenset("*_`")
+_TYPOGRAPHY = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'",
+                             "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"',
+                             "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "―": "-", "−": "-"})
+_SURROUNDING = "\"“”'"
 
 
-def _squash(text: str) -> tuple[str, list[int]]:
-    """Text with every whitespace run as one space, and each kept char's offset in the original."""
+@dataclass(frozen=True)
+class Verbatim:
+    """Where a copied span sits in a text: [start, end) in the original, and whether it matched
+    strictly (up to whitespace runs and surrounding quotes only) or only after typography was
+    normalized (markdown emphasis, curly quotes, dashes)."""
+
+    start: int
+    end: int
+    strict: bool
+
+    @property
+    def how(self) -> str:
+        return "strict" if self.strict else "normalized"
+
+
+def _squash(text: str, typography: bool = False) -> tuple[str, list[int]]:
+    """Text with every whitespace run as one space, and each kept char's offset in the original;
+    with `typography`, markup characters are dropped and quotes and dashes mapped to ASCII."""
     out, where, prev_space = [], [], False
     for i, ch in enumerate(text):
         if ch.isspace():
@@ -82,24 +136,47 @@ def _squash(text: str) -> tuple[str, list[int]]:
                 continue
             out.append(" ")
             prev_space = True
+        elif typography and ch in _MARKUP:
+            continue
         else:
-            out.append(ch)
+            out.append(ch.translate(_TYPOGRAPHY) if typography else ch)
             prev_space = False
         where.append(i)
     return "".join(out), where
 
 
-def find_verbatim(span: str, text: str, start: int = 0) -> int | None:
-    """The offset of `span` in `text`, or None. Verbatim up to whitespace (a model re-wraps lines)
-    and surrounding quotes or spaces; anything else is not the review's own words."""
-    span = _WS.sub(" ", span.strip().strip('"“”\'').strip())
-    if not span:
+def _clean_span(span: str, typography: bool) -> str:
+    if typography:
+        span, _ = _squash(span, typography=True)
+        return span.strip().strip("\"'").strip()
+    return _WS.sub(" ", span.strip().strip(_SURROUNDING).strip())
+
+
+def _search(span: str, text: str, start: int, typography: bool) -> tuple[int, int] | None:
+    want = _clean_span(span, typography)
+    if not want:
         return None
-    squashed, where = _squash(text)
-    # map the search start into the squashed text
-    s0 = next((k for k, i in enumerate(where) if i >= start), len(squashed))
-    k = squashed.find(span, s0)
-    return where[k] if k >= 0 else None
+    squashed, where = _squash(text, typography)
+    s0 = next((k for k, i in enumerate(where) if i >= start), len(squashed))  # the start, in squashed offsets
+    k = squashed.find(want, s0)
+    return (where[k], where[k + len(want) - 1] + 1) if k >= 0 else None
+
+
+def match_verbatim(span: str, text: str, start: int = 0) -> Verbatim | None:
+    """Where `span` sits in `text` at or after `start`: strictly if it can (whitespace runs and
+    surrounding quotes aside), else up to typography; None when the words are not the text's."""
+    for typography in (False, True):
+        if (hit := _search(span, text, start, typography)) is not None:
+            return Verbatim(hit[0], hit[1], strict=not typography)
+    return None
+
+
+def find_verbatim(span: str, text: str, start: int = 0) -> int | None:
+    """The offset of `span` in `text`, or None. Verbatim up to whitespace (a model re-wraps lines),
+    surrounding quotes and typography (markdown emphasis, curly quotes, dashes: see match_verbatim);
+    anything else is not the review's own words."""
+    hit = match_verbatim(span, text, start)
+    return hit.start if hit else None
 
 
 def judgment_key(judge: str, step: str, judge_config: str, subject_key: str, repeat: int,
@@ -143,7 +220,7 @@ class JudgeContext:
     study: str | None = None
     progress: bool | None = None
     retrieval: object | None = None  # retrieval.RetrievalClient (novelty only)
-    options: dict = field(default_factory=dict)  # judge-specific settings (max_claims, retrieval backend ...)
+    options: dict = field(default_factory=dict)  # judge-specific settings (retrieval backend, verify_top ...)
 
     def call_many(self, requests: Sequence[LlmRequest], description: str) -> list:
         """Results in order; a failed call's slot holds its exception (already an error event)."""
@@ -153,9 +230,11 @@ class JudgeContext:
 
 
 def review_inputs(review) -> dict:
-    """A judged review's description, stored with its judgment (inputs_json)."""
+    """A judged review's description, stored with its judgment (inputs_json): `fields` are the fields the
+    judge read (its view, JudgedReview.for_judge), `fields_not_read` the review's others."""
     text = review.text
     return {"source": review.source, "system": review.system, "fields": list(review.fields),
+            "view": getattr(review, "view", None), "fields_not_read": list(getattr(review, "not_read", ())),
             "chars": len(text), "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
             "sample_index": review.sample_index}
 
@@ -200,7 +279,8 @@ class Recorder:
         return ev
 
 
-MODEL_KEYS = ("provider", "model", "temperature", "max_output_tokens", "base_url", "repeats")
+MODEL_KEYS = ("provider", "model", "temperature", "max_output_tokens", "base_url", "repeats", "caps",
+              "depth_taxonomy")
 
 
 def judge_config_from(table: dict, defaults: dict, *, repeats: int | None = None) -> JudgeConfig:
@@ -211,4 +291,8 @@ def judge_config_from(table: dict, defaults: dict, *, repeats: int | None = None
     if repeats is not None:
         settings_["repeats"] = repeats
     settings_.update({k: table[k] for k in MODEL_KEYS if k in table})
+    if isinstance(settings_.get("caps"), dict):  # an experiment's own caps table
+        from warehouse.judge_caps import check_caps
+
+        settings_["caps"] = tuple(sorted({**dict(defaults.get("caps", ())), **check_caps(settings_["caps"])}.items()))
     return JudgeConfig(**settings_)

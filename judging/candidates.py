@@ -2,9 +2,11 @@
 weighted by relevance and diversified, as PRISM's novelty pipeline does (OpenNovelty task 2) — but
 with the relevance kept and used, the paper itself excluded, and every step a pure function.
 
-  relevance   r = (n − rank)/n within one query's n results (rank 0-based); a candidate found by
-              several queries keeps its largest r. Computed on what the backend returned, before
-              any filter, so r says how high the backend ranked it.
+  relevance   the backend's normalized score (`score_norm`, the query's best hit = 1.0: the offline
+              BM25 index) when every result of the query has one; else PRISM's r = (n − rank)/n within
+              the query's n results (rank 0-based; Semantic Scholar gives no score). `relevance = "rank"`
+              always uses PRISM's. A candidate found by several queries keeps its largest r. Computed on
+              what the backend returned, before any filter, so r says how high the backend ranked it.
   filters     the paper itself (`lake:<paper_id>`, or a title with difflib ratio >= 0.96 to the
               paper's) and anything published after the paper (an unknown year is kept).
   dedupe      near-identical records (difflib ratio >= 0.96 on the normalized title + abstract
@@ -73,15 +75,28 @@ def ratio(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def relevance_by_query(results: Sequence[Sequence]) -> list[PoolEntry]:
+RELEVANCE = ("score", "rank")  # the novelty judge's `relevance` setting; "score" is the default
+
+
+def query_relevance(hits: Sequence, method: str = "score") -> list[float]:
+    """r per hit of one query, in the backend's order: its normalized score (clamped to [0, 1]) when
+    `method` is "score" and every hit has one, else (n − rank)/n."""
+    n = len(hits)
+    scores = [getattr(c, "score_norm", None) for c in hits]
+    if method == "score" and n and all(isinstance(x, int | float) for x in scores):
+        return [min(1.0, max(0.0, float(x))) for x in scores]
+    return [(n - rank) / n for rank in range(n)]
+
+
+def relevance_by_query(results: Sequence[Sequence], method: str = "score") -> list[PoolEntry]:
     """One entry per distinct candidate id, with its largest r over the queries, in first-seen order.
-    `results[q]` is query q's candidates (objects with candidate_id, title, abstract, year, venue) in
-    the backend's order."""
+    `results[q]` is query q's candidates (objects with candidate_id, title, abstract, year, venue and
+    optionally score_norm) in the backend's order."""
+    if method not in RELEVANCE:
+        raise ValueError(f"relevance = {method!r}; known: {', '.join(RELEVANCE)}")
     best: dict[str, PoolEntry] = {}
     for hits in results:
-        n = len(hits)
-        for rank, c in enumerate(hits):
-            r = (n - rank) / n
+        for c, r in zip(hits, query_relevance(hits, method), strict=True):
             seen = best.get(c.candidate_id)
             if seen is None:
                 best[c.candidate_id] = PoolEntry(c.candidate_id, c.title or "", c.abstract, c.year, c.venue, r)
@@ -147,10 +162,11 @@ def mmr(entries: Sequence[PoolEntry], lam: float = MMR_LAMBDA, k: int = POOL_SIZ
 
 
 def build_pool(results: Sequence[Sequence], paper_id: str, paper_title: str | None, paper_year: int | None,
-               size: int = POOL_SIZE, lam: float = MMR_LAMBDA) -> tuple[list[PoolEntry], PoolStats]:
+               size: int = POOL_SIZE, lam: float = MMR_LAMBDA,
+               relevance: str = "score") -> tuple[list[PoolEntry], PoolStats]:
     """The MMR-ordered pool from every query's results, and what each step removed."""
     stats = PoolStats(retrieved=sum(len(h) for h in results))
-    entries = relevance_by_query(results)
+    entries = relevance_by_query(results, relevance)
     stats.distinct = len(entries)
     kept = []
     for e in entries:

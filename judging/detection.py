@@ -101,6 +101,7 @@ def subjects(found: dict[str, Item], reviews: Sequence[JudgedReview],
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (item, review) subject × repeats 0..ctx.cfg.repeats-1, the calls batched in one go."""
+    reviews = [r.for_judge(JUDGE) for r in reviews]  # seed-002 a.7: "the full review text" (every section)
     para_limit = spec.paragraph_limit(ctx.cfg.provider)
     out, todo, reqs = [], [], []
     for item, review, role in subjects(items(ctx.log), reviews, spec.audit):

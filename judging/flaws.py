@@ -1,43 +1,54 @@
 """Flaw identification (PRISM §3): which flaws of a paper a review finds, and in what order.
 
-Per paper and system under test, one pool: the paper's human reviews plus that system's review(s),
-so adding a system never changes another system's pool (nor its requests). Three calls, each
-batched over every pool: extract the distinct flaws with each raising reviewer's verbatim quote;
-validate them against the paper (valid or not, critical or minor); then map each member review onto
-the pool's valid flaws, located by anchor quote. Python keeps only what it can check (verbatim
-quotes, known labels and ids); dbt computes recall, hallucination rate and nCPS from the rows.
+Per paper and system review, one pool: the paper's human reviews plus ONE review by the system under
+test (one sample), as PRISM pools its humans with one LLM review (N = humans + 1). Adding a system,
+or a second sample of one, never changes another pool (nor its requests), so a study's sample count
+never moves the human baseline. Three calls, each batched over every pool: extract the distinct
+flaws with each raising reviewer's verbatim quote; validate them against the paper (valid or not,
+critical or minor); then map each member review onto the pool's valid flaws, located by anchor
+quote. Python keeps only what it can check (verbatim quotes, known labels and ids); dbt computes
+recall, hallucination rate and nCPS from the rows.
 """
 
+import copy
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ingest.manuscripts import latest_versions, load_package
-from judging.base import JudgeContext, Judgment, answer, find_verbatim, judge_request, review_inputs
+from judging.base import JudgeContext, Judgment, answer, budgeted, judge_request, match_verbatim, review_inputs
 from judging.locate import locate
 from judging.reviews import JudgedReview
+from judging.spans import field_at
 from warehouse import settings
 
 JUDGE = "flaws"
 TEMPLATES = ("judge_flaws_extract", "judge_flaws_validate", "judge_flaws_order")
-PARSER_VERSION = "flaws-1"
-MAX_FLAWS = 6  # the schemas' bound: ids F1..F6
+PARSER_VERSION = "flaws-2"  # 2: order rows carry their section, raise rows how their quote matched
 TOPICS = ("methodology", "experiments", "theory", "novelty", "applicability", "presentation", "related_work")
 TRUNCATED = "[… truncated …]"
-# Answer budgets (tokens): six flaws with quotes; six three-field verdicts; eight id + anchor pairs.
-EXTRACT_TOKENS, VALIDATE_TOKENS, ORDER_TOKENS = 700, 200, 350
+# Answer budgets (tokens) as (base, per flaw): a flaw with its quotes ~100, a verdict ~30, a mention ~40
+# (six flaws: 700 / 200 / 270, what the embedded model had before caps were settings). Under a cap the
+# flaws counted are the cap; without one (a hosted judge) validate and order know how many flaws they
+# ask about, and the extractor's answer is bounded by what it can quote: its budget follows the pool's
+# text (EXTRACT_CHARS_PER_TOKEN), never below the judge's max_output_tokens (judging.base.budgeted). A
+# budget sized for n flaws would cut the answer that lists n + 1, and PRISM lists all.
+EXTRACT_TOKENS, VALIDATE_TOKENS, ORDER_TOKENS = (100, 100), (20, 30), (30, 40)
+EXTRACT_CHARS_PER_TOKEN = 3  # every quote is the reviews' own words, each flaw adds a summary
 
 _LABEL = re.compile(r"^\s*(?:r|reviewer)\s*#?\s*(\d+)\s*$", re.I)
 _FLAW_ID = re.compile(r"^\s*f?\s*(\d+)\s*$", re.I)
-_ROW_KEYS = ("kind", "review_key", "flaw_id", "topic", "summary", "is_valid", "severity", "quote")
+_ROW_KEYS = ("kind", "review_key", "flaw_id", "topic", "summary", "is_valid", "severity", "quote", "verbatim")
 
 
 @dataclass(frozen=True)
 class Pool:
-    key: str  # pool:<paper_id>|<system>
+    key: str  # pool:<paper_id>|<system>|s<sample>
     paper_id: str
     system: str
-    reviews: tuple[JudgedReview, ...]  # the paper's human reviews, then the system's
+    sample: str  # the system review's sample index; "<index>-<k>" for the k-th other review sharing it
+    reviews: tuple[JudgedReview, ...]  # the paper's human reviews, then the one system review
 
     @property
     def members(self) -> tuple[JudgedReview, ...]:
@@ -47,26 +58,39 @@ class Pool:
 
 
 def pools(reviews: Sequence[JudgedReview]) -> list[Pool]:
-    """One pool per (paper, non-human system with a review of it); a paper no system reviewed has none."""
+    """One pool per non-human review: its paper's human reviews plus it; a paper no system reviewed
+    has none. Keyed pool:<paper_id>|<system>|s<sample>. Imported reviews may share a sample index
+    (an import without one says 0): the second, by review key, is s<index>-1, and so on
+    (int_judged_pool_members ranks them the same way)."""
     by_paper: dict[str, list[JudgedReview]] = {}
     for r in reviews:
         by_paper.setdefault(r.paper_id, []).append(r)
     out = []
     for paper_id in sorted(by_paper):
         humans = tuple(r for r in by_paper[paper_id] if r.source == "human")
-        systems = sorted({r.system for r in by_paper[paper_id] if r.source != "human"})
-        for system in systems:
-            own = tuple(r for r in by_paper[paper_id] if r.source != "human" and r.system == system)
-            out.append(Pool(key=f"pool:{paper_id}|{system}", paper_id=paper_id, system=system,
-                            reviews=humans + own))
+        systems = [r for r in by_paper[paper_id] if r.source != "human"]
+        taken: dict[tuple[str, int], int] = {}
+        for r in sorted(systems, key=lambda r: (r.system, _sample_index(r), r.review_key)):
+            index = _sample_index(r)
+            k = taken.get((r.system, index), 0)
+            taken[(r.system, index)] = k + 1
+            sample = str(index) if k == 0 else f"{index}-{k}"
+            out.append(Pool(key=f"pool:{paper_id}|{r.system}|s{sample}", paper_id=paper_id, system=r.system,
+                            sample=sample, reviews=(*humans, r)))
     return out
+
+
+def _sample_index(review: JudgedReview) -> int:
+    return review.sample_index if review.sample_index is not None else 0
 
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list[Judgment]:
     """The `pool` judgment of every pool, then the `order` judgment of every member of each pool
     that was judged ok (`options` are accepted for the common judge interface; none are used)."""
+    reviews = [r.for_judge(JUDGE) for r in reviews]  # summary, weaknesses, questions (judging/reviews.py)
     all_pools = pools(reviews)
-    jobs = [_PoolJob(p, Judgment(JUDGE, "pool", p.key, p.paper_id, ctx.repeat, inputs=_pool_inputs(p)))
+    caps = {"flaws": ctx.cfg.cap("flaws"), "flaw_raisers": ctx.cfg.cap("flaw_raisers")}
+    jobs = [_PoolJob(p, Judgment(JUDGE, "pool", p.key, p.paper_id, ctx.repeat, inputs=_pool_inputs(p, caps)))
             for p in all_pools]
     _read_papers(ctx, jobs)
     _extract(ctx, [j for j in jobs if j.open])
@@ -84,7 +108,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
 class _Flaw:
     topic: str
     summary: str
-    raises: list[tuple[JudgedReview, str]]  # (reviewer, verbatim quote)
+    raises: list[tuple[JudgedReview, str, str]]  # (reviewer, verbatim quote, "strict" | "normalized")
     flaw_id: str = ""
     is_valid: bool | None = None
     severity: str = "minor"
@@ -112,15 +136,15 @@ class _PoolJob:
         blank = dict.fromkeys(_ROW_KEYS)
         out = [{**blank, "kind": "member", "review_key": r.review_key} for r in self.pool.members]
         for f in self.flaws:
-            for review, quote in f.raises:
+            for review, quote, how in f.raises:
                 out.append({**blank, "kind": "raise", "review_key": review.review_key, "flaw_id": f.flaw_id,
                             "topic": f.topic, "summary": f.summary, "is_valid": f.is_valid,
-                            "severity": f.severity, "quote": quote})
+                            "severity": f.severity, "quote": quote, "verbatim": how})
         return out
 
 
-def _pool_inputs(pool: Pool) -> dict:
-    return {"system": pool.system,
+def _pool_inputs(pool: Pool, caps: dict) -> dict:
+    return {"system": pool.system, "sample": pool.sample, "caps": caps,
             "members": [{"label": f"R{i}", "review_key": r.review_key, "source": r.source,
                          "chars": len(r.text)} for i, r in enumerate(pool.members, 1)],
             "excluded_empty": [r.review_key for r in pool.reviews if not r.text.strip()]}
@@ -156,29 +180,61 @@ def _extract(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
     # The reviews share the judge's context window: each gets an equal part of judge_max_chars.
     # Quotes are still checked against the whole review.
     budget = settings.judge_max_chars(ctx.cfg.provider)
+    max_flaws, max_raisers = ctx.cfg.cap("flaws"), ctx.cfg.cap("flaw_raisers")
     reqs = []
     for job in jobs:
         members = job.pool.members
         shown = [{"label": f"R{i}", "text": _cut(r.text, budget // len(members))} for i, r in enumerate(members, 1)]
-        reqs.append(judge_request(ctx.cfg, JUDGE, "extract", "judge_flaws_extract", subject_id=job.pool.key,
-                                  repeat=ctx.repeat, max_tokens=EXTRACT_TOKENS, reviews=shown))
+        need = (_tokens(EXTRACT_TOKENS, max_flaws) if max_flaws is not None
+                else EXTRACT_TOKENS[0] + sum(len(r["text"]) for r in shown) // EXTRACT_CHARS_PER_TOKEN)
+        cfg, tokens = budgeted(ctx.cfg, need)
+        req = judge_request(cfg, JUDGE, "extract", "judge_flaws_extract", subject_id=job.pool.key,
+                            repeat=ctx.repeat, max_tokens=tokens, reviews=shown,
+                            max_flaws=max_flaws, max_raisers=max_raisers)
+        reqs.append(_narrowed(req, "extract", max_flaws, max_raisers))
     for job, result in zip(jobs, _call(ctx, reqs, "flaws: extract"), strict=True):
         job.judgment.results.append(result)
         doc = answer(result)
         if doc is None or not isinstance(doc.get("flaws"), list):
             job.close(result, "unparseable:extract")
             continue
-        job.flaws = _parse_flaws(doc["flaws"], job.pool.members, job.judgment)
+        job.flaws = _parse_flaws(doc["flaws"], job.pool.members, job.judgment, max_flaws, max_raisers)
 
 
-def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment) -> list[_Flaw]:
-    """Flaws with at least one verbatim quote, numbered F1.. in the extractor's order."""
+def _tokens(budget: tuple[int, int], n: int) -> int:
+    """A step's answer budget for n flaws (the cap, or the flaws asked about)."""
+    return budget[0] + budget[1] * n
+
+
+def _narrowed(req, step: str, max_flaws: int | None, max_raisers: int | None):
+    """The request with its schema bound to the caps in force (no bound without a cap): a grammar-decoding
+    model then stops within the step's budget. Flaw ids are F1..F<cap> only under a cap."""
+    if max_flaws is None and max_raisers is None:
+        return req
+    schema = copy.deepcopy(req.response_schema)
+    props = schema["properties"]
+    if step == "extract":
+        if max_flaws is not None:
+            props["flaws"]["maxItems"] = max_flaws
+        if max_raisers is not None:
+            props["flaws"]["items"]["properties"]["raised_by"]["maxItems"] = max_raisers
+    elif max_flaws is not None:
+        listed = props["evaluations" if step == "validate" else "mentions"]
+        listed["maxItems"] = max_flaws  # the order step: each flaw at most once
+        listed["items"]["properties"]["flaw_id"]["enum"] = [f"F{i}" for i in range(1, max_flaws + 1)]
+    return dataclasses.replace(req, response_schema=schema)
+
+
+def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_flaws: int | None = None,
+                 max_raisers: int | None = None) -> list[_Flaw]:
+    """Flaws with at least one verbatim quote, numbered F1.. in the extractor's order; a cap keeps the
+    first `max_flaws` such flaws and each one's first `max_raisers` raisers, counting what it cut."""
     flaws: list[_Flaw] = []
     for item in items:
         if not isinstance(item, dict):
             j.drop("bad_flaw")
             continue
-        if len(flaws) == MAX_FLAWS:
+        if max_flaws is not None and len(flaws) == max_flaws:
             j.drop("over_max_flaws")
             continue
         topic = str(item.get("topic") or "").strip().lower()
@@ -192,13 +248,17 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment) -> l
                 continue
             review = members[int(m.group(1)) - 1]
             quote = r.get("quote")
-            if not isinstance(quote, str) or find_verbatim(quote, review.text) is None:
+            hit = match_verbatim(quote, review.text) if isinstance(quote, str) else None
+            if hit is None:
                 j.drop("not_verbatim")
                 continue
-            if any(done is review for done, _ in flaw.raises):
+            if any(done is review for done, _, _ in flaw.raises):
                 j.drop("duplicate_raise")  # one row per (flaw, reviewer): W_i counts reviewers
                 continue
-            flaw.raises.append((review, quote.strip()))
+            if max_raisers is not None and len(flaw.raises) == max_raisers:
+                j.drop("over_max_raisers")
+                continue
+            flaw.raises.append((review, quote.strip(), hit.how))
         if not flaw.raises:
             j.drop("flaw_without_quote")
             continue
@@ -210,9 +270,14 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment) -> l
 def _validate(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
     # A pool with no flaw left is judged (members only) without asking the validator.
     jobs = [j for j in jobs if j.flaws]
-    reqs = [judge_request(ctx.cfg, JUDGE, "validate", "judge_flaws_validate", subject_id=job.pool.key,
-                          repeat=ctx.repeat, max_tokens=VALIDATE_TOKENS, paper_text=job.paper_text,
-                          flaws=[{"flaw_id": f.flaw_id, "topic": f.topic, "summary": f.summary} for f in job.flaws])
+    max_flaws = ctx.cfg.cap("flaws")
+    budgets = {id(job): budgeted(ctx.cfg, _tokens(VALIDATE_TOKENS, max_flaws or len(job.flaws))) for job in jobs}
+    reqs = [_narrowed(judge_request(budgets[id(job)][0], JUDGE, "validate", "judge_flaws_validate",
+                                    subject_id=job.pool.key, repeat=ctx.repeat, max_tokens=budgets[id(job)][1],
+                                    paper_text=job.paper_text,
+                                    flaws=[{"flaw_id": f.flaw_id, "topic": f.topic, "summary": f.summary}
+                                           for f in job.flaws]),
+                      "validate", max_flaws, None)
             for job in jobs]
     for job, result in zip(jobs, _call(ctx, reqs, "flaws: validate"), strict=True):
         job.judgment.results.append(result)
@@ -240,6 +305,7 @@ def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
     asks: list[tuple[Judgment, JudgedReview, dict[str, _Flaw]]] = []
     reqs = []
     max_chars = settings.judge_max_chars(ctx.cfg.provider)
+    max_flaws = ctx.cfg.cap("flaws")
     for job in jobs:
         valid = [f for f in job.flaws if f.is_valid]
         listed = [{"flaw_id": f.flaw_id, "summary": f.summary} for f in valid]
@@ -252,10 +318,11 @@ def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
             out.append(j)
             if valid:
                 asks.append((j, review, {f.flaw_id: f for f in valid}))
-                reqs.append(judge_request(ctx.cfg, JUDGE, "order", "judge_flaws_order", subject_id=subject,
-                                          repeat=ctx.repeat, max_tokens=ORDER_TOKENS,
-                                          review=_cut(review.text, max_chars),
-                                          flaws=listed))
+                cfg, tokens = budgeted(ctx.cfg, _tokens(ORDER_TOKENS, max_flaws or len(valid)))
+                reqs.append(_narrowed(judge_request(cfg, JUDGE, "order", "judge_flaws_order",
+                                                    subject_id=subject, repeat=ctx.repeat, max_tokens=tokens,
+                                                    review=_cut(review.text, max_chars), flaws=listed),
+                                      "order", max_flaws, None))
     for (j, review, valid), result in zip(asks, _call(ctx, reqs, "flaws: order"), strict=True):
         j.results.append(result)
         doc = answer(result)
@@ -269,16 +336,24 @@ def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
 
 
 def _mentions(items: list, review: JudgedReview, valid: dict[str, "_Flaw"], j: Judgment) -> list[dict]:
-    rows = []
+    """One row per valid flaw the review mentions, where its anchor sits. A flaw counts once, at its
+    first mention in the judge's list (PRISM's mapping keeps the first occurrence): a repeated flaw
+    would weigh twice in CPS. `section` is the review field holding the position (judging.spans.field_at;
+    a mention placed at the end is in the last field), so nCPS can reset per section as PRISM's does."""
+    rows, seen = [], set()
     for m in items:
         flaw = valid.get(_flaw_id(m.get("flaw_id"))) if isinstance(m, dict) else None
         if flaw is None:
             j.drop("unknown_flaw")  # not a valid flaw of the pool (or no id at all)
             continue
+        if flaw.flaw_id in seen:
+            j.drop("duplicate_mention")
+            continue
+        seen.add(flaw.flaw_id)
         anchor = m.get("anchor") if isinstance(m.get("anchor"), str) else None
         position, located_by = locate(anchor, review.text)
         rows.append({"review_key": review.review_key, "flaw_id": flaw.flaw_id, "severity": flaw.severity,
-                     "position": position, "located_by": located_by})
+                     "position": position, "located_by": located_by, "section": field_at(review, position)})
     return rows
 
 

@@ -97,6 +97,7 @@ def variant_ids(log) -> set[str]:
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """One focus judgment per review and repeat (0..ctx.cfg.repeats-1); each repeat's calls in one batch."""
+    reviews = [r.for_judge(JUDGE) for r in reviews]  # the argument it read before (judging/reviews.py)
     if not spec.include_variants:
         variants = variant_ids(ctx.log)
         reviews = [r for r in reviews if r.paper_id not in variants]

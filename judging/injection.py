@@ -85,6 +85,8 @@ def subjects(found: dict[str, Injection], reviews: Sequence[JudgedReview],
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (variant, review) subject × repeats 0..ctx.cfg.repeats-1, the calls batched in one go."""
+    # seed-002 (e): whether the review points out the hidden text anywhere: every section
+    reviews = [r.for_judge(JUDGE) for r in reviews]
     out, todo, reqs = [], [], []
     for inj, review, role in subjects(injections(ctx.log), reviews, spec.control):
         text = judged_text(review, ctx.cfg.provider, spec.review_chars) if review.sections else ""

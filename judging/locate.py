@@ -42,7 +42,9 @@ def fuzzy_find(anchor: str, text: str, min_ratio: float = FUZZY_MIN_RATIO) -> in
 
 
 def locate(anchor: str | None, text: str) -> tuple[int, str]:
-    """(position, located_by): "exact", "fuzzy" (ratio ≥ 0.45) or "end" (position len(text))."""
+    """(position, located_by): "exact" (find_verbatim: up to whitespace, surrounding quotes and typography),
+    "fuzzy" (ratio ≥ 0.45) or "end" (position len(text)). The flaws judge names the review field at the
+    position (judging.spans.field_at) as the mention's section."""
     if anchor and anchor.strip():
         if (pos := find_verbatim(anchor, text)) is not None:
             return pos, "exact"

@@ -8,11 +8,20 @@ novelty hold up against the earlier literature?
                 (judging/candidates.py); judge_novelty_verify for each claim × each of the
                 `verify_top` most relevant candidates. One unit row per (claim, candidate).
 
+The review is read as JudgedReview.for_judge("novelty"): every section (PRISM's extractor reads a
+human review's Summary, Strengths, Weaknesses, Questions and Limitations and a system's whole text). The
+claims prompt asks for ALL novelty claims in review order; the `novelty_claims` cap (warehouse/judge_caps.py:
+5 on the embedded model, none on a hosted one; a study's [judging] max_claims is its older name) cuts the
+tail, counted `over_max_claims`. Candidate relevance is the backend's normalized score when it gives one
+(judging/candidates.py).
+
 Each step is batched over all its subjects. The verdict's score (+2 … −2) and every aggregate are
 computed in dbt from the rows; a search or call that failed leaves the review unrecorded (retried by
 the next run), anything else that cannot be judged is null with a reason.
 """
 
+import copy
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,18 +35,26 @@ from warehouse import settings
 from warehouse.blobs import BlobCorrupted
 
 TEMPLATES = ("judge_novelty_paper", "judge_novelty_claims", "judge_novelty_verify")
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"  # 2: every section read, the claims cap a setting, relevance from the backend's score
 
 STANCES = ("not_novel", "somewhat_novel", "novel", "unclear")
 VERDICTS = ("SUPPORTED", "OVERSTATED", "AMBIGUOUS", "UNDERSTATED", "UNSUPPORTED")
-DEFAULTS = {"max_claims": 5, "verify_top": 3, "retrieval": "offline", "retrieval_limit": 10}
+# relevance: "score" = the backend's normalized score when it gives one, else PRISM's (n − rank)/n;
+# "rank" = PRISM's always (judging/candidates.py). PRISM's Semantic Scholar search has no score.
+DEFAULTS = {"verify_top": 3, "retrieval": "offline", "retrieval_limit": 10, "relevance": "score"}
+CAP = "novelty_claims"
 CORE_TASK_WORDS = 20
 MAX_CONTRIBUTIONS = 3
 MAX_KEY_TERMS = 12
 QUERY_WORDS = 25  # OpenNovelty's query: the first 25 words of core task + contribution name
 CANDIDATE_ABSTRACT_CHARS = 1200
-# Answer budgets: the schemas' longest valid answers (~450, ~600, ~70 tokens) with a little room.
+# Answer budgets: the schemas' longest valid answers (~450, ~600, ~70 tokens) with a little room. The
+# claims answer's is per claim (≤ 300 characters copied + stance + 2 prior works of ≤ 60 ≈ 105 tokens) + 20:
+# under the cap the narrowed schema's longest answer (cap 5 → 6 items: the 650 the embedded model always
+# had); without a cap every claim copied from the review: at most its characters (3 per token) plus ~40
+# tokens of stance and prior work per 300 characters, and never below the judge's max_output_tokens.
 MAX_TOKENS = {"paper": 500, "claims": 650, "verify": 120}
+CLAIM_TOKENS_FIXED, CLAIM_TOKENS = 20, 105
 
 
 @dataclass
@@ -77,6 +94,7 @@ class _Review:
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list[Judgment]:
     """The papers' judgments first, then one judgment per review, in the order given."""
+    reviews = [r.for_judge("novelty") for r in reviews]  # every section (judging/reviews.py JUDGE_SECTIONS)
     opts = {**DEFAULTS, **ctx.options, **options}
     jobs = [_Review(r, Judgment(judge="novelty", step="claims", subject_key=r.review_key, paper_id=r.paper_id,
                                 repeat=ctx.repeat, inputs=review_inputs(r))) for r in reviews]
@@ -88,7 +106,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
     for job in jobs:
         if job.open:
             _inherit(job.judgment, papers[job.review.paper_id])
-    _extract_claims(ctx, [j for j in jobs if j.open], int(opts["max_claims"]))
+    _extract_claims(ctx, [j for j in jobs if j.open], ctx.cfg.cap(CAP))
     _search(ctx, papers, [j for j in jobs if j.open], opts)
     _verify(ctx, papers, [j for j in jobs if j.open], int(opts["verify_top"]))
     for job in jobs:
@@ -222,14 +240,14 @@ def _inherit(j: Judgment, p: _Paper) -> None:
 
 # ---- step claims ---------------------------------------------------------------------------------
 
-def _extract_claims(ctx: JudgeContext, jobs: list[_Review], max_claims: int) -> None:
+def _extract_claims(ctx: JudgeContext, jobs: list[_Review], max_claims: int | None) -> None:
     texts = [judged_text(job.review, ctx.cfg.provider) for job in jobs]
-    reqs = [judge_request(ctx.cfg, "novelty", "claims", "judge_novelty_claims", subject_id=job.review.review_key,
-                          repeat=ctx.repeat, max_tokens=MAX_TOKENS["claims"], review_text=text)
+    reqs = [_claims_request(ctx, job.review.review_key, text, max_claims)
             for job, text in zip(jobs, texts, strict=True)]
     for job, text, res in zip(jobs, texts, ctx.call_many(reqs, "novelty: claims") if reqs else [], strict=True):
         j = job.judgment
         j.inputs["chars_seen"] = len(text)
+        j.inputs["max_claims"] = max_claims
         if isinstance(res, BaseException):
             j.failed_call = f"{type(res).__name__}: {res}"
             continue
@@ -238,15 +256,41 @@ def _extract_claims(ctx: JudgeContext, jobs: list[_Review], max_claims: int) -> 
         if doc is None or not isinstance(doc.get("claims"), list):
             j.null_reason = "unparseable:claims"
             continue
-        job.claims = _claims(doc["claims"], job.review, j, max_claims)
+        j.inputs["claims_answered"] = len(doc["claims"])
+        job.claims = _claims(doc["claims"], text, j, max_claims)
         if not job.claims:
             j.null_reason = "no_claims"
 
 
-def _claims(items: list, review: JudgedReview, j: Judgment, max_claims: int) -> list[dict]:
+def _claims_request(ctx: JudgeContext, subject: str, text: str, cap: int | None):
+    """Under a cap the schema allows one claim more than the cap (so a claim beyond it is seen and
+    counted) and the budget is that answer's; without one the schema is unbounded and the budget
+    follows the review's length."""
+    cfg = ctx.cfg
+    if cap is not None:
+        tokens = CLAIM_TOKENS_FIXED + CLAIM_TOKENS * (cap + 1)
+    else:
+        tokens = max(CLAIM_TOKENS_FIXED + len(text) // 3 + 40 * (len(text) // 300 + 1), cfg.max_output_tokens)
+        cfg = dataclasses.replace(cfg, max_output_tokens=tokens)  # params() would cut it to the configured one
+    req = judge_request(cfg, "novelty", "claims", "judge_novelty_claims", subject_id=subject, repeat=ctx.repeat,
+                        max_tokens=tokens, review_text=text, max_claims=cap)
+    return dataclasses.replace(req, response_schema=claims_schema(req.response_schema, cap))
+
+
+def claims_schema(schema: dict, cap: int | None) -> dict:
+    """The claims schema for one request: at most cap + 1 claims under a cap; as it is (no maxItems) without."""
+    if cap is None:
+        return schema
+    out = copy.deepcopy(schema)
+    out["properties"]["claims"]["maxItems"] = cap + 1
+    return out
+
+
+def _claims(items: list, text: str, j: Judgment, max_claims: int | None) -> list[dict]:
+    """The verbatim claims, in the judge's (review) order; spans are looked up in the text it read."""
     out, seen = [], set()
     for item in items:
-        span = verbatim_span(item["text"], review.text) if isinstance(item, dict) and isinstance(
+        span = verbatim_span(item["text"], text) if isinstance(item, dict) and isinstance(
             item.get("text"), str) else None
         if span is None:
             j.drop("not_verbatim")
@@ -255,7 +299,7 @@ def _claims(items: list, review: JudgedReview, j: Judgment, max_claims: int) -> 
             j.drop("duplicate")  # the same words twice are one claim
             continue
         seen.add(span)
-        if len(out) >= max_claims:
+        if max_claims is not None and len(out) >= max_claims:
             j.drop("over_max_claims")
             continue
         stance = item.get("stance")
@@ -284,12 +328,13 @@ def _search(ctx: JudgeContext, papers: dict[str, _Paper], jobs: list[_Review], o
         p.searches.append(res)
     for p in wanted:
         if not any(isinstance(r, BaseException) for r in p.searches):
-            p.pool, stats = build_pool([r.candidates for r in p.searches], p.paper_id, p.title, p.year)
+            p.pool, stats = build_pool([r.candidates for r in p.searches], p.paper_id, p.title, p.year,
+                                       relevance=str(opts["relevance"]))
             p.pool_stats = stats.as_dict()
     for job in jobs:
         p, j = papers[job.review.paper_id], job.judgment
-        j.inputs.update(retrieval=str(opts["retrieval"]), queries=[r.query for r, o in zip(reqs, owner, strict=True)
-                                                                      if o is p])
+        j.inputs.update(retrieval=str(opts["retrieval"]), relevance=str(opts["relevance"]),
+                        queries=[r.query for r, o in zip(reqs, owner, strict=True) if o is p])
         failed = [r for r in p.searches if isinstance(r, BaseException)]
         if failed:
             j.failed_call = f"retrieval: {type(failed[0]).__name__}: {failed[0]}"

@@ -1,5 +1,7 @@
 """The reviews a judge reads: human (OpenReview, ASAP), made by peerlake, or imported from another
-system, each reduced to the fields that hold its argument.
+system, as (field, text) sections: every field a judge may read, mapped onto canonical kinds
+(FIELD_KIND), and `JudgedReview.for_judge(judge)` the sections that judge reads (JUDGE_SECTIONS), the
+same for a human review as for a system's.
 
 A review key names a review across the lake and the marts (dbt builds the same strings):
   human:<review_id>                  a human review (human_review_imported)
@@ -9,25 +11,138 @@ A review key names a review across the lake and the marts (dbt builds the same s
 """
 
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from ingest.prism_reviews import fields_of, snake, split_sections
 from warehouse import EventLog
 
-# The fields PRISM judges (summary, strengths, weaknesses). Venues name them differently; the group of
-# which a review has the most fields wins (the first on a tie), and the fields used are recorded with
-# every judgment.
-ARGUMENT_FIELDS: tuple[tuple[str, ...], ...] = (
-    ("summary", "strengths", "weaknesses"),
-    ("summary_of_the_paper", "strength_and_weaknesses", "summary_of_the_review"),  # ICLR 2022/2023
-    ("summary_of_the_paper", "main_review", "summary_of_the_review"),  # ICLR 2021/2022
-    ("summary", "strengths_and_weaknesses"),  # NeurIPS 2022
-    ("review",),  # ICLR 2017-2020, ASAP
-    ("comment",),
-)
-# A peerlake review's JSON (prompts/schemas/review_score.json): concerns are its weaknesses, the
-# rationale carries the page-cited argument.
-PEERLAKE_FIELDS = ("summary", "strengths", "concerns", "rationale")
+# ---- canonical sections: every venue's and every system's fields mapped onto one vocabulary, so a
+# judge reads the same sections of a human review as of a system's.
+# A field's KIND says what it holds; "assessment" is strengths and weaknesses in one field (ICLR 2022's
+# main_review, ICML 2025's claims_and_evidence ...), "whole" a review that is not split at all (ICLR
+# 2017-2020's review, ASAP, an imported text without headings). "rating" (numbers, scales) and "meta"
+# (code of conduct, ethics flags, titles) are never read: PRISM's formatters skip them too
+# (constructiveness/src/utils.py format_human_review_full*).
+KINDS = ("summary", "strengths", "weaknesses", "assessment", "questions", "suggestions", "limitations", "ethics",
+         "recommendation", "other", "whole")
+_FIELD_KINDS: dict[str, tuple[str, ...]] = {
+    "summary": ("summary", "summary_of_the_paper", "paper_summary", "summary_of_the_review", "review_summary",
+                "summary_of_contributions", "summary_and_contributions", "summary_of_the_submission",
+                "significance_and_novelty"),
+    "strengths": ("strengths", "reasons_to_accept", "reasons_for_acceptance", "pros"),
+    "weaknesses": ("weaknesses", "concerns", "reasons_to_reject", "reasons_for_rejection", "cons",
+                   "essential_references_not_discussed"),
+    "assessment": ("strength_and_weaknesses", "strengths_and_weaknesses", "main_review",
+                   "other_strengths_and_weaknesses", "claims_and_evidence", "methods_and_evaluation_criteria",
+                   "theoretical_claims", "experimental_designs_or_analyses", "supplementary_material",
+                   "relation_to_broader_scientific_literature", "clarity_quality_novelty_and_reproducibility",
+                   "rationale", "final_justification", "detailed_comments", "general_comments"),
+    "questions": ("questions", "questions_for_authors", "questions_for_the_authors", "questions_to_the_authors",
+                  "questions_for_authors_rebuttal"),
+    "suggestions": ("suggestions", "other_comments_or_suggestions", "suggestions_for_improvement", "todo",
+                    "to_do_list", "requested_changes", "additional_feedback", "minor_comments"),
+    "limitations": ("limitations", "limitations_not_addressed_by_the_authors", "broader_impact_concerns"),
+    "ethics": ("ethical_concerns", "ethics_concerns", "details_of_ethics_concerns"),
+    # a recommendation in words (MLR's "Overall Recommendation", AI Scientist's Decision); one that is a
+    # number on a scale ("6: marginally above", ICML's "3") is a rating (_readable)
+    "recommendation": ("recommendation", "overall_recommendation", "decision", "paper_decision"),
+    "rating": ("rating", "confidence", "soundness", "presentation", "contribution", "correctness",
+               "technical_novelty_and_significance", "empirical_novelty_and_significance", "score",
+               "overall_score", "overall_rating", "quality", "clarity", "significance", "originality"),
+    "meta": ("title", "code_of_conduct", "flag_for_ethics_review", "ethics_flag", "first_time_reviewer",
+             "review_id", "reviewer_id"),
+    "whole": ("review", "comment", "text"),
+}
+FIELD_KIND: dict[str, str] = {f: kind for kind, names in _FIELD_KINDS.items() for f in names}
+# The order a form's fields are shown in (the stored JSON may have its keys sorted): as the forms
+# order them (ICML 2025: summary, claims ... other strengths and weaknesses, other comments or
+# suggestions, questions for authors; NeurIPS: summary, strengths, weaknesses, questions, limitations).
+FIELD_ORDER: tuple[str, ...] = (
+    "summary", "summary_of_the_paper", "paper_summary", "summary_of_contributions", "summary_and_contributions",
+    "summary_of_the_submission", "significance_and_novelty",
+    "strengths", "reasons_to_accept", "reasons_for_acceptance", "pros",
+    "weaknesses", "concerns", "reasons_to_reject", "reasons_for_rejection", "cons",
+    "strength_and_weaknesses", "strengths_and_weaknesses", "main_review", "clarity_quality_novelty_and_reproducibility",
+    "claims_and_evidence", "methods_and_evaluation_criteria", "theoretical_claims", "experimental_designs_or_analyses",
+    "supplementary_material", "relation_to_broader_scientific_literature", "essential_references_not_discussed",
+    "other_strengths_and_weaknesses", "rationale", "detailed_comments", "general_comments",
+    "summary_of_the_review", "review_summary", "final_justification",
+    "other_comments_or_suggestions", "suggestions", "suggestions_for_improvement", "requested_changes",
+    "additional_feedback", "minor_comments",
+    "questions", "questions_for_authors", "questions_for_the_authors", "questions_to_the_authors",
+    "questions_for_authors_rebuttal", "todo", "to_do_list",
+    "limitations", "limitations_not_addressed_by_the_authors", "broader_impact_concerns",
+    "ethical_concerns", "ethics_concerns", "details_of_ethics_concerns",
+    "recommendation", "overall_recommendation", "decision", "paper_decision",
+    "review", "comment", "text")
+_RANK = {f: i for i, f in enumerate(FIELD_ORDER)}
+# What each kind stands for in PRISM's section vocabulary (Summary / Strengths / Weaknesses / Questions ...).
+_WHOLE = frozenset({"summary", "strengths", "weaknesses", "questions", "suggestions", "limitations", "ethics",
+                    "recommendation", "other"})
+_STANDS_FOR = {"assessment": frozenset({"strengths", "weaknesses"}), "whole": _WHOLE}
+
+# What each judge reads, the same for humans and systems. PRISM's sets: depth = Summary / Strengths /
+# Weaknesses (depth_of_analysis run_human.py L30-38, run_llm.py L42-54); flaws = Summary / Weaknesses /
+# Questions (flaw_identification format_human_review_text); constructiveness = every section
+# (constructiveness/src/utils.py format_human_review_full: "needs the complete review"). None = every
+# readable section (all but ratings and meta).
+# - novelty: PRISM's extractor reads a human review's Summary, Strengths, Weaknesses, Questions and
+#   Limitations (novelty_vefification/scripts/run_pipeline.py _reviews_to_text) and a system's whole
+#   text: every section.
+# - score_prediction: the review's "non-numeric text" with the venue's rubric (seed-002 (f), §4.4):
+#   every section but the ratings, whose numbers the predictor must not see.
+# - detection: "the full review text" (seed-002 a.7); injection: whether the review points out the hidden
+#   text anywhere (seed-002 (e)); withdrawal_match: whether the review names the withdrawal's problem
+#   anywhere (seed-002 (d)): every section.
+# - focus: labels a review's strengths and weaknesses (seed-002 (g)); it keeps the argument set it read
+#   before (depth's).
+JUDGE_SECTIONS: dict[str, frozenset[str] | None] = {
+    "depth": frozenset({"summary", "strengths", "weaknesses"}),
+    "flaws": frozenset({"summary", "weaknesses", "questions"}),
+    "constructiveness": None,
+    "novelty": None,
+    "score_prediction": None,
+    "detection": None,
+    "injection": None,
+    "withdrawal_match": None,
+    "focus": frozenset({"summary", "strengths", "weaknesses"}),
+}
+# The argument of a review as text overlap reads it (metrics.text.review_texts): depth's sections.
+ARGUMENT = JUDGE_SECTIONS["depth"]
+
+
+def field_kind(name: str, guess: bool = False) -> str | None:
+    """The kind of a review field (KINDS, "rating", "meta"); None when unknown. With `guess` (a heading
+    an imported review wrote itself), a short heading is read by its words, and any other is "other"."""
+    key = snake(name)
+    if key in FIELD_KIND:
+        return FIELD_KIND[key]
+    base = key.rstrip("_0123456789")  # a repeated heading: questions_2
+    if base in FIELD_KIND:
+        return FIELD_KIND[base]
+    if not guess:
+        return None
+    if len(key.split("_")) <= 8:  # a heading, not a paragraph that begins with "#"
+        for word, kind in (("question", "questions"), ("limitation", "limitations"), ("ethic", "ethics"),
+                           ("suggest", "suggestions"), ("strength", "strengths"), ("weakness", "weaknesses"),
+                           ("concern", "weaknesses"), ("summary", "summary"), ("rating", "rating"),
+                           ("confidence", "rating"), ("score", "rating")):
+            if word in key:
+                if kind in ("strengths", "weaknesses") and "strength" in key and "weakness" in key:
+                    return "assessment"
+                return kind
+    return "other"
+
+
+def reads(judge: str | None, name: str, guess: bool = False) -> bool:
+    """Whether `judge` (JUDGE_SECTIONS; None = every section) reads a field with this name."""
+    kind = field_kind(name, guess)
+    if kind is None or kind in ("rating", "meta"):
+        return False
+    wanted = JUDGE_SECTIONS[judge] if judge is not None else None
+    return wanted is None or bool(_STANDS_FOR.get(kind, frozenset({kind})) & wanted)
 
 
 @dataclass(frozen=True)
@@ -39,6 +154,8 @@ class JudgedReview:
     sample_index: int | None
     sections: tuple[tuple[str, str], ...]  # (field, text) in order; empty when unreadable
     event_id: str  # the event that holds the review (human_review_imported, llm_call, ...)
+    view: str | None = None  # the judge whose sections these are (for_judge); None = every readable section
+    not_read: tuple[str, ...] = ()  # the review's fields this view leaves out
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -48,6 +165,14 @@ class JudgedReview:
     def text(self) -> str:
         """What the judge sees and what its verbatim spans must be substrings of."""
         return "\n\n".join(f"{name.replace('_', ' ').capitalize()}:\n{body}" for name, body in self.sections)
+
+    def for_judge(self, judge: str) -> "JudgedReview":
+        """The review as `judge` reads it: only the sections JUDGE_SECTIONS gives it, in order (a heading
+        of an imported review is read by its words, see field_kind)."""
+        guess = self.source == "external"
+        kept = tuple((f, t) for f, t in self.sections if reads(judge, f, guess))
+        return replace(self, sections=kept, view=judge,
+                       not_read=self.not_read + tuple(f for f, _ in self.sections if not reads(judge, f, guess)))
 
 
 def _value(v) -> str | None:
@@ -61,14 +186,30 @@ def _value(v) -> str | None:
     return None
 
 
+_RATING_TEXT = re.compile(r"^\s*\**\s*-?\d+(\.\d+)?\s*\**\s*(:|-|–|—|/|\(|$)")
+
+
+def _readable(name: str, text: str, guess: bool = False) -> bool:
+    """A field some judge reads: a known kind (or any heading, with `guess`), not a rating; a
+    recommendation that is a number on a scale is a rating."""
+    kind = field_kind(name, guess)
+    if kind is None or kind in ("rating", "meta"):
+        return False
+    return not (kind == "recommendation" and _RATING_TEXT.match(text))
+
+
+def review_sections(content: dict) -> tuple[tuple[str, str], ...]:
+    """Every field of a review form that a judge may read (FIELD_KIND), in the form's order; ratings,
+    meta fields and fields of no known kind are left out."""
+    found = [(f, t) for f, v in content.items()
+             if isinstance(f, str) and (t := _value(v)) is not None and _readable(f, t)]
+    return tuple(sorted(found, key=lambda ft: _RANK.get(snake(ft[0]), len(_RANK))))  # a stable sort
+
+
 def argument_sections(content: dict) -> tuple[tuple[str, str], ...]:
-    """The field group of ARGUMENT_FIELDS the review fills most (its non-empty fields, in order)."""
-    best: tuple[tuple[str, str], ...] = ()
-    for group in ARGUMENT_FIELDS:
-        found = tuple((f, t) for f in group if (t := _value(content.get(f))) is not None)
-        if len(found) > len(best):
-            best = found
-    return best
+    """The fields that hold a review's argument (ARGUMENT: summary, strengths, weaknesses, and the fields
+    that hold them together), in the form's order."""
+    return tuple((f, t) for f, t in review_sections(content) if reads("depth", f))
 
 
 def human_reviews(log: EventLog, paper_ids: Iterable[str] | None = None) -> list[JudgedReview]:
@@ -88,7 +229,7 @@ def human_reviews(log: EventLog, paper_ids: Iterable[str] | None = None) -> list
         content = body.get("content", body) if isinstance(body, dict) else {}
         out.append(JudgedReview(review_key=f"human:{rid}", paper_id=ev.paper_id, source="human",
                                 system="human", sample_index=None,
-                                sections=argument_sections(content if isinstance(content, dict) else {}),
+                                sections=review_sections(content if isinstance(content, dict) else {}),
                                 event_id=ev.event_id))
     return out
 
@@ -141,9 +282,12 @@ def system_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
             for (paper_id, config, sample), ev in sorted(slots.items())]
 
 
-# A normalized review's argument (warehouse.events.SystemReviewRecorded.review_json; the type is
-# reviewing.systems.normalized, which this sibling layer may not import: the JSON is the contract).
-SYSTEM_FIELDS = ("summary", "strengths", "weaknesses", "questions")
+# A normalized review (warehouse.events.SystemReviewRecorded.review_json; the type is
+# reviewing.systems.normalized, which this sibling layer may not import: the JSON is the contract):
+# summary, strengths, weaknesses, questions, and in `extra` LLM-Review's suggestions, AI Scientist's
+# limitations, MLR's to-do list; `recommendation` is the system's own words (MLR's overall
+# recommendation, AI Scientist's decision). Scores, sub-scores and confidence are numbers: not read.
+SYSTEM_EXTRA_FIELDS = ("suggestions", "limitations", "todo")
 
 
 def _system_sections(review_json: str) -> tuple[tuple[str, str], ...]:
@@ -153,10 +297,27 @@ def _system_sections(review_json: str) -> tuple[tuple[str, str], ...]:
         return ()
     if not isinstance(doc, dict):
         return ()
-    return tuple((f, t) for f in SYSTEM_FIELDS if (t := _value(doc.get(f))) is not None)
+    extra = doc.get("extra") if isinstance(doc.get("extra"), dict) else {}
+    content = {f: doc.get(f) for f in ("summary", "strengths", "weaknesses", "questions")}
+    if _suggestions_as_questions(doc):
+        content["suggestions"] = content.pop("questions")
+    content.update({f: extra.get(f) for f in SYSTEM_EXTRA_FIELDS if f not in content or content[f] is None})
+    content["recommendation"] = doc.get("recommendation")
+    return review_sections(content)
+
+
+def _suggestions_as_questions(doc: dict) -> bool:
+    """AgentReview's form has suggestions for improvement and no questions; its normalized review keeps
+    them under `questions` (reviewing/systems/agentreview.py). The system's own headings (`sections`)
+    say which they are: a suggestions heading and no questions heading."""
+    raw = doc.get("sections") if isinstance(doc.get("sections"), dict) else {}
+    kinds = {field_kind(h, guess=True) for h in raw if isinstance(h, str)}
+    return "suggestions" in kinds and "questions" not in kinds
 
 
 def _peerlake_sections(text: str | None) -> tuple[tuple[str, str], ...]:
+    """A template review's JSON (prompts/schemas/review_score.json): summary, strengths, concerns (its
+    weaknesses), rationale (the page-cited argument: an assessment); the scores are not read."""
     doc = None
     for candidate in (text or "", _braced(text or "")):
         try:
@@ -166,7 +327,7 @@ def _peerlake_sections(text: str | None) -> tuple[tuple[str, str], ...]:
             continue
     if not isinstance(doc, dict):
         return ()
-    return tuple((f, t) for f in PEERLAKE_FIELDS if (t := _value(doc.get(f))) is not None)
+    return review_sections(doc)
 
 
 def _braced(text: str) -> str:
@@ -186,14 +347,37 @@ def external_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
         key = (ev.system, ev.review_id)
         if key not in latest or ev.event_id > latest[key].event_id:
             latest[key] = ev
+    annotated = {e.review_key for e in log.iter_events("span_annotation_imported")}
     out = []
     for (system, rid), ev in sorted(latest.items()):
         try:
             text = json.loads(log.blobs.get_text(ev.body_sha256)).get("text")
         except (OSError, ValueError, AttributeError):
             text = None
-        sections = (("text", text.strip()),) if isinstance(text, str) and text.strip() else ()
-        out.append(JudgedReview(review_key=f"external:{system}:{rid}", paper_id=ev.paper_id, source="external",
+        key = f"external:{system}:{rid}"
+        sections = ()
+        if isinstance(text, str) and text.strip():
+            # a review whose character offsets were annotated (SubstanReview) stays one section, so the
+            # annotation's offsets keep pointing into the text the judge reads
+            sections = (("text", text.strip()),) if key in annotated else text_sections(text)
+        out.append(JudgedReview(review_key=key, paper_id=ev.paper_id, source="external",
                                 system=system, sample_index=ev.sample_index, sections=sections,
                                 event_id=ev.event_id))
     return out
+
+
+# The kinds that show an imported text is a review form cut by its headings.
+_FORM_KINDS = frozenset({"summary", "strengths", "weaknesses", "assessment", "questions"})
+
+
+def text_sections(text: str) -> tuple[tuple[str, str], ...]:
+    """An imported review's text: cut at its markdown headings ("**Weaknesses:**", "### Questions"; the
+    splitter PRISM's imports use, ingest.prism_reviews.split_sections) when two or more of them name
+    sections of a review form, each heading a field (snake_case, as PRISM's imports store them); else
+    the whole text as one `text` section. Rating and confidence sections are then left out."""
+    text = text.strip()
+    fields, _ = fields_of(split_sections(text))
+    kinds = [field_kind(f, guess=True) for f in fields]
+    if sum(k in _FORM_KINDS for k in kinds) < 2:
+        return (("text", text),)
+    return tuple((f, body) for f, body in fields.items() if _readable(f, body, guess=True))

@@ -118,6 +118,9 @@ def paper_venues(log: EventLog) -> dict[str, tuple[str | None, int | None]]:
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """One prediction per (review of a chosen source, repeat 0..repeats-1); the calls batched."""
+    # seed-002 (f), §4.4: the predictor reads the review's "non-numeric text": every section but the ratings
+    # (judging/reviews.py JUDGE_SECTIONS), and strip_numbers takes the numbers left in the text
+    reviews = [r.for_judge(JUDGE) for r in reviews]
     venues = paper_venues(ctx.log)
     builtins = builtin()
     limit = spec.max_chars or settings.judge_max_chars(ctx.cfg.provider)

@@ -1,12 +1,8 @@
 """The review text a judge reads, and where a span the judge copied from it sits (offset, exact words,
 field): so a unit's `start` + `len(text)` is its true extent in `JudgedReview.text`."""
 
-import re
-
-from judging.base import find_verbatim
+from judging.base import Verbatim, match_verbatim
 from warehouse import settings
-
-_WS = re.compile(r"\s+")
 
 
 def judged_text(review, provider: str, max_chars: int | None = None) -> str:
@@ -17,26 +13,21 @@ def judged_text(review, provider: str, max_chars: int | None = None) -> str:
     return review.text[:limit]
 
 
-def verbatim_span(span: str, text: str, start: int = 0) -> tuple[int, str] | None:
-    """(offset, the text's own characters) of a span copied from `text`, or None when it is not there.
+def locate_span(span: str, text: str, start: int = 0) -> Verbatim | None:
+    """Where a span copied from `text` sits (see base.match_verbatim), or None when it is not there.
     Tried from `start` first (units come in review order, and a phrase may occur twice), then from 0."""
-    at = find_verbatim(span, text, start)
-    if at is None and start:
-        at = find_verbatim(span, text, 0)
-    if at is None:
-        return None
-    # find_verbatim matches up to whitespace runs and surrounding quotes; walk the same way to the end
-    want = _WS.sub(" ", span.strip().strip('"“”\'').strip())
-    i = at
-    for ch in want:
-        if ch == " ":
-            while i < len(text) and text[i].isspace():
-                i += 1
-        elif i < len(text) and text[i] == ch:
-            i += 1
-        else:  # cannot happen while find_verbatim normalizes as above; the model's length is close
-            return at, text[at:at + len(want)]
-    return at, text[at:i]
+    hit = match_verbatim(span, text, start)
+    if hit is None and start:
+        hit = match_verbatim(span, text, 0)
+    return hit
+
+
+def verbatim_span(span: str, text: str, start: int = 0) -> tuple[int, str] | None:
+    """(offset, the text's own characters) of a span copied from `text`, or None when it is not there
+    (see locate_span): the characters run from the first matched one to the last, so a span quoted
+    without the review's markdown keeps the review's own ** and curly quotes inside it."""
+    hit = locate_span(span, text, start)
+    return None if hit is None else (hit.start, text[hit.start:hit.end])
 
 
 def _layout(review) -> list[tuple[int, int, str]]:

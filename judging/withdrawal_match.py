@@ -128,6 +128,8 @@ def subject_key(paper_id: str, review_key: str) -> str:
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (level, repeat 0..R-1, review of a paper with a withdrawal note, of spec.sources); the
     calls of all of them batched in one call_many."""
+    # seed-002 (d): whether the review names the withdrawal note's problem anywhere: every section
+    reviews = [r.for_judge(JUDGE) for r in reviews]
     wanted = [r for r in reviews if r.source in spec.sources and (spec.papers is None or r.paper_id in spec.papers)]
     notes = latest_notes(ctx.log, {r.paper_id for r in wanted})
     review_chars = spec.review_budget(ctx.cfg.provider)

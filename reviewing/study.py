@@ -49,6 +49,7 @@ from reviewing.scoring import ReviewerConfig
 from reviewing.systems.base import SystemConfig, SystemOptionError
 from warehouse import EventLog, PaperIngested, settings
 from warehouse.events import StudyResolved
+from warehouse.judge_caps import check_caps
 from warehouse.studies import StudyFiles
 
 DEMO = "demo"
@@ -68,7 +69,7 @@ TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "j
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
-                "verify_top",
+                "verify_top", "caps", "depth_taxonomy",
                 "provider", "model", "temperature", "max_output_tokens", "base_url"}
 REVIEW_SOURCES = ("human", "peerlake", "external")
 RETRIEVAL_BACKENDS = ("offline", "semantic_scholar")
@@ -109,12 +110,12 @@ class ReviewerSpec:
         d = settings.reviewer_defaults()
         provider, model = _provider_and_model(self.provider, self.model, d, f"reviewer system {self.system!r}")
         try:
-            opts = get_system(self.system).resolve(dict(self.options))
+            opts = get_system(self.system).resolve(dict(self.options), provider=provider)
         except SystemOptionError as exc:
             raise StudyError(str(exc)) from None
         return SystemConfig(system=self.system, provider=provider, model=model,
                             options=tuple(sorted(opts.items())), samples=self.samples or 1,
-                            max_output_tokens=self.max_output_tokens or settings.system_max_output_tokens(),
+                            max_output_tokens=self.max_output_tokens or settings.system_max_output_tokens(provider),
                             base_url=self.base_url if self.base_url is not None else d.base_url,
                             papers=self.papers)
 
@@ -142,8 +143,14 @@ class JudgingSpec:
     human_per_paper: int | None = None
     repeats: int = 1
     retrieval: str = "offline"
-    max_claims: int = 5
+    max_claims: int | None = None  # the novelty_claims cap's older name (warehouse/judge_caps.py)
     verify_top: int = 3
+    # [judging.caps] (warehouse/judge_caps.py), 0 = no cap: a cap left out has the judge model's default (the
+    # embedded model's values on `local`; none on a hosted model, as PRISM's prompts: "extract ALL").
+    caps: tuple[tuple[str, int | None], ...] = ()
+    # the depth judge's aspects and grounding scale: a file in prompts/taxonomies/ by name, or a path
+    # (judging/depth_taxonomy.py); prism-reference = what PRISM's code ran for its published tables
+    depth_taxonomy: str = "prism-reference"
     provider: str | None = None
     model: str | None = None
     temperature: float = 0.0
@@ -157,7 +164,7 @@ class JudgingSpec:
         return {"provider": provider, "model": model, "temperature": self.temperature,
                 "max_output_tokens": self.max_output_tokens or d.max_output_tokens,
                 "base_url": self.base_url if self.base_url is not None else d.base_url,
-                "repeats": self.repeats}
+                "repeats": self.repeats, "caps": self.caps, "depth_taxonomy": self.depth_taxonomy}
 
 
 @dataclass(frozen=True)
@@ -338,10 +345,24 @@ def _judging(name: str, table: dict) -> JudgingSpec:
     t = table.get("temperature", 0.0)
     if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
         raise StudyError(f"study {name!r}: judging.temperature must be a number >= 0")
+    raw_caps = table.get("caps", {})
+    if not isinstance(raw_caps, dict):
+        raise StudyError(f"study {name!r}: judging.caps must be a table, e.g. [judging.caps] depth_units = 12")
+    try:
+        caps = check_caps(raw_caps)
+    except ValueError as exc:
+        raise StudyError(f"study {name!r}: {exc}") from None
+    if table.get("max_claims") is not None:
+        caps.setdefault("novelty_claims", table["max_claims"])
+    depth_taxonomy = table.get("depth_taxonomy", "prism-reference")
+    if not isinstance(depth_taxonomy, str) or not depth_taxonomy.strip():
+        raise StudyError(f"study {name!r}: judging.depth_taxonomy must be a shipped taxonomy's name "
+                         "(prism-reference, prism-paper) or a path to a TOML file")
     return JudgingSpec(papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
                        repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
-                       max_claims=table.get("max_claims", 5), verify_top=table.get("verify_top", 3),
+                       max_claims=table.get("max_claims"), verify_top=table.get("verify_top", 3),
+                       caps=tuple(sorted(caps.items())), depth_taxonomy=depth_taxonomy.strip(),
                        provider=table.get("provider"),
                        model=table.get("model"), temperature=float(t),
                        max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))

@@ -1,4 +1,5 @@
-"""What a judge may keep (read by the judges and checked in study files, so it lives on the floor): caps on the items a judge extracts, with defaults that depend on the model.
+"""What a judge may keep: caps on the items a judge extracts, with defaults that depend on the model.
+Read by the judges and checked in study files (reviewing and judging are siblings), so it lives on the floor.
 
 PRISM's prompts say "NO LIMIT" / "extract ALL": a hosted judge keeps everything a review says (no cap),
 so its numbers stand beside PRISM's tables. The embedded 1.5B model needs caps: its 4,096-token context

@@ -18,8 +18,9 @@ def _present(v) -> bool:
 def _text(sections) -> str | None:
     if not sections:
         return None
+    # the argument sections (depth's: summary, strengths, weaknesses), the same for humans and systems
     return JudgedReview(review_key="", paper_id="", source="", system="", sample_index=None,
-                        sections=tuple(sections), event_id="").text
+                        sections=tuple(sections), event_id="").for_judge("depth").text or None
 
 
 def review_text(source: str, *, body_sha256=None, response_text=None, review_json=None,

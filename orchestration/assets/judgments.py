@@ -78,7 +78,8 @@ def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
 def _options(judge: str, spec: JudgingSpec) -> dict:
     if judge != "novelty":
         return {}
-    return {"max_claims": spec.max_claims, "retrieval": spec.retrieval, "verify_top": spec.verify_top}
+    # the claims cap is JudgeConfig.cap("novelty_claims") ([judging] max_claims maps onto it: reviewing/study.py)
+    return {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
 
 
 def _code_version(judge: str) -> str:

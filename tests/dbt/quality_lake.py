@@ -6,9 +6,10 @@ Study `q` (its newest judgments resolution) asks for:
   depth            D   repeats 2   reviews H1 H2 H3 K1 E1
   constructiveness C   repeats 1   reviews H1 H2
   novelty          N   repeats 1   reviews H1 H2 K1 E1 H3
-  flaws            F   repeats 1   reviews H1 H2 H4 H5 K1 E1, pools P1|X, P1|<K1's config>, P2|X
+  flaws            F   repeats 1   reviews H1 H2 H4 H5 K1 E1 E1b, pools P1|X|s0, P1|<K1's config>|s0,
+                                    P2|X|s0, P1|X|s1
 Study `other` asks for depth D with 1 repeat on H1 only. H1, H2, H5 are human reviews of P1, H4 of
-P2; K1 is a peerlake review of P1; E1 is system X's review of P1.
+P2; K1 is a peerlake review of P1; E1 is system X's review of P1 (sample 0), E1b its sample 1.
 """
 
 import hashlib
@@ -25,7 +26,7 @@ T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 DEPTH, CONSTRUCTIVE, NOVELTY, FLAWS = "d000000000000001", "c000000000000001", "n000000000000001", "f000000000000001"
 OTHER_DEPTH = "d0000000000000ff"  # the same judge on another model: never part of study q
 H1, H2, H3, H4, H5 = (f"human:H{i}" for i in range(1, 6))
-E1 = "external:X:E1"
+E1, E1B = "external:X:E1", "external:X:E1b"
 FIELDS = ["summary", "strengths", "weaknesses"]
 
 
@@ -56,9 +57,9 @@ def raise_(flaw, review_key, valid, severity):
             "is_valid": valid, "severity": severity, "review_key": review_key, "quote": "q"}
 
 
-def mention(review_key, flaw, severity, position):
+def mention(review_key, flaw, severity, position, section="weaknesses"):
     return {"review_key": review_key, "flaw_id": flaw, "severity": severity, "position": position,
-            "located_by": "exact"}
+            "located_by": "exact", "section": section}
 
 
 @dataclass
@@ -89,24 +90,25 @@ def build_quality_lake(root: Path) -> QualityLake:
                                         venue="TEST 2026", rating=5.0, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10",
                                         confidence=3.0, body_sha256="e" * 64)
                     for rid, paper in [("H1", "P1"), ("H2", "P1"), ("H3", "P1"), ("H4", "P2"), ("H5", "P1")]]
-    events.append(ExternalReviewImported(occurred_at=tick(), paper_id="P1", review_id="E1", system="X",
-                                         sample_index=0, score=6.0, confidence=3.0, body_sha256="e" * 64,
-                                         source_path="x.jsonl", line_no=1))
+    events += [ExternalReviewImported(occurred_at=tick(), paper_id="P1", review_id=rid, system="X",
+                                      sample_index=sample, score=6.0, confidence=3.0, body_sha256="e" * 64,
+                                      source_path="x.jsonl", line_no=sample + 1)
+               for rid, sample in [("E1", 0), ("E1b", 1)]]
     req = _request(CONFIG_A, "P1", 0)
     events.append(_call(req, tick(), text=review_json(6)))
     lake.k1, lake.k1_config = f"peerlake:{req.request_key}", req.reviewer_config
     k1 = lake.k1
 
     def judge(label, judge_name, step, config, subject, units=(), null_reason=None, repeat=0, paper="P1",
-              system=None):
+              system=None, dropped=None, extra=None):
         review = subject if subject.split(":")[0] in ("human", "peerlake", "external") else None
         ev = JudgmentRecorded(
             occurred_at=tick(), judgment_key=hashlib.sha256(f"{label}|{at[0]}".encode()).hexdigest(),
             judge=judge_name, step=step, judge_config=config, subject_key=subject, paper_id=paper,
             repeat=repeat, status="ok" if null_reason is None else "null", null_reason=null_reason,
-            units_json=json.dumps(list(units)), dropped_json="{}", llm_call_ids_json="[]",
+            units_json=json.dumps(list(units)), dropped_json=json.dumps(dropped or {}), llm_call_ids_json="[]",
             request_keys_json="[]",
-            inputs_json=json.dumps(inputs(review, system) if review else {"paper_id": paper}))
+            inputs_json=json.dumps({**(inputs(review, system) if review else {"paper_id": paper}), **(extra or {})}))
         lake.judgments[label] = ev
         events.append(ev)
 
@@ -118,7 +120,12 @@ def build_quality_lake(root: Path) -> QualityLake:
         unit(3, "premise", "contribution", None)])  # a premise the grounder skipped: in R, not in S
     judge("d_h1_r1", "depth", "units", DEPTH, H1, [unit(0, "claim", "other"), unit(1, "premise", "soundness", 2)],
           repeat=1)
-    judge("d_h2_r0", "depth", "units", DEPTH, H2, [unit(0, "claim", "soundness"), unit(1, "claim", "clarity")])
+    # H1's judgments are parser depth-1's (no cap or taxonomy recorded: 12 and prism-reference); H2's says
+    # what the cap did: 15 units answered, 3 over the cap of 12 cut
+    judge("d_h2_r0", "depth", "units", DEPTH, H2, [unit(0, "claim", "soundness"), unit(1, "claim", "clarity")],
+          dropped={"over_max_units": 3, "not_verbatim": 10},
+          extra={"depth_taxonomy": "prism-reference", "aspects": ["soundness", "clarity", "contribution", "other"],
+                 "max_units": 12, "units_answered": 15})
     # repeat 2 is beyond the study's 2 repeats (0 and 1): not q's
     judge("d_h2_r2", "depth", "units", DEPTH, H2, [unit(0, "premise", "soundness", 2)], repeat=2)
     judge("d_k1_r0", "depth", "units", DEPTH, k1, null_reason="no_units", system=lake.k1_config)
@@ -153,7 +160,7 @@ def build_quality_lake(root: Path) -> QualityLake:
     judge("n_h3", "novelty", "claims", NOVELTY, H3, null_reason="no_claims")
 
     # ---- flaws (F) ----
-    pool1, pool2, pool3 = "pool:P1|X", f"pool:P1|{lake.k1_config}", "pool:P2|X"
+    pool1, pool2, pool3, pool4 = "pool:P1|X|s0", f"pool:P1|{lake.k1_config}|s0", "pool:P2|X|s0", "pool:P1|X|s1"
     judge("f_pool1", "flaws", "pool", FLAWS, pool1, [
         member(H1), member(H2), member(E1),
         raise_("F1", H1, True, "critical"), raise_("F1", E1, True, "critical"),
@@ -161,13 +168,20 @@ def build_quality_lake(root: Path) -> QualityLake:
         raise_("F2", H2, True, "critical"),
         raise_("F3", H1, True, "minor"), raise_("F3", H2, True, "minor"), raise_("F3", E1, True, "minor"),
         raise_("F4", E1, False, "minor"),
-        raise_("F5", H2, True, "minor")])
+        raise_("F5", H2, True, "minor")], dropped={"over_max_flaws": 2, "over_max_raisers": 1, "not_verbatim": 4})
+    # the issue's worked example: Weaknesses [minor F3 @10, critical F1 @40] + Questions [critical F2 @80],
+    # listed out of text order
     judge("f_order_e1", "flaws", "order", FLAWS, f"{pool1}|{E1}", [
-        mention(E1, "F1", "critical", 80), mention(E1, "F3", "minor", 10), mention(E1, "F5", "minor", 40)])
+        mention(E1, "F2", "critical", 80, "questions"), mention(E1, "F3", "minor", 10),
+        mention(E1, "F1", "critical", 40)])
     judge("f_order_h1", "flaws", "order", FLAWS, f"{pool1}|{H1}", [
         mention(H1, "F3", "minor", 20), mention(H1, "F1", "critical", 20)])
     judge("f_order_h2", "flaws", "order", FLAWS, f"{pool1}|{H2}", [])
     judge("f_pool2", "flaws", "pool", FLAWS, pool2, null_reason="unparseable:extract")
+    # X's second sample: a pool of its own (H1, H2 and E1b; H5 left out as in pool 1), pool 1 untouched
+    judge("f_pool4", "flaws", "pool", FLAWS, pool4, [
+        member(H1), member(H2), member(E1B),
+        raise_("F1", H1, True, "critical"), raise_("F1", E1B, True, "critical"), raise_("F2", H2, True, "minor")])
 
     judges = [
         {"judge": "depth", "judge_config": DEPTH, "provider": "local", "model": "qwen-1.5b", "repeats": 2,
@@ -177,7 +191,7 @@ def build_quality_lake(root: Path) -> QualityLake:
         {"judge": "novelty", "judge_config": NOVELTY, "provider": "local", "model": "qwen-1.5b", "repeats": 1,
          "review_keys": [H1, H2, k1, E1, H3], "pools": []},
         {"judge": "flaws", "judge_config": FLAWS, "provider": "local", "model": "qwen-1.5b", "repeats": 1,
-         "review_keys": [H1, H2, H4, H5, k1, E1], "pools": [pool1, pool2, pool3]},
+         "review_keys": [H1, H2, H4, H5, k1, E1, E1B], "pools": [pool1, pool2, pool3, pool4]},
     ]
     stale = [{"judge": "depth", "judge_config": OTHER_DEPTH, "provider": "local", "model": "other",
               "repeats": 1, "review_keys": [E1], "pools": []}]

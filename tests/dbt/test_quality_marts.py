@@ -13,6 +13,7 @@ from tests.dbt.quality_lake import (
     CONSTRUCTIVE,
     DEPTH,
     E1,
+    E1B,
     FLAWS,
     H1,
     H2,
@@ -24,8 +25,8 @@ from tests.dbt.quality_lake import (
 )
 from tests.dbt.test_marts import dbt_build
 
-QUALITY_GATES = ("quality_depth", "quality_novelty", "quality_flaws", "quality_constructiveness",
-                 "quality_judge_repeatability")
+QUALITY_GATES = ("quality_depth", "quality_depth_aspects", "quality_novelty", "quality_flaws",
+                 "quality_constructiveness", "quality_judge_repeatability")
 LOG2_3 = math.log2(3)  # 1.5849625007211563
 
 
@@ -75,15 +76,47 @@ def test_depth_doa_is_the_mean_over_repeats_with_its_sd(built):
     assert r["judgment_ids"] == ids(lake, "d_h1_r0", "d_h1_r1")
 
 
+def aspects(db, study: str, review: str) -> list[dict]:
+    return rows(db, "select * from quality_depth_aspects where study_id = ? and judge_config = ? and review_key = ?"
+                    " order by aspect_order", study, DEPTH, review)
+
+
 def test_depth_aspect_shares_over_units_and_over_premises(built):
     _, db = built
-    r = one(db, "quality_depth", f"q|{DEPTH}|{H1}")
+    r = aspects(db, "q", H1)
+    # H1's judgments recorded no taxonomy (parser depth-1): prism-reference's four aspects, in its file's order
+    assert [(a["aspect"], a["aspect_order"], a["depth_taxonomy"]) for a in r] == [
+        ("soundness", 1, "prism-reference"), ("clarity", 2, "prism-reference"),
+        ("contribution", 3, "prism-reference"), ("other", 4, "prism-reference")]
     # units  r0: soundness 2/4, clarity 1/4, contribution 1/4, other 0;  r1: soundness 1/2, other 1/2
     # premises r0: soundness, clarity, contribution 1/3 each;             r1: soundness 1
-    assert [r[f"share_units_{a}"] for a in ("soundness", "clarity", "contribution", "other")] == pytest.approx(
-        [0.5, 0.125, 0.125, 0.25])
-    assert [r[f"share_premises_{a}"] for a in ("soundness", "clarity", "contribution", "other")] == pytest.approx(
-        [(1 / 3 + 1) / 2, 1 / 6, 1 / 6, 0.0])
+    assert [a["share_units"] for a in r] == pytest.approx([0.5, 0.125, 0.125, 0.25])
+    assert [a["share_premises"] for a in r] == pytest.approx([(1 / 3 + 1) / 2, 1 / 6, 1 / 6, 0.0])
+    assert {a["n_repeats_scored"] for a in r} == {2}
+    # H2: two claims, no premise -> no share over premises; not-judged and null reviews have no rows
+    assert [(a["share_units"], a["share_premises"]) for a in aspects(db, "q", H2)] == [
+        (0.5, None), (0.5, None), (0.0, None), (0.0, None)]
+    assert aspects(db, "q", H3) == [] and aspects(db, "q", lake_k1(db)) == []
+
+
+def lake_k1(db) -> str:
+    (r,) = rows(db, "select review_key from quality_depth where review_key like 'peerlake:%' and study_id = 'q'")
+    return r["review_key"]
+
+
+def test_depth_shows_what_the_cap_cut_and_the_taxonomy(built):
+    _, db = built
+    h2 = one(db, "quality_depth", f"q|{DEPTH}|{H2}")
+    # 15 units answered under a cap of 12: 3 cut (dropped over_max_units), the cap reached
+    assert (h2["units_cap"], h2["n_units_cut_by_cap"], h2["is_cap_reached"]) == (12, 3.0, True)
+    assert h2["depth_taxonomy"] == "prism-reference"
+    # H1's depth-1 judgments: the cap was 12, nothing recorded over it, whether the answer filled it unknown
+    h1 = one(db, "quality_depth", f"q|{DEPTH}|{H1}")
+    assert (h1["units_cap"], h1["n_units_cut_by_cap"], h1["is_cap_reached"], h1["depth_taxonomy"]) == (
+        12, 0.0, None, "prism-reference")
+    # a review nobody judged has no count
+    h3 = one(db, "quality_depth", f"q|{DEPTH}|{H3}")
+    assert (h3["n_units_cut_by_cap"], h3["depth_taxonomy"]) == (None, None)
 
 
 def test_depth_r_plus_s_zero_is_zero_and_a_repeat_beyond_the_study_is_not_its_own(built):
@@ -93,7 +126,6 @@ def test_depth_r_plus_s_zero_is_zero_and_a_repeat_beyond_the_study_is_not_its_ow
     # Its repeat-2 judgment (one premise g2, DoA 1) is beyond q's 2 repeats.
     assert (r["doa"], r["premise_ratio"], r["grounding_norm"]) == (0.0, 0.0, 0.0)
     assert (r["n_repeats"], r["doa_sd"], r["is_null"]) == (1, None, False)
-    assert r["share_premises_soundness"] is None  # no premises: no share over them
 
 
 def test_depth_null_paths(built):
@@ -201,11 +233,14 @@ def test_novelty_null_paths(built):
 
 # ---- flaws -------------------------------------------------------------------------------------
 
+POOL1, POOL4 = "pool:P1|X|s0", "pool:P1|X|s1"  # X's review E1 (sample 0), its sample 1 E1b
+
+
 def flaws_row(db, pool: str, review: str) -> dict:
     return one(db, "quality_flaws", f"q|{FLAWS}|{pool}|{review}")
 
 
-# Pool P1|X, members H1, H2, E1 (3). Flaws and who raised them (distinct reviewers):
+# Pool P1|X|s0, members H1, H2, E1 (3). Flaws and who raised them (distinct reviewers):
 #   F1 valid critical {H1, E1} (E1 twice: one reviewer) · F2 valid critical {H2} · F3 valid minor {H1, H2, E1}
 #   F4 invalid {E1} · F5 valid minor {H2}.   G_c = {F1, F2} (weights 2/3, 1/3), G_m = {F3, F5} (3/3, 1/3)
 FLAWS_BY_HAND = {
@@ -219,39 +254,50 @@ FLAWS_BY_HAND = {
 def test_flaws_recall_weighted_recall_and_hallucination(built):
     _, db = built
     for review, (expected, raised) in FLAWS_BY_HAND.items():
-        r = flaws_row(db, "pool:P1|X", review)
+        r = flaws_row(db, POOL1, review)
         got = (r["recall_critical"], r["recall_minor"], r["recall_critical_weighted"], r["recall_minor_weighted"],
                r["hallucination_rate"])
         assert got == pytest.approx(expected), review
         assert (r["n_critical_flaws"], r["n_minor_flaws"], r["n_flaws_raised"]) == (2.0, 2.0, raised)
-        assert (r["pool_system"], r["is_null"], r["null_reason"]) == ("X", False, None)
-    assert flaws_row(db, "pool:P1|X", E1)["system"] == "X"
-    assert flaws_row(db, "pool:P1|X", H1)["system"] == "human"
+        assert (r["pool_system"], r["pool_sample"], r["is_null"], r["null_reason"]) == ("X", "0", False, None)
+        # N = 3 (H5 is not a recorded member); what the caps cut is the pool judgment's dropped count
+        assert (r["n_pool_members"], r["n_flaws_over_cap"], r["n_raisers_over_cap"]) == (3, 2, 1)
+    assert flaws_row(db, POOL1, E1)["system"] == "X"
+    assert flaws_row(db, POOL1, H1)["system"] == "human"
 
 
 def test_flaws_cps_icps_ncps(built):
     lake, db = built
-    e1 = flaws_row(db, "pool:P1|X", E1)
-    # listed F1 (critical, pos 80), F3 (minor, 10), F5 (minor, 40) -> text order F3, F5, F1: weights 1, 1, 2
-    # CPS = 1/log2(2) + 1/log2(3) + 2/log2(4) = 1 + .63093 + 1 = 2.63093
-    # ICPS (weights sorted 2, 1, 1) = 2 + 1/log2(3) + 1/2 = 3.13093; nCPS = .84030
-    cps, icps = 1 + 1 / LOG2_3 + 2 / 2, 2 + 1 / LOG2_3 + 1 / 2
+    e1 = flaws_row(db, POOL1, E1)
+    # the issue's example, listed F2 (critical, questions @80), F3 (minor, weaknesses @10), F1 (critical,
+    # weaknesses @40). Per section (PRISM): weaknesses in text order [1, 2], questions [2], i resets per section:
+    # CPS = 1 + 2/log2(3) + 2 = 4.26186; ICPS = (2 + 1/log2(3)) + 2 = 4.63093; nCPS = .92030
+    cps, icps = 1 + 2 / LOG2_3 + 2, 2 + 1 / LOG2_3 + 2
     assert (e1["cps"], e1["icps"], e1["ncps"]) == pytest.approx((cps, icps, cps / icps))
-    assert e1["n_mentions"] == 3
-    h1 = flaws_row(db, "pool:P1|X", H1)
+    assert round(e1["ncps"], 4) == 0.9203
+    # whole review: text order F3, F1, F2 = [1, 2, 2]: CPS = 1 + 2/log2(3) + 2/2 = 3.26186;
+    # ICPS [2, 2, 1] = 2 + 2/log2(3) + 1/2 = 3.76186; nCPS = .86709
+    cps_w, icps_w = 1 + 2 / LOG2_3 + 1, 2 + 2 / LOG2_3 + 0.5
+    assert (e1["cps_whole_review"], e1["icps_whole_review"], e1["ncps_whole_review"]) == pytest.approx(
+        (cps_w, icps_w, cps_w / icps_w))
+    assert round(e1["ncps_whole_review"], 4) == 0.8671
+    assert (e1["n_mentions"], e1["ncps_null_when_none"]) == (3, pytest.approx(cps / icps))
+    h1 = flaws_row(db, POOL1, H1)
     # F3 (minor) and F1 (critical) at one position: the judge's list order breaks the tie -> 1, 2
     # CPS = 1 + 2/log2(3) = 2.26186; ICPS = 2 + 1/log2(3) = 2.63093; nCPS = .85972
     cps, icps = 1 + 2 / LOG2_3, 2 + 1 / LOG2_3
     assert (h1["cps"], h1["icps"], h1["ncps"]) == pytest.approx((cps, icps, cps / icps))
+    assert h1["ncps_whole_review"] == pytest.approx(cps / icps)  # one section: the two variants agree
     assert h1["judgment_ids"] == ids(lake, "f_pool1", "f_order_h1")
-    # H2's order judgment has no mention: ICPS = 0 -> nCPS null, while its recalls stand
-    h2 = flaws_row(db, "pool:P1|X", H2)
-    assert (h2["ncps"], h2["ncps_null_reason"], h2["n_mentions"], h2["is_null"]) == (None, "no_mentions", 0, False)
+    # H2's order judgment has no mention: ICPS = 0 -> nCPS 0 as PRISM (null only in ncps_null_when_none)
+    h2 = flaws_row(db, POOL1, H2)
+    assert (h2["ncps"], h2["ncps_whole_review"], h2["cps"], h2["icps"], h2["ncps_null_reason"]) == (0, 0, 0, 0, None)
+    assert (h2["ncps_null_when_none"], h2["n_mentions"], h2["is_null"]) == (None, 0, False)
 
 
 def test_flaws_null_paths_and_one_row_per_pool_for_a_human_review(built):
     lake, db = built
-    pool2 = f"pool:P1|{lake.k1_config}"
+    pool2 = f"pool:P1|{lake.k1_config}|s0"
     # pool 2's judgment is null: every review in it (H1, H2, H5 human of P1; K1 the system's) carries its reason
     members = rows(db, "select review_key, recall_critical, ncps, null_reason, is_null from quality_flaws"
                        " where pool_key = ?", pool2)
@@ -259,14 +305,29 @@ def test_flaws_null_paths_and_one_row_per_pool_for_a_human_review(built):
     assert {(m["recall_critical"], m["ncps"], m["null_reason"], m["is_null"]) for m in members} == {
         (None, None, "unparseable:extract", True)}
     # H5: the study expects it in pool 1, the pool judgment does not list it
-    h5 = flaws_row(db, "pool:P1|X", H5)
+    h5 = flaws_row(db, POOL1, H5)
     assert (h5["recall_critical"], h5["null_reason"], h5["n_repeats"]) == (None, "not_in_pool", 1)
-    # pool P2|X was never judged: its human review H4 is not_judged
-    h4 = flaws_row(db, "pool:P2|X", H4)
+    # pool P2|X|s0 was never judged: its human review H4 is not_judged
+    h4 = flaws_row(db, "pool:P2|X|s0", H4)
     assert (h4["null_reason"], h4["n_repeats"], h4["paper_id"], h4["judgment_ids"]) == ("not_judged", 0, "P2", [])
-    # H1 is scored once per system under test
-    assert sorted(r["pool_system"] for r in rows(db, "select pool_system from quality_flaws where review_key = ?",
-                                                 H1)) == sorted(["X", lake.k1_config])
+    # H1 is scored once per system review: X's two samples and K1
+    assert sorted(r["pool_key"] for r in rows(db, "select pool_key from quality_flaws where review_key = ?",
+                                              H1)) == sorted([POOL1, POOL4, pool2])
+
+
+def test_a_second_sample_is_a_pool_of_its_own_and_leaves_the_first_pools_humans_alone(built):
+    _, db = built
+    # each pool holds the humans and ONE review of X: E1b is expected in s1 only, E1 in s0 only
+    members = {pool: sorted(r["review_key"] for r in rows(db, "select review_key from quality_flaws where pool_key = ?",
+                                                         pool)) for pool in (POOL1, POOL4)}
+    assert members == {POOL1: sorted([H1, H2, H5, E1]), POOL4: sorted([H1, H2, H5, E1B])}
+    # pool 1's human numbers are FLAWS_BY_HAND's, N = 3 (test above); pool 4 (N = 3 too) is its own: G_c = {F1}
+    # raised by H1 and E1b, G_m = {F2} raised by H2; no order judgment yet
+    h1, h2, e1b = (flaws_row(db, POOL4, r) for r in (H1, H2, E1B))
+    assert (h1["recall_critical"], h1["recall_minor"], h1["n_pool_members"], h1["pool_sample"]) == (1.0, 0.0, 3, "1")
+    assert (h2["recall_critical"], h2["recall_minor"], e1b["recall_critical"], e1b["system"]) == (0.0, 1.0, 1.0, "X")
+    assert (h1["ncps"], h1["ncps_null_reason"], h1["n_flaws_over_cap"]) == (None, "order_not_judged", 0)
+    assert flaws_row(db, POOL4, H5)["null_reason"] == "not_in_pool"
 
 
 # ---- long format, judge repeatability ----------------------------------------------------------
@@ -276,17 +337,19 @@ def test_review_metrics_long_format_matches_the_marts(built):
     long = rows(db, "select * from int_quality_review_metrics")
     by_key = {r["review_metric_id"]: r for r in long}
     assert len(by_key) == len(long)
-    # 6 depth rows (q: H1 H2 H3 K1 E1; other: H1) × 3 + 2 constructiveness × 4 + 5 novelty × 3 + 9 flaws × 6
-    assert len(long) == 6 * 3 + 2 * 4 + 5 * 3 + 9 * 6
+    # 6 depth rows (q: H1 H2 H3 K1 E1; other: H1) × 3 + 2 constructiveness × 4 + 5 novelty × 3 + 13 flaws × 6
+    # (pool 1: H1 H2 H5 E1; pool 2: H1 H2 H5 K1; pool 3: H4; pool 4: H1 H2 H5 E1b)
+    assert len(long) == 6 * 3 + 2 * 4 + 5 * 3 + 13 * 6
     assert by_key[f"q|{DEPTH}|{H1}|doa"]["value"] == pytest.approx(17 / 24)
     assert by_key[f"q|{NOVELTY}|{H1}|sr"]["value"] == pytest.approx(0.5)
     assert by_key[f"q|{CONSTRUCTIVE}|{H1}|share_clc_06"]["value"] == pytest.approx(2 / 3)
-    e1 = by_key[f"q|{FLAWS}|pool:P1|X|{E1}|hallucination_rate"]
+    e1 = by_key[f"q|{FLAWS}|{POOL1}|{E1}|hallucination_rate"]
     assert (e1["value"], e1["source"], e1["system"], e1["pool_system"]) == (pytest.approx(1 / 3), "external", "X", "X")
-    h1 = by_key[f"q|{FLAWS}|pool:P1|{lake.k1_config}|{H1}|recall_minor"]
+    h1 = by_key[f"q|{FLAWS}|pool:P1|{lake.k1_config}|s0|{H1}|recall_minor"]
     assert (h1["value"], h1["null_reason"], h1["system"], h1["pool_system"]) == (
         None, "unparseable:extract", "human", lake.k1_config)
-    assert by_key[f"q|{FLAWS}|pool:P1|X|{H2}|ncps"]["null_reason"] == "no_mentions"
+    h2_ncps = by_key[f"q|{FLAWS}|{POOL1}|{H2}|ncps"]  # no mention: 0 as PRISM, not null
+    assert (h2_ncps["value"], h2_ncps["null_reason"]) == (0, None)
     assert by_key[f"q|{DEPTH}|{H3}|doa"]["null_reason"] == "not_judged"
     assert by_key[f"q|{DEPTH}|{H3}|doa"]["n_repeats"] == 0
     assert by_key[f"q|{NOVELTY}|{H1}|ns"]["pool_system"] is None

@@ -27,15 +27,14 @@ def base(key: str, rid: str, **values) -> dict:
 
 
 NOT_JUDGED = {"is_null": True, "null_reason": "not_judged", "n_repeats": 0, "n_repeats_scored": 0}
-ASPECTS = ("soundness", "clarity", "contribution", "other")
 
 
 def depth_row(rid: str, doa=None, **values) -> dict:
-    shares = {f"share_{kind}_{a}": (None if doa is None else 0.25) for kind in ("units", "premises") for a in ASPECTS}
     scored = doa is not None
     defaults = {"doa": doa, "premise_ratio": 0.5 if scored else None, "grounding_norm": 0.5 if scored else None,
                 "doa_sd": 0.1 if scored else None, "n_units": 4.0 if scored else None,
-                "n_premises": 2.0 if scored else None, "n_premises_grounded": 2.0 if scored else None, **shares}
+                "n_premises": 2.0 if scored else None, "n_premises_grounded": 2.0 if scored else None,
+                "n_units_cut_by_cap": 0.0 if scored else None}
     return base("quality_depth_id", rid, **{**defaults, **values})
 
 
@@ -60,6 +59,34 @@ def test_quality_depth_fails_on_a_share_above_one_a_null_without_reason_and_a_sc
         "expect_column_values_to_be_between(doa, min_value=0.0, max_value=1.0)",
         "expect_column_values_to_not_be_null(null_reason, where doa is null)",
         "expect_column_values_to_be_between(n_repeats, min_value=1.0, where null_reason is null)"}
+
+
+def test_quality_depth_fails_on_a_negative_or_missing_cut_count():
+    bad = frame(DEPTH, n_units_cut_by_cap=[-1.0, None, None, None])  # row b is scored: it must say 0
+    assert failed("quality_depth", bad) == {
+        "expect_column_values_to_be_between(n_units_cut_by_cap, min_value=0.0)",
+        "expect_column_values_to_not_be_null(n_units_cut_by_cap, where doa is not null)"}
+
+
+def aspect_row(rid: str, aspect: str, order: int, units: float, premises: float | None, **values) -> dict:
+    return {"quality_depth_aspect_id": f"s|c|{rid}|{aspect}", "study_id": "s", "judge_config": "c",
+            "review_key": rid, "source": "human", "depth_taxonomy": "prism-paper", "aspect": aspect,
+            "aspect_order": order, "n_repeats_scored": 1, "share_units": units, "share_premises": premises, **values}
+
+
+ASPECTS = [  # review a: 3 units, 1 premise (experiments); review b: two claims, no premise
+    *[aspect_row("human:a", a, k, u, p) for k, (a, u, p) in enumerate(
+        [("novelty", 1 / 3, 0.0), ("methodology", 0.0, 0.0), ("experiments", 2 / 3, 1.0), ("clarity", 0.0, 0.0)], 1)],
+    *[aspect_row("human:b", a, k, u, None) for k, (a, u) in enumerate(
+        [("novelty", 0.5), ("methodology", 0.0), ("experiments", 0.0), ("clarity", 0.5)], 1)],
+]
+
+
+def test_quality_depth_aspects_passes_and_fails_when_shares_do_not_sum_to_one():
+    assert validate_frame("quality_depth_aspects", frame(ASPECTS)).success
+    bad = frame([*ASPECTS[:7], {**ASPECTS[7], "share_units": 0.25}])  # b's units: 0.5 + 0.25
+    assert failed("quality_depth_aspects", bad) == {
+        "expect_column_values_to_be_between(share_units_sum, min_value=0.999999999, max_value=1.000000001)"}
 
 
 def test_quality_depth_fails_on_a_repeated_key_and_a_reason_on_a_scored_row():
@@ -110,20 +137,24 @@ def flaws_row(rid: str, scored: bool = True, **values) -> dict:
     numbers = {"n_critical_flaws": 2.0, "n_minor_flaws": 2.0, "n_flaws_raised": 3.0, "n_critical_found": 1.0,
                "n_minor_found": 1.0, "n_invalid_raised": 1.0, "n_mentions": 3.0, "recall_critical": 0.5,
                "recall_minor": 0.5, "recall_critical_weighted": 2 / 3, "recall_minor_weighted": 0.75,
-               "hallucination_rate": 1 / 3, "ncps": 0.84, "ncps_sd": None, "ncps_null_reason": None}
+               "hallucination_rate": 1 / 3, "ncps": 0.92, "ncps_sd": None, "ncps_null_reason": None,
+               "ncps_whole_review": 0.87, "ncps_null_when_none": 0.92, "n_pool_members": 3.0, "n_flaws_over_cap": 0.0,
+               "n_raisers_over_cap": 0.0}
     if not scored:
         numbers = dict.fromkeys(numbers)
-    row = base("quality_flaws_id", rid, pool_key="pool:p|X", pool_system="X", n_repeats=1, n_repeats_scored=1,
-               **numbers)
+    row = base("quality_flaws_id", rid, pool_key="pool:p|X|s0", pool_system="X", pool_sample="0", n_repeats=1,
+               n_repeats_scored=1, **numbers)
     row.update(values)
     return row
 
 
 FLAWS = [
     flaws_row("external:X:e"),
-    # a pool without valid critical flaws: recall_critical null for want of a denominator, the row scored
+    # a pool without valid critical flaws: recall_critical null for want of a denominator, the row scored;
+    # no mention: nCPS 0 as PRISM, null only in the null variant
     flaws_row("human:a", n_critical_flaws=0.0, n_critical_found=0.0, recall_critical=None,
-              recall_critical_weighted=None, ncps=None, ncps_null_reason="no_mentions", n_mentions=0.0),
+              recall_critical_weighted=None, ncps=0.0, ncps_whole_review=0.0, ncps_null_when_none=None,
+              n_mentions=0.0),
     flaws_row("human:b", scored=False, is_null=True, null_reason="unparseable:extract", n_repeats_scored=0,
               ncps_null_reason="unparseable:extract"),
     flaws_row("human:c", scored=False, ncps_null_reason="not_judged", **NOT_JUDGED),
@@ -138,7 +169,7 @@ def test_quality_flaws_passes_with_a_null_recall_for_want_of_critical_flaws():
 def test_quality_flaws_fails_on_a_recall_null_with_flaws_a_recall_without_flaws_and_found_beyond_the_pool():
     bad = frame(FLAWS, recall_critical=[None, 0.5, None, None], n_minor_found=[3.0, 1.0, None, None],
                 ncps_null_reason=[None, None, "unparseable:extract", "not_judged"],
-                ncps=[0.84, None, None, None])
+                ncps=[0.84, None, None, None], ncps_whole_review=[0.87, None, None, None])
     failures = failed("quality_flaws", bad)
     assert failures == {
         "expect_column_values_to_not_be_null(recall_critical, where null_reason is null and n_critical_flaws > 0)",
@@ -146,6 +177,19 @@ def test_quality_flaws_fails_on_a_recall_null_with_flaws_a_recall_without_flaws_
         "expect_column_values_to_not_be_null(ncps_null_reason, where ncps is null)",
         "expect_column_pair_values_a_to_be_greater_than_b(column_A=n_minor_flaws, column_B=n_minor_found, "
         "or_equal=True, ignore_row_if=either_value_is_missing)"}
+
+
+
+def test_quality_flaws_fails_on_an_ncps_above_zero_without_mentions_and_a_null_variant_without_mentions():
+    # human:a mentions nothing: its nCPS must be 0 (PRISM) and only the null variant null; the system review's
+    # variant is missing although its nCPS stands; pool members 0 on a scored row
+    bad = frame(FLAWS, ncps=[0.92, 0.5, None, None], ncps_null_when_none=[0.92, 0.0, None, None],
+                ncps_whole_review=[None, 0.0, None, None], n_pool_members=[0.0, 3.0, None, None])
+    assert failed("quality_flaws", bad) == {
+        "expect_column_values_to_be_between(ncps, max_value=0.0, where n_mentions == 0)",
+        "expect_column_values_to_be_null(ncps_null_when_none, where n_mentions == 0)",
+        "expect_column_values_to_not_be_null(ncps_whole_review, where ncps is not null)",
+        "expect_column_values_to_be_between(n_pool_members, min_value=1.0, where null_reason is null)"}
 
 
 REPEATABILITY = [
@@ -167,7 +211,7 @@ def test_quality_judge_repeatability_passes_and_fails_when_counts_do_not_nest():
         "expect_column_values_to_be_in_set(metric, value_set=['doa', 'mcs', 'ns'])"}
 
 
-@pytest.mark.parametrize("mart", ["quality_depth", "quality_novelty", "quality_flaws", "quality_constructiveness",
-                                  "quality_judge_repeatability"])
+@pytest.mark.parametrize("mart", ["quality_depth", "quality_depth_aspects", "quality_novelty", "quality_flaws",
+                                  "quality_constructiveness", "quality_judge_repeatability"])
 def test_quality_marts_are_gated_as_statistics(mart):
     assert mart in GATES.values() and mart in STATISTIC_GATES.values()

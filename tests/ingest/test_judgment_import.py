@@ -233,6 +233,11 @@ def test_quality_marts_give_prisms_per_review_figures(lake, tmp_path):
                     H2: layout.DEPTH_HUMAN["reviews_analysis"]["Human_2"]}
         for review, args in analyses.items():
             got = row("quality_depth", DEPTH, review)
+            # the aspect shares are long form, one row per aspect of the depth taxonomy
+            [(other,)] = con.execute("select share_units from quality_depth_aspects where study_id = 'prism' "
+                                     "and judge_config = ? and review_key = ? and aspect = 'other'",
+                                     [DEPTH, review]).fetchall()
+            got["share_units_other"] = other
             want = prism_depth(args)
             assert {k: got[k] for k in want} == pytest.approx(want), review
         # by hand: Human_2 has 2 premises of 3 units, one grounded (2): R = 2/3, S_norm = 1, DoA = 0.8

@@ -29,6 +29,7 @@ class Hit:
     year: int | None = None
     venue: str | None = None
     score: float | None = None
+    score_norm: float | None = None
 
 
 def entry(cid, title, r, abstract=None, year=None):
@@ -42,6 +43,32 @@ def test_relevance_is_n_minus_rank_over_n_and_the_best_query_wins():
     # q1: a (4-0)/4 = 1, b 3/4, c 2/4, d 1/4; q2: c (2-0)/2 = 1, e 1/2; c keeps max(0.5, 1) = 1
     assert got == {"a": 1.0, "b": 0.75, "c": 1.0, "d": 0.25, "e": 0.5}
     assert [e.candidate_id for e in relevance_by_query([q1, q2])] == ["a", "b", "c", "d", "e"]
+
+
+def test_a_backends_normalized_score_is_the_relevance_when_every_hit_has_one():
+    # BM25 scores over the query's best (retrieval/offline.py): b is nearly as relevant as a, d barely
+    q1 = [Hit("a", "A", score_norm=1.0), Hit("b", "B", score_norm=0.9), Hit("d", "D", score_norm=0.05)]
+    q2 = [Hit("b", "B"), Hit("e", "E")]  # no scores (Semantic Scholar): PRISM's (n - rank)/n
+    q3 = [Hit("f", "F", score_norm=0.4), Hit("g", "G")]  # one hit without: the whole query by rank
+    got = {e.candidate_id: e.relevance for e in relevance_by_query([q1, q2, q3])}
+    assert got == {"a": 1.0, "b": 1.0, "d": 0.05, "e": 0.5, "f": 1.0, "g": 0.5}
+    # "rank" = PRISM always: q1 by position, 1, 2/3, 1/3
+    by_rank = {e.candidate_id: e.relevance for e in relevance_by_query([q1], "rank")}
+    assert by_rank == {"a": 1.0, "b": pytest.approx(2 / 3), "d": pytest.approx(1 / 3)}
+    # a score outside [0, 1] is clamped
+    assert relevance_by_query([[Hit("x", "X", score_norm=1.7)]])[0].relevance == 1.0
+    with pytest.raises(ValueError, match="relevance"):
+        relevance_by_query([q1], "bm25")
+
+
+def test_the_score_reorders_the_verified_candidates():
+    """With scores, the candidate verified first is the best-scored one even when it came second."""
+    q = [Hit("a", "Alpha gating"), Hit("b", "Beta trees")]
+    scored = [Hit("a", "Alpha gating", score_norm=0.2), Hit("b", "Beta trees", score_norm=1.0)]
+    pool, _ = build_pool([q], "p", "Paper", 2022)
+    assert most_relevant(pool, 1)[0].candidate_id == "a"
+    pool, _ = build_pool([scored], "p", "Paper", 2022)
+    assert most_relevant(pool, 1)[0].candidate_id == "b"
 
 
 def test_an_empty_query_adds_nothing():

@@ -93,10 +93,53 @@ def test_out_of_range_ratings_are_clamped_and_counted(make_judge_ctx, judge_serv
     assert [u[r] for r in constructiveness.RATINGS] == [2, 0, 2, 0, 1] and j.dropped == {"clamped": 2}
 
 
-def test_more_comments_than_the_schema_allows_are_dropped(make_judge_ctx, judge_server, review):
-    # a provider without grammar decoding may list 8; the schema allows 6
-    _, j = judge_one(make_judge_ctx, judge_server, review, [comment(f"Point {k}.") for k in range(8)])
+CAP6 = (("constructiveness_comments", 6),)
+
+
+def test_under_a_cap_more_comments_than_the_schema_allows_are_cut_and_counted(make_judge_ctx, judge_server,
+                                                                             review):
+    # a provider without grammar decoding may list 8; the cap (the embedded model's 6) keeps the first 6
+    _, j = judge_one(make_judge_ctx, judge_server, review, [comment(f"Point {k}.") for k in range(8)], caps=CAP6)
     assert [u["comment_index"] for u in j.units] == [0, 1, 2, 3, 4, 5] and j.dropped == {"over_max_comments": 2}
+    assert (j.inputs["max_comments"], j.inputs["comments_answered"]) == (6, 8)
+    (body,) = judge_server.bodies
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["comments"]["maxItems"] == 6 and "at most 6" in judge_server.prompt(body)
+    assert body["max_completion_tokens"] == 700  # the 6-comment answer's budget, as the embedded model had
+
+
+def test_a_hosted_judge_keeps_every_comment_and_is_asked_for_all(make_judge_ctx, judge_server, review):
+    # no cap on a hosted model (PRISM's judge lists every comment): nothing cut, the schema unbounded
+    _, j = judge_one(make_judge_ctx, judge_server, review, [comment(f"Point {k}.") for k in range(8)])
+    assert [u["comment_index"] for u in j.units] == list(range(8)) and j.dropped == {}
+    assert j.inputs["max_comments"] is None
+    (body,) = judge_server.bodies
+    assert "maxItems" not in body["response_format"]["json_schema"]["schema"]["properties"]["comments"]
+    prompt = judge_server.prompt(body)
+    assert "ALL its atomic comments" in prompt and "at most" not in prompt and "most important" not in prompt
+
+
+def test_a_hosted_answer_budget_grows_with_the_review(make_judge_ctx, judge_server, make_review):
+    # 12,000 characters of review: ~100 comments of 105 tokens would not fit 700 tokens
+    long = make_review(("weaknesses", "The evaluation is weak on GateNet. " * 343), key="human:long")
+    judge_server.answer(SCHEMA, reply={"comments": [comment()]})
+    (j,) = constructiveness.judge(make_judge_ctx(constructiveness), [long], max_chars=20_000)
+    (body,) = judge_server.bodies
+    assert j.inputs["chars_judged"] > 12_000
+    assert body["max_completion_tokens"] == 70 + 105 * (j.inputs["chars_judged"] // 120 + 1) > 10_000
+
+
+def test_questions_and_suggestions_are_read(make_judge_ctx, judge_server, make_review):
+    """Constructiveness reads every section (PRISM): a human's Questions too, not only its argument."""
+    human = make_review(("summary", SUMMARY), ("strengths", "Clear."), ("weaknesses", WEAKNESSES),
+                        ("questions", "Why only one seed on GateNet?"),
+                        ("other_comments_or_suggestions", "Add a GateNet ablation."))
+    judge_server.answer(SCHEMA, reply={"comments": [comment()]})
+    (j,) = constructiveness.judge(make_judge_ctx(constructiveness), [human])
+    prompt = judge_server.prompt(judge_server.bodies[0])
+    assert "Why only one seed on GateNet?" in prompt and "Add a GateNet ablation." in prompt
+    assert j.inputs["fields"] == ["summary", "strengths", "weaknesses", "questions", "other_comments_or_suggestions"]
+    assert j.inputs["view"] == "constructiveness" and j.inputs["fields_not_read"] == []
 
 
 def test_empty_review_is_null_without_a_call(make_judge_ctx, judge_server, make_review, review):
@@ -168,9 +211,10 @@ def test_template_loads_with_a_bounded_schema_matching_the_parser():
     t = load_template(SCHEMA)
     assert t.output_schema_name == SCHEMA and t.output_schema["title"] == SCHEMA
     jsonschema.Draft202012Validator.check_schema(t.output_schema)
-    assert_bounded(t.output_schema)
     comments = t.output_schema["properties"]["comments"]
-    assert comments["maxItems"] == constructiveness.MAX_COMMENTS
+    assert "maxItems" not in comments  # every comment; a cap narrows the request's copy
+    assert_bounded(constructiveness.narrowed_schema(t.output_schema, 6))
+    assert "maxItems" not in t.output_schema["properties"]["comments"]  # narrowing copies
     for r in constructiveness.RATINGS:
         assert comments["items"]["properties"][r]["enum"] == [0, 1, 2]
     system, user = t.render(review_text="")

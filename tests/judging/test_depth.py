@@ -6,7 +6,7 @@ import json
 import jsonschema
 import pytest
 
-from judging import depth
+from judging import depth, depth_taxonomy
 from llm_calls.fake_server import Reply
 from prompts import load_template
 from tests.judging.support import STUDY, assert_bounded, record, units_of
@@ -65,6 +65,10 @@ def test_unit_record_for_a_hand_made_review(make_judge_ctx, judge_server, judge_
     # "thorough and convincing" is not the review's; "The writing ..." (unit 5) got no label
     assert j.dropped == {"not_verbatim": 1, "unlabelled": 1}
     assert j.inputs["fields"] == ["summary", "weaknesses"] and j.inputs["chars_judged"] == len(review.text)
+    # the default taxonomy, and no cap on a hosted judge: the 6 strings answered are all read
+    assert (j.inputs["depth_taxonomy"], j.inputs["aspects"]) == ("prism-reference",
+                                                                ["soundness", "clarity", "contribution", "other"])
+    assert (j.inputs["max_units"], j.inputs["units_answered"]) == (None, 6)
     assert len(j.results) == 3 and judge_server.unmatched == []  # units, labels, grounding
 
     # the labeller saw the 5 verbatim units numbered from 1, each on one line; the grounder the 2 premises
@@ -73,9 +77,9 @@ def test_unit_record_for_a_hand_made_review(make_judge_ctx, judge_server, judge_
     assert "4. The baselines are older methods.\n5. The writing is unclear in places." in prompt
     assert "thorough" not in prompt
     (grounding_body,) = judge_server.bodies_for("judge_depth_grounding")
-    prompt = judge_server.prompt(grounding_body)
-    assert "1. Table 3 reports" in prompt and "2. The baselines are older methods." in prompt
-    assert "The evaluation is weak" not in prompt  # claims are not grounded
+    premises = judge_server.prompt(grounding_body).split("Premises:")[1]
+    assert premises.strip() == "1. Table 3 reports accuracy on CIFAR-10 only, with a single seed.\n" \
+                               "2. The baselines are older methods."  # claims are not grounded
 
     _, (ev,) = record(ctx, depth, [j])
     assert ev.status == "ok" and ev.judge == "depth" and ev.step == "units" and ev.subject_key == "human:r1"
@@ -92,9 +96,10 @@ def test_requests_carry_purpose_study_subject_and_repeat(make_judge_ctx, judge_s
     assert sorted(e.purpose for e in calls) == ["judge_depth_grounding", "judge_depth_labels", "judge_depth_units"]
     assert {(e.study, e.subject_id, e.sample_index, e.status) for e in calls} == {(STUDY, "human:r1", 1, "ok")}
     assert {e.prompt_template for e in calls} == set(depth.TEMPLATES)
-    # max_tokens per step (the openai provider sends it as max_completion_tokens)
+    # max_tokens per step (the openai provider sends it as max_completion_tokens): without a cap each
+    # budget needed for this short review (5 units, 2 premises) is below the judge's 700, its floor
     assert {judge_server.schema_title(b): b["max_completion_tokens"] for b in judge_server.bodies} == {
-        "judge_depth_units": 700, "judge_depth_labels": 300, "judge_depth_grounding": 200}
+        "judge_depth_units": 700, "judge_depth_labels": 700, "judge_depth_grounding": 700}
 
 
 def test_empty_review_is_null_without_a_call(make_judge_ctx, judge_server, make_review, review):
@@ -221,23 +226,37 @@ def test_recording_twice_writes_one_event(make_judge_ctx, judge_server, judge_lo
 
 
 @pytest.mark.parametrize("name", depth.TEMPLATES)
-def test_templates_load_with_bounded_schemas_and_short_instructions(name):
+def test_templates_load_with_bounded_schemas_under_a_cap_and_short_instructions(name):
     t = load_template(name)
     assert t.output_schema_name == name and t.output_schema["title"] == name
     jsonschema.Draft202012Validator.check_schema(t.output_schema)
-    assert_bounded(t.output_schema)
-    system, user = t.render(review_text="", units=[], premises=[])
-    # the local model reads ~73 prompt tokens/s: the instructions stay under ~250 tokens
-    assert len(system["content"]) + len(user["content"]) < 1_000
+    step = name.removeprefix("judge_depth_")
+    tax = depth_taxonomy.load()
+    # what a grammar-decoding model gets under the embedded model's cap (12; 5 items asked)
+    assert_bounded(depth.response_schema(t.output_schema, step, tax, 12, None if step == "units" else 5))
+    for taxonomy in ("prism-reference", "prism-paper"):
+        tax = depth_taxonomy.load(taxonomy)
+        system, user = t.render(review_text="", units=[], premises=[], max_units=12, aspects=tax.aspects,
+                                grounding=tax.grounding)
+        # the local model reads ~73 prompt tokens/s: the instructions stay under ~300 tokens
+        assert len(system["content"]) + len(user["content"]) < 1_200
 
 
-def test_schemas_match_the_parser_bounds():
-    units = load_template("judge_depth_units").output_schema["properties"]["units"]
-    assert units["maxItems"] == depth.MAX_UNITS
+def test_schemas_are_bounded_only_under_a_cap():
+    tax = depth_taxonomy.load()
+    units = load_template("judge_depth_units").output_schema
+    assert "maxItems" not in units["properties"]["units"]  # the file is the shape: PRISM asks for every unit
+    assert depth.response_schema(units, "units", tax, None, None) == units
+    assert depth.response_schema(units, "units", tax, 12, None)["properties"]["units"]["maxItems"] == 12
     for name, key, number in [("judge_depth_labels", "labels", "unit"), ("judge_depth_grounding", "grounding",
                                                                            "premise")]:
-        items = load_template(name).output_schema["properties"][key]
-        assert items["maxItems"] == depth.MAX_UNITS
-        assert items["items"]["properties"][number]["enum"] == list(range(1, depth.MAX_UNITS + 1))
-    labels = load_template("judge_depth_labels").output_schema["properties"]["labels"]["items"]["properties"]
-    assert tuple(labels["role"]["enum"]) == depth.ROLES and tuple(labels["aspect"]["enum"]) == depth.ASPECTS
+        base = load_template(name).output_schema
+        free = depth.response_schema(base, key, tax, None, 40)["properties"][key]
+        assert "maxItems" not in free and "enum" not in free["items"]["properties"][number]
+        capped = depth.response_schema(base, key, tax, 12, 5)["properties"][key]
+        assert capped["maxItems"] == 5 and capped["items"]["properties"][number]["enum"] == [1, 2, 3, 4, 5]
+        assert "maxItems" not in base["properties"][key]  # the template's own schema is untouched
+    labels = depth.response_schema(load_template("judge_depth_labels").output_schema, "labels", tax, None, 3)
+    props = labels["properties"]["labels"]["items"]["properties"]
+    assert tuple(props["role"]["enum"]) == depth.ROLES
+    assert props["aspect"]["enum"] == ["soundness", "clarity", "contribution", "other"]

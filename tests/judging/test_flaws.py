@@ -1,5 +1,5 @@
-"""Flaw identification: one pool per (paper, system), scripted answers through the real gateway and
-event log; every kept row and every count worked out by hand from the reviews below."""
+"""Flaw identification: one pool per (paper, system review), scripted answers through the real gateway
+and event log; every kept row and every count worked out by hand from the reviews below."""
 
 import json
 
@@ -18,8 +18,8 @@ H2 = make_review(("review", "The evaluation uses only one dataset. Figure 3 is u
                  key="human:h2", paper_id="P1")
 S1 = make_review(("concerns", "- Evaluation on a single dataset only.\n- Typos throughout."),
                  key="peerlake:k1", paper_id="P1", source="peerlake", system="cfgA", sample_index=0)
-POOL = "pool:P1|cfgA"
-# what the extractor "answers" for pool P1|cfgA (R1 = H1, R2 = H2, R3 = S1, the pool's order)
+POOL = "pool:P1|cfgA|s0"
+# what the extractor "answers" for pool P1|cfgA|s0 (R1 = H1, R2 = H2, R3 = S1, the pool's order)
 EXTRACT = {"flaws": [
     {"topic": "experiments", "summary": "Single dataset",
      "raised_by": [{"reviewer": "R1", "quote": "Only one dataset is used."},
@@ -72,13 +72,32 @@ def _by(judgments, step):
     return {j.subject_key: j for j in judgments if j.step == step}
 
 
-def test_pools_are_per_paper_and_system_and_need_a_system_review():
+def test_pools_are_per_paper_and_system_review_and_need_a_system_review():
     other = make_review(("review", "Fine."), key="human:h3", paper_id="P2")  # P2: no system reviewed it
-    ext = make_review(("text", "Weak."), key="external:sysB:x", paper_id="P1", source="external", system="sysB")
+    ext = make_review(("text", "Weak."), key="external:sysB:x", paper_id="P1", source="external", system="sysB",
+                      sample_index=0)
     got = flaws.pools([H1, S1, other, H2, ext])
-    assert [p.key for p in got] == ["pool:P1|cfgA", "pool:P1|sysB"]
+    assert [p.key for p in got] == ["pool:P1|cfgA|s0", "pool:P1|sysB|s0"]
     assert [r.review_key for r in got[0].members] == ["human:h1", "human:h2", "peerlake:k1"]
     assert [r.review_key for r in got[1].members] == ["human:h1", "human:h2", "external:sysB:x"]
+
+
+def test_each_sample_of_a_system_is_a_pool_of_its_own_with_the_same_humans():
+    # PRISM pools the humans with ONE LLM review (N = humans + 1): two samples are two pools, never one of N + 2
+    s1b = make_review(("concerns", "- Only one dataset."), key="peerlake:k1b", paper_id="P1", source="peerlake",
+                      system="cfgA", sample_index=1)
+    got = flaws.pools([H1, S1, H2, s1b])
+    assert [(p.key, p.sample, [r.review_key for r in p.members]) for p in got] == [
+        ("pool:P1|cfgA|s0", "0", ["human:h1", "human:h2", "peerlake:k1"]),
+        ("pool:P1|cfgA|s1", "1", ["human:h1", "human:h2", "peerlake:k1b"])]
+    # imported reviews sharing a sample index (an import without one says 0) still get a pool each, ranked
+    # by review key: the same rank int_judged_pool_members gives them
+    e2 = make_review(("text", "Weak too."), key="external:sysB:y", paper_id="P1", source="external", system="sysB",
+                     sample_index=0)
+    e1 = make_review(("text", "Weak."), key="external:sysB:x", paper_id="P1", source="external", system="sysB",
+                     sample_index=0)
+    assert [p.key for p in flaws.pools([e2, H1, e1])] == ["pool:P1|sysB|s0", "pool:P1|sysB|s0-1"]
+    assert [p.reviews[-1].review_key for p in flaws.pools([e2, H1, e1])] == ["external:sysB:x", "external:sysB:y"]
 
 
 def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
@@ -89,9 +108,9 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
     assert not judge_server.unmatched
     pool = _by(out, "pool")[POOL]
     assert pool.null_reason is None and pool.failed_call is None
-    member = dict.fromkeys(("flaw_id", "topic", "summary", "is_valid", "severity", "quote"))
+    member = dict.fromkeys(("flaw_id", "topic", "summary", "is_valid", "severity", "quote", "verbatim"))
     raise_ = {"kind": "raise", "topic": "experiments", "summary": "Single dataset", "is_valid": True,
-              "severity": "critical", "flaw_id": "F1"}
+              "severity": "critical", "flaw_id": "F1", "verbatim": "strict"}
     assert pool.units == [
         {**member, "kind": "member", "review_key": "human:h1"},
         {**member, "kind": "member", "review_key": "human:h2"},
@@ -100,9 +119,10 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
         {**raise_, "review_key": "human:h2", "quote": "uses only one dataset"},
         {**raise_, "review_key": "peerlake:k1", "quote": "Evaluation on a single dataset only."},
         {"kind": "raise", "flaw_id": "F2", "topic": "theory", "summary": "Lemma 2 proof wrong", "is_valid": False,
-         "severity": "critical", "review_key": "human:h1", "quote": "The proof of Lemma 2 is wrong."},
+         "severity": "critical", "review_key": "human:h1", "quote": "The proof of Lemma 2 is wrong.",
+         "verbatim": "strict"},
         {"kind": "raise", "flaw_id": "F3", "topic": "presentation", "summary": "Typos", "is_valid": True,
-         "severity": "minor", "review_key": "peerlake:k1", "quote": "Typos throughout."},
+         "severity": "minor", "review_key": "peerlake:k1", "quote": "Typos throughout.", "verbatim": "strict"},
     ]  # F4 (ablation) was not validated: no rows
     assert pool.dropped == {"unknown_reviewer": 1, "not_verbatim": 1, "flaw_without_quote": 1, "unvalidated": 1}
     assert len(pool.results) == 2 and pool.inputs["system"] == "cfgA"
@@ -117,17 +137,20 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
     # H1 text: "Summary:\n" 9 + "A method for X." 15 + "\n\n" 2 + "Weaknesses:\n" 12 = 38
     h1 = orders[f"{POOL}|human:h1"]
     assert h1.units == [{"review_key": "human:h1", "flaw_id": "F1", "severity": "critical", "position": 38,
-                         "located_by": "exact"}]
+                         "located_by": "exact", "section": "weaknesses"}]
     assert h1.dropped == {"unknown_flaw": 1}  # F2 is invalid, so not one of the pool's flaws to map onto
     # H2 text: "Review:\n" 8 + "The " 4 = 12 starts "evaluation uses only one datase", the only window
     # starting with "evaluation": 30 of the anchor's 32 chars match (ratio 0.94 >= 0.45)
     assert orders[f"{POOL}|human:h2"].units == [{"review_key": "human:h2", "flaw_id": "F1", "severity": "critical",
-                                                "position": 12, "located_by": "fuzzy"}]
+                                                "position": 12, "located_by": "fuzzy", "section": "review"}]
     # S1 text: "Concerns:\n" 10 + "- Evaluation on a single dataset only.\n" (2 + 36 + 1) 39 + "- " 2 = 51 for
-    # "Typos"; the text is 51 + len("Typos throughout.") 17 = 68 long, where "zzzzzz" (no z anywhere) goes
+    # "Typos"; the text is 51 + len("Typos throughout.") 17 = 68 long, where "zzzzzz" (no z anywhere) goes:
+    # the end is in the last field
     assert orders[f"{POOL}|peerlake:k1"].units == [
-        {"review_key": "peerlake:k1", "flaw_id": "F3", "severity": "minor", "position": 51, "located_by": "exact"},
-        {"review_key": "peerlake:k1", "flaw_id": "F1", "severity": "critical", "position": 68, "located_by": "end"}]
+        {"review_key": "peerlake:k1", "flaw_id": "F3", "severity": "minor", "position": 51, "located_by": "exact",
+         "section": "concerns"},
+        {"review_key": "peerlake:k1", "flaw_id": "F1", "severity": "critical", "position": 68, "located_by": "end",
+         "section": "concerns"}]
     # the order calls list only the valid flaws, F1 and F3
     for body in judge_server.bodies_for("judge_flaws_order"):
         listed = judge_server.prompt(body)
@@ -150,7 +173,7 @@ def test_a_second_system_makes_a_second_pool_and_leaves_the_first_pools_requests
     calls = judge_log.count("llm_call")
 
     s2 = make_review(("text", "The paper has no ablation study at all."), key="external:sysB:x", paper_id="P1",
-                     source="external", system="sysB")
+                     source="external", system="sysB", sample_index=0)
     judge_server.answer("judge_flaws_extract", "no ablation study at all", reply={"flaws": [
         {"topic": "methodology", "summary": "No ablation", "raised_by": [
             {"reviewer": "R2", "quote": "No ablation study."}, {"reviewer": "R3", "quote": "no ablation study"}]}]})
@@ -158,14 +181,14 @@ def test_a_second_system_makes_a_second_pool_and_leaves_the_first_pools_requests
     second = flaws.judge(ctx, [H1, H2, S1, s2])
     assert not judge_server.unmatched
     pools_second = _by(second, "pool")
-    assert set(pools_second) == {POOL, "pool:P1|sysB"}
+    assert set(pools_second) == {POOL, "pool:P1|sysB|s0"}
     keys_second = {j.subject_key: sorted(r.request_key for r in j.results) for j in second}
     for subject, keys in keys_first.items():
         assert keys_second[subject] == keys  # same requests: answered from the log
     assert all(r.replayed for j in second if j.subject_key.startswith(POOL) for r in j.results)
     # the new pool: extract + validate (its validator answer is the same rule: F1 valid critical) + 3 orders
     assert judge_log.count("llm_call") == calls + 5
-    assert [(u["kind"], u["review_key"]) for u in pools_second["pool:P1|sysB"].units if u["kind"] == "raise"] == [
+    assert [(u["kind"], u["review_key"]) for u in pools_second["pool:P1|sysB|s0"].units if u["kind"] == "raise"] == [
         ("raise", "human:h2"), ("raise", "external:sysB:x")]
 
 
@@ -209,7 +232,7 @@ def test_no_manuscript_and_an_empty_pool_are_null_without_a_call(judge_log, judg
     p2s = make_review(("concerns", "Weak too."), key="peerlake:k2", paper_id="P2", source="peerlake", system="cfgA")
     empty = make_review(key="peerlake:k3", paper_id="P1", source="peerlake", system="cfgA")  # no readable fields
     out = flaws.judge(make_judge_ctx(flaws), [H1, H2, empty, p2h, p2s])
-    assert [(j.subject_key, j.null_reason) for j in out] == [(POOL, "empty_pool"), ("pool:P2|cfgA", "no_manuscript")]
+    assert [(j.subject_key, j.null_reason) for j in out] == [(POOL, "empty_pool"), ("pool:P2|cfgA|s0", "no_manuscript")]
     assert judge_server.requests == 0
 
 

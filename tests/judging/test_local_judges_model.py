@@ -5,7 +5,7 @@ Prints the wall time per call so a demo subset can be sized."""
 
 import pytest
 
-from judging import constructiveness, depth
+from judging import constructiveness, depth, depth_taxonomy
 from judging.base import JudgeConfig, JudgeContext
 from llm_calls.gateway import Gateway
 from tests.embedded import require_model
@@ -38,7 +38,7 @@ def test_real_local_model_runs_depth_and_constructiveness(judge_log, make_review
         for u in units_of(ev):
             if module is depth:
                 assert review.text[u["start"]:u["start"] + len(u["text"])] == u["text"]
-                assert u["role"] in depth.ROLES and u["aspect"] in depth.ASPECTS
+                assert u["role"] in depth.ROLES and u["aspect"] in depth_taxonomy.load().labels
                 assert u["grounding"] in (None, 0, 1, 2) and (u["role"] == "premise" or u["grounding"] is None)
             else:
                 assert all(u[r] in (0, 1, 2) for r in constructiveness.RATINGS)

@@ -105,11 +105,13 @@ def test_a_paper_and_a_review_give_the_contract_rows(judge_log, judge_server, ma
     (search,) = list(judge_log.iter_events("retrieval_call"))
     assert search.query == "classification of tabular data sparse gated mixture of experts"
     assert json.loads(search.params_json)["year_max"] == 2022
-    ranks = {r["candidate_id"]: r["rank"] for r in json.loads(search.results_json)}
-    n = len(ranks)
+    hits = {r["candidate_id"]: r for r in json.loads(search.results_json)}
     # hits: the paper itself, rw1, its copy rw4, rw2 (shares "tabular data"); rw3 is after 2022, rw5 shares no word
-    assert set(ranks) == {"lake:paper-1", "related:rw1", "related:rw4", "related:rw2"} and n == 4
-    r_shazeer, r_trees = (n - ranks["related:rw1"]) / n, (n - ranks["related:rw2"]) / n
+    assert set(hits) == {"lake:paper-1", "related:rw1", "related:rw4", "related:rw2"}
+    # the offline index gives BM25 scores normalized by the query's best: r is that score, not the rank's
+    r_shazeer, r_trees = hits["related:rw1"]["score_norm"], hits["related:rw2"]["score_norm"]
+    by_rank = tuple((4 - hits[c]["rank"]) / 4 for c in ("related:rw1", "related:rw2"))  # PRISM's r
+    assert max(h["score_norm"] for h in hits.values()) == 1.0 and (r_shazeer, r_trees) != by_rank
     assert r_shazeer > r_trees  # 4 shared words against 2: rw1 is verified first
 
     assert (review.step, review.null_reason, review.failed_call) == ("claims", None, None)
@@ -217,12 +219,34 @@ def test_claims_beyond_max_claims_are_counted_not_verified(judge_log, judge_serv
     script(judge_server, claims={"claims": [{"text": CLAIM, "stance": "not_novel", "prior_work": []},
                                             {"text": second, "stance": "somewhat", "prior_work": []},
                                             {"text": CLAIM, "stance": "not_novel", "prior_work": []}]})
-    ctx = make_judge_ctx(novelty, options={"max_claims": 1, "verify_top": 1})
+    ctx = make_judge_ctx(novelty, options={"verify_top": 1}, caps=(("novelty_claims", 1),))
     review = by_subject(novelty.judge(ctx, [make_review(*REVIEW)]))["human:r1"]
-    # claim 1 kept; claim 2 over max_claims = 1; claim 3 the same words as claim 1
+    # claim 1 kept; claim 2 over the cap of 1; claim 3 the same words as claim 1
     assert review.dropped == {"over_max_claims": 1, "duplicate": 1}
+    assert (review.inputs["max_claims"], review.inputs["claims_answered"]) == (1, 3)
     assert [(u["claim_index"], u["candidate_id"]) for u in review.units] == [(0, "related:rw1")]
     assert len(judge_server.bodies_for("judge_novelty_verify")) == 1  # 1 claim × verify_top 1
+    (body,) = judge_server.bodies_for("judge_novelty_claims")
+    # under the cap the schema allows one more than the cap (so the next is seen and counted), the prompt says so
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["claims"]["maxItems"] == 2
+    assert "in the review, at most 1." in judge_server.prompt(body)
+
+
+def test_a_hosted_judge_is_asked_for_every_claim_and_keeps_them(judge_log, judge_server, make_judge_ctx,
+                                                               make_review):
+    add_paper(judge_log)
+    add_literature(judge_log)
+    claims = [{"text": CLAIM, "stance": "not_novel", "prior_work": []},
+              {"text": "The tabular benchmark is small.", "stance": "unclear", "prior_work": []}]
+    script(judge_server, claims={"claims": claims})
+    out = by_subject(novelty.judge(make_judge_ctx(novelty, options={"verify_top": 1}),
+                                   [make_review(*REVIEW)]))["human:r1"]
+    assert out.dropped == {} and out.inputs["max_claims"] is None  # no cap on a hosted model
+    assert sorted({u["claim_index"] for u in out.units}) == [0, 1]
+    (body,) = judge_server.bodies_for("judge_novelty_claims")
+    assert "maxItems" not in body["response_format"]["json_schema"]["schema"]["properties"]["claims"]
+    prompt = judge_server.prompt(body)
+    assert "List ALL the statements" in prompt and "in the review, at most" not in prompt and "up to 5" not in prompt
 
 
 def test_an_unknown_stance_is_kept_as_unclear_and_counted(judge_log, judge_server, make_judge_ctx, make_review):

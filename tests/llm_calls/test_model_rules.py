@@ -80,8 +80,8 @@ def test_the_loopback_server_rejects_the_old_shape(lake_log, server):
     ((_, error),) = server.refused
     assert error["error"]["param"] == "max_tokens" and error["error"]["code"] == "unsupported_parameter"
     with FakeLlmServer() as other:
-        gw = Gateway(lake_log, providers={"openai_compatible": OpenAICompatibleProvider(base_url=other.openai_base_url)},
-                     max_attempts=1)
+        provider = OpenAICompatibleProvider(base_url=other.openai_base_url)
+        gw = Gateway(lake_log, providers={"openai_compatible": provider}, max_attempts=1)
         with pytest.raises(LlmCallFailed, match="temperature"):
             gw.call(request(provider="openai_compatible", model="o3",
                             params={"temperature": 0.0, "max_completion_tokens": 24}))

@@ -1,7 +1,11 @@
 -- One row per (study, flaws judge configuration, pool, repeat) holding the newest pool judgment of
 -- that repeat (step pool: the pool's members, its flaws and who raised them). A pool the study lists
 -- with no judgment under the study's configuration gets one row with null_reason 'not_judged'.
--- A pool is pool:<paper_id>|<system>: the paper's human reviews plus one system's reviews of it.
+-- A pool is pool:<paper_id>|<system>|s<sample>: the paper's human reviews plus ONE review of it by the
+-- system under test (PRISM: N = humans + 1), so a system's second sample is a second pool and never
+-- changes the first. <sample> is the review's sample index, "<index>-<k>" for the k-th other review of
+-- the system sharing that index (see int_judged_pool_members). A key without |s<sample> (written
+-- before pools were per sample) names all of the system's reviews: pool_sample null.
 with
 
 scopes as (
@@ -29,12 +33,14 @@ joined as (
         scopes.repeats,
         scopes.subject_key as pool_key,
         regexp_extract(scopes.subject_key, '^pool:([^|]*)\|', 1) as pool_paper_id,
-        regexp_extract(scopes.subject_key, '^pool:[^|]*\|(.*)$', 1) as pool_system,
+        regexp_extract(scopes.subject_key, '^pool:[^|]*\|(.*?)(?:\|s[0-9]+(?:-[0-9]+)?)?$', 1) as pool_system,
+        nullif(regexp_extract(scopes.subject_key, '\|s([0-9]+(?:-[0-9]+)?)$', 1), '') as pool_sample,
         judgments.repeat_index,
         judgments.judgment_id,
         judgments.status,
         judgments.null_reason as judgment_null_reason,
-        judgments.units
+        judgments.units,
+        judgments.dropped
 
     from scopes
     left join judgments

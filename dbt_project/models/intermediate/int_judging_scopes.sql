@@ -1,6 +1,6 @@
 -- One row per (study, judge, judge configuration, subject): what each study's newest judgments run
 -- (study_resolved with asset = 'judgments') asked its judges to judge. Subjects are review keys
--- (subject_kind 'review') and, for the flaws judge, pool keys pool:<paper_id>|<system> ('pool').
+-- (subject_kind 'review') and, for the flaws judge, pool keys pool:<paper_id>|<system>|s<sample> ('pool').
 with
 
 studies as (

@@ -1,5 +1,6 @@
 -- Depth of analysis per (study, judge configuration, review): the per-repeat scores of
 -- int_quality_depth_repeats averaged over the repeats that have one, with the SD of DoA across them.
+-- The aspect shares are in quality_depth_aspects (long form: a taxonomy's labels are not columns).
 with
 
 repeats as (
@@ -32,14 +33,11 @@ final as (
         avg(grounding_norm) as grounding_norm,
         avg(doa) as doa,
         stddev_samp(doa) as doa_sd,
-        avg(share_units_soundness) as share_units_soundness,
-        avg(share_units_clarity) as share_units_clarity,
-        avg(share_units_contribution) as share_units_contribution,
-        avg(share_units_other) as share_units_other,
-        avg(share_premises_soundness) as share_premises_soundness,
-        avg(share_premises_clarity) as share_premises_clarity,
-        avg(share_premises_contribution) as share_premises_contribution,
-        avg(share_premises_other) as share_premises_other,
+        -- one taxonomy and one cap per judge configuration (both are part of its identity)
+        any_value(depth_taxonomy) as depth_taxonomy,
+        any_value(units_cap) as units_cap,
+        avg(n_units_cut_by_cap) filter (where doa is not null) as n_units_cut_by_cap,
+        bool_or(is_cap_reached) filter (where doa is not null) as is_cap_reached,
         avg(doa) is null as is_null,
         -- all repeats null: the first repeat's reason speaks for the review
         case

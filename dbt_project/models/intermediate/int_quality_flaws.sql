@@ -1,6 +1,6 @@
 -- Flaws per (study, judge configuration, pool, review): the per-repeat numbers of
 -- int_quality_flaws_repeats averaged over the repeats that have them. A human review is in one pool
--- per system under test, so it has one row per pool.
+-- per system review (system under test and sample), so it has one row per pool.
 with
 
 repeats as (
@@ -19,6 +19,7 @@ final as (
         any_value(system) as system,
         pool_key,
         any_value(pool_system) as pool_system,
+        any_value(pool_sample) as pool_sample,
         review_key,
         any_value(judge) as judge,
         judge_config,
@@ -35,6 +36,9 @@ final as (
         avg(n_minor_found) as n_minor_found,
         avg(n_invalid_raised) as n_invalid_raised,
         avg(n_mentions) as n_mentions,
+        avg(n_pool_members) as n_pool_members,
+        avg(n_flaws_over_cap) as n_flaws_over_cap,
+        avg(n_raisers_over_cap) as n_raisers_over_cap,
         avg(recall_critical) as recall_critical,
         avg(recall_minor) as recall_minor,
         avg(recall_critical_weighted) as recall_critical_weighted,
@@ -44,6 +48,10 @@ final as (
         avg(icps) as icps,
         avg(ncps) as ncps,
         stddev_samp(ncps) as ncps_sd,
+        avg(cps_whole_review) as cps_whole_review,
+        avg(icps_whole_review) as icps_whole_review,
+        avg(ncps_whole_review) as ncps_whole_review,
+        avg(ncps_null_when_none) as ncps_null_when_none,
         count(*) filter (where null_reason is null) = 0 as is_null,
         case
             when count(*) filter (where null_reason is null) = 0 then

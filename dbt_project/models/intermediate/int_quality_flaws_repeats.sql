@@ -4,9 +4,12 @@
 --   weighted: flaw i weighs W_i = (distinct reviews raising i) / (pool members);
 --     recall_critical_weighted = sum(W_i, i in found ∩ G_c) / sum(W_i, i in G_c) (the 1 / members cancels).
 --   hallucination_rate = invalid flaws raised / flaws raised (null when it raised none).
---   From the order step's mentions sorted by (position, list order), i from 0, w = 2 critical, 1 minor:
---     CPS = sum(w_i / log2(i + 2)); ICPS = the same with the weights sorted descending;
---     ncps = CPS / ICPS, null when ICPS = 0 (no mentions).
+--   From the order step's mentions, w = 2 critical, 1 minor, as PRISM's cps_metrics: per review section s
+--   (the field the mention's anchor sits in), mentions sorted by (position, list order), i from 0 within s:
+--     CPS = sum_s sum_i w_{s,i} / log2(i + 2); ICPS = the same with each section's weights sorted
+--     descending; ncps = CPS / ICPS, and 0 when ICPS = 0 (no mention: PRISM's rule).
+--   ncps_whole_review ranks the review's mentions as one list (i from 0 over the review; 0 when none);
+--   ncps_null_when_none is ncps but null when the review mentions no valid flaw (peerlake's former rule).
 with
 
 pools as (
@@ -60,6 +63,18 @@ recorded_members as (
 
     from pool_rows
     where kind = 'member'
+
+),
+
+pool_sizes as (
+
+    -- N: the reviews the extractor read (PRISM: the humans + 1)
+    select
+        judged_pool_id,
+        count(*) as n_pool_members
+
+    from recorded_members
+    group by judged_pool_id
 
 ),
 
@@ -142,7 +157,9 @@ mentions as (
     select
         judgment_id as order_judgment_id,
         unnest(  -- noqa: AL03
-            from_json(units, '[{"flaw_id": "VARCHAR", "severity": "VARCHAR", "position": "INTEGER"}]'),
+            from_json(
+                units, '[{"flaw_id": "VARCHAR", "severity": "VARCHAR", "position": "INTEGER", "section": "VARCHAR"}]'
+            ),
             recursive := true
         ),
         -- the judge's own list order breaks ties between mentions at one position
@@ -158,6 +175,8 @@ weighted_mentions as (
     select
         order_judgment_id,
         case severity when 'critical' then 2 else 1 end as weight,
+        -- an order judgment recorded before mentions had a section (parser flaws-1) is one section
+        coalesce(section, '') as section,
         position,
         list_index
 
@@ -169,10 +188,14 @@ ranked_mentions as (
 
     select
         *,
-        row_number() over (partition by order_judgment_id order by position, list_index) - 1 as text_rank,
+        row_number() over (partition by order_judgment_id, section order by position, list_index) - 1 as text_rank,
+        row_number() over (
+            partition by order_judgment_id, section order by weight desc, position asc, list_index asc
+        ) - 1 as ideal_rank,
+        row_number() over (partition by order_judgment_id order by position, list_index) - 1 as review_text_rank,
         row_number() over (
             partition by order_judgment_id order by weight desc, position asc, list_index asc
-        ) - 1 as ideal_rank
+        ) - 1 as review_ideal_rank
 
     from weighted_mentions
 
@@ -184,7 +207,9 @@ order_scores as (
         order_judgment_id,
         count(*) as n_mentions,
         sum(weight / log2(text_rank + 2)) as cps,
-        sum(weight / log2(ideal_rank + 2)) as icps
+        sum(weight / log2(ideal_rank + 2)) as icps,
+        sum(weight / log2(review_text_rank + 2)) as cps_whole_review,
+        sum(weight / log2(review_ideal_rank + 2)) as icps_whole_review
 
     from ranked_mentions
     group by order_judgment_id
@@ -198,7 +223,8 @@ pool_reviews as (
         pools.* exclude (units, null_reason),  -- noqa: RF02
         members.review_key,
         pools.null_reason as pool_null_reason,
-        recorded_members.review_key is not null as is_recorded_member
+        recorded_members.review_key is not null as is_recorded_member,
+        pool_sizes.n_pool_members
 
     from pools
     inner join members using (study_id, judge_config, pool_key)
@@ -206,6 +232,7 @@ pool_reviews as (
         on
             pools.judged_pool_id = recorded_members.judged_pool_id
             and members.review_key = recorded_members.review_key
+    left join pool_sizes on pools.judged_pool_id = pool_sizes.judged_pool_id
 
 ),
 
@@ -230,7 +257,9 @@ joined as (
         found.minor_raisers_found,
         order_scores.n_mentions,
         order_scores.cps,
-        order_scores.icps
+        order_scores.icps,
+        order_scores.cps_whole_review,
+        order_scores.icps_whole_review
 
     from pool_reviews
     left join ground_truth using (judged_pool_id)
@@ -255,7 +284,9 @@ scored as (
             when pool_null_reason is not null then pool_null_reason
             -- the study expects the review in this pool but the pool judgment did not include it
             when not is_recorded_member then 'not_in_pool'
-        end as null_reason
+        end as null_reason,
+        -- the order step answered for this review (with or without mentions): its nCPS is a number
+        order_judgment_id is not null and order_status = 'ok' as is_ordered
 
     from joined
 
@@ -277,6 +308,7 @@ final as (
         scored.pool_key,
         scored.pool_paper_id,
         scored.pool_system,
+        scored.pool_sample,
         scored.review_key,
         coalesce(review_keys.paper_id, scored.pool_paper_id) as paper_id,
         coalesce(
@@ -296,6 +328,14 @@ final as (
         case when scored.null_reason is null then coalesce(scored.n_minor_found, 0) end as n_minor_found,
         case when scored.null_reason is null then coalesce(scored.n_invalid_raised, 0) end as n_invalid_raised,
         case when scored.null_reason is null then coalesce(scored.n_mentions, 0) end as n_mentions,
+        case when scored.null_reason is null then scored.n_pool_members end as n_pool_members,
+        -- what a cap cut in the pool judgment (judging.flaws: over_max_flaws, over_max_raisers)
+        case
+            when scored.null_reason is null then coalesce(try_cast(scored.dropped ->> 'over_max_flaws' as integer), 0)
+        end as n_flaws_over_cap,
+        case
+            when scored.null_reason is null then coalesce(try_cast(scored.dropped ->> 'over_max_raisers' as integer), 0)
+        end as n_raisers_over_cap,
         case
             when scored.null_reason is null and scored.n_critical_flaws > 0 then
                 coalesce(scored.n_critical_found, 0) / scored.n_critical_flaws
@@ -316,14 +356,28 @@ final as (
             when scored.null_reason is null and scored.n_flaws_raised > 0 then
                 scored.n_invalid_raised / scored.n_flaws_raised
         end as hallucination_rate,
-        case when scored.null_reason is null then scored.cps end as cps,
-        case when scored.null_reason is null then scored.icps end as icps,
-        case when scored.null_reason is null then scored.cps / nullif(scored.icps, 0) end as ncps,
+        case when scored.null_reason is null and scored.is_ordered then coalesce(scored.cps, 0) end as cps,
+        case when scored.null_reason is null and scored.is_ordered then coalesce(scored.icps, 0) end as icps,
+        case
+            when scored.null_reason is null and scored.is_ordered then coalesce(scored.cps / nullif(scored.icps, 0), 0)
+        end as ncps,
+        case
+            when scored.null_reason is null and scored.is_ordered then coalesce(scored.cps_whole_review, 0)
+        end as cps_whole_review,
+        case
+            when scored.null_reason is null and scored.is_ordered then coalesce(scored.icps_whole_review, 0)
+        end as icps_whole_review,
+        case
+            when scored.null_reason is null and scored.is_ordered then
+                coalesce(scored.cps_whole_review / nullif(scored.icps_whole_review, 0), 0)
+        end as ncps_whole_review,
+        case
+            when scored.null_reason is null and scored.is_ordered then scored.cps / nullif(scored.icps, 0)
+        end as ncps_null_when_none,
         case
             when scored.null_reason is not null then scored.null_reason
             when scored.order_judgment_id is null then 'order_not_judged'
             when scored.order_status != 'ok' then coalesce(scored.order_null_reason, 'status:' || scored.order_status)
-            when coalesce(scored.icps, 0) = 0 then 'no_mentions'
         end as ncps_null_reason
 
     from scored
