@@ -279,6 +279,7 @@ def parse_study(name: str, text: str) -> Study:
                              "reviewer; a system takes it in options = { strip_hidden = ... }")
         if not isinstance(r.get("papers", []), list):
             raise StudyError(f"study {name!r}: reviewers[{i}].papers must be a list of paper ids")
+        _no_base_url_for_hosted(name, f"reviewers[{i}]", r)
         spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items())),
                                "papers": tuple(str(p) for p in r.get("papers", ()))})
         if spec.system is not None:
@@ -330,8 +331,20 @@ def _costs(name: str, table: dict) -> CostSpec:
     return CostSpec(max_cost_usd=None if cap is None else float(cap), batch=batch)
 
 
+def _no_base_url_for_hosted(name: str, where: str, table: dict) -> None:
+    """OpenAI's and Anthropic's providers call their own API (or the SDK's OPENAI_BASE_URL /
+    ANTHROPIC_BASE_URL): a study's base_url would be ignored there, and the calls go elsewhere than
+    the study says. Refused, naming what to use instead."""
+    if table.get("base_url") is not None and table.get("provider") in ("openai", "anthropic"):
+        env = "OPENAI_BASE_URL" if table["provider"] == "openai" else "ANTHROPIC_BASE_URL"
+        raise StudyError(f"study {name!r}: {where}.base_url is ignored by provider {table['provider']!r}; use "
+                         f"provider = \"openai_compatible\" for another server, or set {env} for a proxy of "
+                         "the same API")
+
+
 def _judging(name: str, table: dict) -> JudgingSpec:
     _no_unknown(name, "judging.", table, JUDGING_KEYS)
+    _no_base_url_for_hosted(name, "judging", table)
     for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims", "verify_top"):
         v = table.get(key)
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):

@@ -33,6 +33,13 @@ def log(tmp_path):
     ("[papers]\ncorpus = \"iclr\"\n", "the only corpus is 'demo'"),
     ("[papers]\nids = [\"a\"]\n[[reviewers]]\nsamples = 0\n", "samples must be a whole number >= 1"),
     ("[papers\n", "not valid TOML"),
+    # OpenAI's and Anthropic's providers never read a study's base_url: the calls would go to their API
+    ('[papers]\nids = ["a"]\n[[reviewers]]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n',
+     "reviewers[0].base_url is ignored by provider 'openai'; use provider = \"openai_compatible\""),
+    ('[papers]\nids = ["a"]\n[judging]\nprovider = "anthropic"\nbase_url = "http://127.0.0.1:9"\n',
+     "set ANTHROPIC_BASE_URL"),
+    ('[papers]\nids = ["a"]\n[judging.caps]\ndepth_units = -1\n', "judging.caps.depth_units = -1"),
+    ('[papers]\nids = ["a"]\n[judging.caps]\nunits = 3\n', "unknown cap(s) units"),
 ])
 def test_a_broken_study_file_is_refused_with_what_to_change(text, says):
     with pytest.raises(StudyError) as err:
@@ -128,3 +135,19 @@ def test_a_lake_holding_the_old_builtin_demo_study_leaves_the_judges_to_judging_
     assert edited != old
     StudyFiles(log.lake).write(DEMO, edited)
     assert load_study(log, DEMO).judges == ("depth",)
+
+
+def test_caps_default_by_the_judge_model_and_a_study_sets_its_own():
+    from judging.base import JudgeConfig
+
+    text = '[papers]\nids = ["a"]\n[judging]\nmax_claims = 2\n[judging.caps]\ndepth_units = 0\nflaws = 9\n'
+    spec = parse_study("mine", text).judging
+    hosted = JudgeConfig(**{**spec.model_settings(), "provider": "openai", "model": "gpt-4.1"})
+    assert hosted.resolved_caps() == {"depth_units": None, "flaws": 9, "flaw_raisers": None,
+                                      "constructiveness_comments": None, "novelty_claims": 2}
+    local = JudgeConfig(**{**spec.model_settings(), "provider": "local", "model": "m"})
+    assert local.resolved_caps() == {"depth_units": None, "flaws": 9, "flaw_raisers": 6,
+                                     "constructiveness_comments": 6, "novelty_claims": 2}
+    # the caps are part of the judge's identity: a capped and an uncapped run never share a mart row
+    plain = JudgeConfig(provider="local", model="m")
+    assert plain.identity("depth", ["judge_depth_units"]) != local.identity("depth", ["judge_depth_units"])
