@@ -101,3 +101,26 @@ def assert_bounded(schema: dict, where: str = "$") -> None:
         assert schema.get("additionalProperties") is False, f"{where}: additionalProperties allowed"
         for name, sub in props.items():
             assert_bounded(sub, f"{where}.{name}")
+
+
+def schema_instance(schema: dict, sentence: str, boolean: bool = True):
+    """A small valid value of a JSON schema, for a loopback server answering any judge or system step: at
+    least one item per array (its minItems), the first enum value, `sentence` (cut to maxLength) for a string."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = next(k for k in kind if k != "null") if isinstance(kind, list) else kind
+    if kind == "object":
+        return {k: schema_instance(v, sentence, boolean) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        n = min(max(1, schema.get("minItems", 1)), schema.get("maxItems", 1_000))
+        return [schema_instance(schema.get("items") or {"type": "string"}, sentence, boolean) for _ in range(n)]
+    if kind == "string":
+        return sentence[: schema.get("maxLength", len(sentence))]
+    if kind == "integer":
+        return schema.get("minimum", 1)
+    if kind == "number":
+        return 0.5
+    if kind == "boolean":
+        return boolean
+    raise AssertionError(f"no instance for {schema}")

@@ -13,7 +13,7 @@ import pytest
 
 from ingest.withdrawals import import_arxiv_comments
 from judging import constructiveness, depth, detection, flaws, focus, withdrawal_match
-from tests.judging.support import ScriptedJudgeServer
+from tests.judging.support import ScriptedJudgeServer, schema_instance
 from tests.judging.test_flaws import _ingest_paper
 from warehouse.events import PaperVariantRecorded
 
@@ -22,24 +22,7 @@ PARAGRAPH = "Our method improves accuracy by 4.1 points over the strongest basel
 
 
 def instance(schema: dict):
-    """A small value of the schema: one item per array, the first enum value, a sentence of the review."""
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    kind = next(k for k in kind if k != "null") if isinstance(kind, list) else kind
-    if kind == "object":
-        return {k: instance(v) for k, v in (schema.get("properties") or {}).items()}
-    if kind == "array":
-        return [instance(schema.get("items") or {"type": "string"})][: schema.get("maxItems", 1)]
-    if kind == "string":
-        return WEAKNESS[: schema.get("maxLength", len(WEAKNESS))]
-    if kind == "integer":
-        return schema.get("minimum", 1)
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return True
-    return None
+    return schema_instance(schema, WEAKNESS)
 
 
 class SchemaServer(ScriptedJudgeServer):

@@ -20,6 +20,7 @@ from llm_calls.fake_server import FakeLlmServer, Reply
 from llm_calls.providers.model_rules import openai_family
 from reviewing.study import JUDGES, save_study
 from reviewing.systems import SYSTEMS
+from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli
 from warehouse import EventLog, Lake
 
@@ -31,25 +32,7 @@ APPENDIX_PDF = "acl2020_main207_SPECTER.pdf"
 
 
 def instance(schema: dict):
-    """A small valid value of the schema: minItems items (at least one), the first enum value."""
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    kind = next(k for k in kind if k != "null") if isinstance(kind, list) else kind
-    if kind == "object":
-        return {k: instance(v) for k, v in (schema.get("properties") or {}).items()}
-    if kind == "array":
-        n = min(max(1, schema.get("minItems", 1)), schema.get("maxItems", 1_000))
-        return [instance(schema.get("items") or {"type": "string"}) for _ in range(n)]
-    if kind == "string":
-        return SENTENCE[: schema.get("maxLength", len(SENTENCE))]
-    if kind == "integer":
-        return schema.get("minimum", 1)
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return False
-    raise AssertionError(f"no instance for {schema}")
+    return schema_instance(schema, SENTENCE, boolean=False)
 
 
 def steer(title: str | None, answer):
