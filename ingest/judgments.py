@@ -194,6 +194,9 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+GROUNDING_MAX = 2  # the grounding scale of both shipped depth taxonomies and of PRISM's S = mean / 2
+
+
 def depth_units(answer) -> tuple[list[dict], dict[str, int], str | None]:
     """(units, dropped, null reason) of one reviewer's released depth analysis."""
     if not isinstance(answer, list):
@@ -206,6 +209,12 @@ def depth_units(answer) -> tuple[list[dict], dict[str, int], str | None]:
                 or not (grounding is None or isinstance(grounding, int)):
             dropped["bad_unit"] = dropped.get("bad_unit", 0) + 1
             continue
+        if grounding is not None and not 0 <= grounding <= GROUNDING_MAX:
+            # PRISM's released human answers grade 0-3, its formula (S / 2) and peerlake's marts 0-2: a 3
+            # would put S_norm above 1 and fail the quality gate. Kept as PRISM keeps an unmatched premise:
+            # null (it counts in R, not in S), and counted.
+            dropped["grounding_outside_0_2"] = dropped.get("grounding_outside_0_2", 0) + 1
+            grounding = None
         aspect = arg.get("aspect")
         units.append({"unit_index": len(units), "text": arg["argument"].strip(), "start": None, "field": None,
                       "role": arg["role"].strip().lower(),

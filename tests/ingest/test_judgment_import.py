@@ -253,3 +253,17 @@ def test_judge_output_nested_too_deep_is_one_rejection(lake, tmp_path):
     r = _cli("judgments", str(demo / "constructiveness"), "--judge", "constructiveness")
     t = _tally(r.output)
     assert (t["rejected"], t["imported"]) == (1, 3) and "is nested too deeply to read" in r.output
+
+
+def test_a_grounding_outside_the_0_to_2_scale_is_kept_null_and_counted():
+    """PRISM's released human depth answers grade grounding 0-3; S = mean / 2 would then exceed 1 and fail
+    the quality gate, so a 3 is kept as PRISM keeps an unmatched premise: null, in R but not in S."""
+    from ingest.judgments import depth_units
+
+    units, dropped, why = depth_units([
+        {"argument": "Table 2 shows no gain.", "role": "Premise", "aspect": "Experiments", "grounding_score": 3},
+        {"argument": "Eq. 4 is wrong.", "role": "Premise", "aspect": "Theory", "grounding_score": 2},
+        {"argument": "The idea is good.", "role": "Claim", "aspect": "Novelty", "grounding_score": None},
+    ])
+    assert why is None and dropped == {"grounding_outside_0_2": 1}
+    assert [(u["role"], u["grounding"]) for u in units] == [("premise", None), ("premise", 2), ("claim", None)]
