@@ -224,7 +224,9 @@ def judgments(context: AssetExecutionContext, lake: LakeResource) -> Materialize
         row = {"judge": judge, "judge_config": cfg.identity(judge, module.TEMPLATES), "provider": cfg.provider,
                "model": cfg.model, "repeats": cfg.repeats}
         if judge == "flaws":
-            pools = module.pools(reviews)
+            # the pools the judge forms: from each review's flaws view, so a review with nothing the flaws
+            # judge reads (only Strengths, say) is no member here either
+            pools = module.pools([r.for_judge(judge) for r in reviews])
             row["pools"] = [p.key for p in pools]
             row["review_keys"] = sorted({r.review_key for p in pools for r in p.members})
         else:

@@ -94,3 +94,17 @@ def test_flaws_read_a_humans_questions_and_not_its_strengths(judge_log, judge_se
     orders = {j.subject_key.rsplit("|", 1)[-1]: j for j in out if j.step == "order"}
     assert orders["human:h1"].inputs["fields"] == ["summary", "questions"]
     assert orders["human:h1"].inputs["fields_not_read"] == ["strengths"]
+
+
+def test_a_pool_holds_only_reviews_with_something_the_flaws_judge_reads(make_review):
+    """The judgments asset scopes a flaws pool as the judge forms it, from each review's flaws view: a human
+    review with only Strengths raises nothing there, so it is no member (and N does not count it)."""
+    praise = make_review(("strengths", "Clear writing."), key="human:r2")
+    critic = make_review(("summary", SUMMARY), ("weaknesses", WEAKNESSES), key="human:r1")
+    system = make_review(("weaknesses", WEAKNESSES), key="peerlake:s1", source="peerlake", system="mlr",
+                         sample_index=0)
+    raw = [critic, praise, system]
+    [pool] = flaws.pools([r.for_judge("flaws") for r in raw])
+    assert [r.review_key for r in pool.members] == ["human:r1", "peerlake:s1"]
+    [unviewed] = flaws.pools(raw)  # what the scope listed before: a member the judge never asks about
+    assert "human:r2" in [r.review_key for r in unviewed.members]
