@@ -27,11 +27,10 @@ import dataclasses
 from collections.abc import Sequence
 
 from judging import depth_taxonomy
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from judging.base import JudgeContext, Judgment, answer, budgeted, judge_request, review_inputs
 from judging.depth_taxonomy import DepthTaxonomy
 from judging.reviews import JudgedReview
 from judging.spans import field_at, heading_end, judged_text, verbatim_span
-from warehouse.judge_caps import LOCAL_PROVIDER
 
 JUDGE = "depth"
 STEP = "units"
@@ -97,11 +96,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
             need = budget(step, n)
         else:
             need = budget(step, cap) if cap is not None else uncapped_units_budget(text)
-        if ctx.cfg.provider == LOCAL_PROVIDER:
-            tokens, cfg = min(need, ctx.cfg.max_output_tokens), ctx.cfg
-        else:
-            tokens = max(need, ctx.cfg.max_output_tokens)
-            cfg = dataclasses.replace(ctx.cfg, max_output_tokens=tokens)
+        cfg, tokens = budgeted(ctx.cfg, need)
         req = judge_request(cfg, JUDGE, step, f"judge_depth_{step}", subject_id=j.subject_key,
                             repeat=ctx.repeat, max_tokens=tokens, review_text=text, **variables)
         return dataclasses.replace(req, response_schema=response_schema(req.response_schema, step, tax, cap, n))
