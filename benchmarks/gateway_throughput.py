@@ -46,7 +46,7 @@ def make_requests(n: int, base_url: str) -> list[LlmRequest]:
 
 
 def start_server(delay_s: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "llm_calls.fake_server", str(delay_s)], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "tests.doubles.fake_server", str(delay_s)], cwd=REPO,
                             stdout=subprocess.PIPE, text=True)
     return proc, proc.stdout.readline().strip()
 

@@ -3,7 +3,7 @@
 The k review requests are built exactly as `reviewing.scoring.review_requests` builds them (the
 reviewer_scoring template: system message and manuscript first, then `{{ cache_breakpoint }}`, then
 the instructions; one seed per sample) and sent through the real Gateway into a temporary lake, to
-the loopback server (llm_calls/fake_server.py) reporting usage the way each provider does: OpenAI
+the loopback server (tests/doubles/fake_server.py) reporting usage the way each provider does: OpenAI
 `prompt_tokens_details.cached_tokens` for a repeated prefix of >= 1,024 tokens in 128-token steps;
 Anthropic `cache_creation_input_tokens` on the first use of the prefix marked `cache_control` and
 `cache_read_input_tokens` afterwards. Each call's cost is the one the gateway records from that usage
@@ -33,13 +33,13 @@ sys.path.insert(0, str(REPO))
 from ingest.demo_corpus import demo_papers  # noqa: E402
 from ingest.extraction import extract_records  # noqa: E402
 from llm_calls.cost import load_price_table  # noqa: E402
-from llm_calls.fake_server import FakeLlmServer, Usage  # noqa: E402
 from llm_calls.gateway import Gateway  # noqa: E402
 from llm_calls.providers.anthropic_messages import AnthropicProvider  # noqa: E402
 from llm_calls.providers.openai_chat import OpenAIProvider  # noqa: E402
 from llm_calls.types import LlmRequest  # noqa: E402
 from prompts import load_template  # noqa: E402
 from reviewing.scoring import ReviewerConfig  # noqa: E402
+from tests.doubles.fake_server import FakeLlmServer, Usage  # noqa: E402
 from warehouse import settings  # noqa: E402
 from warehouse.fsutil import atomic_write  # noqa: E402
 from warehouse.lake import Lake  # noqa: E402

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-from llm_calls.fake_server import Reply
 from peerlake.cli import app
+from tests.doubles.fake_server import Reply
 from tests.orchestration.conftest import ReviewServer, run_cli
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from judging.base import JudgeContext, Judgment, Recorder
 from judging.reviews import JudgedReview
-from llm_calls.fake_server import FakeLlmServer, Reply
+from tests.doubles.fake_server import FakeLlmServer, Reply
 
 JUDGE_MODEL = "judge-test-model"
 STUDY = "judge-test-study"

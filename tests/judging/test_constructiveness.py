@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from judging import constructiveness
-from llm_calls.fake_server import Reply
 from prompts import load_template
+from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
 
 SUMMARY = "The paper proposes GateNet, a gated adapter for vision transformers."

@@ -7,7 +7,7 @@ import pytest
 
 from ingest.manuscripts import ManuscriptPackage, TextRecord
 from judging import flaws
-from llm_calls.fake_server import Reply
+from tests.doubles.fake_server import Reply
 from tests.judging.support import make_review, record, units_of
 from warehouse.events import PaperIngested
 

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from judging import focus, taxonomy
-from llm_calls.fake_server import Reply
 from prompts import load_template
+from tests.doubles.fake_server import Reply
 from tests.judging.support import assert_bounded, record, units_of
 from warehouse.events import PaperVariantRecorded
 

@@ -10,10 +10,10 @@ import pytest
 
 from ingest.package import ManuscriptPackage, TextRecord
 from judging import novelty
-from llm_calls.fake_server import Reply
 from llm_calls.gateway import Gateway
 from retrieval.backend import Backend, FatalRetrievalError
 from retrieval.client import RetrievalClient
+from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
 from tests.llm_calls.support import providers_for
 from warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported

@@ -11,7 +11,7 @@ import pytest
 from judging import score_prediction as sp
 from judging.review_numbers import MASK, strip_numbers
 from judging.rubrics import RubricError, builtin, load_rubric, resolve
-from llm_calls.fake_server import Reply
+from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
 from warehouse import PaperIngested
 from warehouse.events import PaperStatusRecorded

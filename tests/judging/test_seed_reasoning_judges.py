@@ -1,6 +1,6 @@
 """The seeds' judges on the seeds' OpenAI reasoning models (o3 detection and withdrawal judges, the
 o3-mini focus labeller, and the PRISM judges on o3), through the real gateway, against a loopback server
-that answers as OpenAI does for those models (llm_calls/fake_model_rules.py): a temperature or a
+that answers as OpenAI does for those models (tests/doubles/fake_model_rules.py): a temperature or a
 max_tokens is a 400, and a budget without room to reason comes back empty. Every judge runs without a
 refused request, every answer arrives whole, and each event records what the rules dropped.
 

@@ -9,8 +9,8 @@ import pytest
 
 from ingest.withdrawals import import_arxiv_comments
 from judging import withdrawal_match as wm
-from llm_calls.fake_server import Reply
 from prompts import load_template
+from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
 
 COMMENT = "Lemma 3 is wrong: the bound in eq. (7) needs a compact operator, and ours is not compact."

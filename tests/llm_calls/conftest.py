@@ -2,8 +2,8 @@
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 from warehouse.log import EventLog
 

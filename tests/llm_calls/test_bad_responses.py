@@ -2,8 +2,8 @@
 
 import pytest
 
-from llm_calls.fake_server import Reply
 from llm_calls.gateway import LlmCallFailed
+from tests.doubles.fake_server import Reply
 from tests.llm_calls.support import llm_events, request
 
 NO_CHOICES = Reply(body={"id": "x", "object": "chat.completion"})

@@ -11,9 +11,9 @@ a test table (input $1000, output $2000 per million tokens = $0.001 and $0.002 p
 import pytest
 
 from llm_calls.cost import parse_price_table
-from llm_calls.fake_server import FakeLlmServer, Usage
 from llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
 from llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from tests.doubles.fake_server import FakeLlmServer, Usage
 from tests.llm_calls.support import providers_for, request
 from warehouse.attribution import attributed
 from warehouse.log import EventLog

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from llm_calls.cost import load_price_table
-from llm_calls.fake_server import Reply, Usage
 from llm_calls.gateway import Gateway, LlmBatchFailed, LlmCallFailed
+from tests.doubles.fake_server import Reply, Usage
 from tests.llm_calls.support import llm_events, providers_for, request
 from warehouse.log import EventLog
 

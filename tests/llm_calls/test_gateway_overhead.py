@@ -4,8 +4,8 @@ at most max_concurrency requests in flight, a refresh that sees every earlier ev
 import threading
 import time
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import providers_for, request
 from warehouse.attribution import attributed
 from warehouse.log import EventLog

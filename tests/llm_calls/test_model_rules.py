@@ -1,15 +1,15 @@
 """Per-model request rules, recorded shapes: what reaches a loopback server that answers as each
-family's API does (llm_calls/fake_model_rules.py), what the llm_call event records as dropped or
+family's API does (tests/doubles/fake_model_rules.py), what the llm_call event records as dropped or
 changed, and the requests refused before any call, naming the setting."""
 
 import json
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway, LlmCallFailed
 from llm_calls.providers import UnsupportedRequest
 from llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, request
 from tests.llm_calls.test_replay_identity import _key_without_endpoint
 from warehouse.events import LlmCall
@@ -148,7 +148,7 @@ def test_logprobs_and_reasoning_effort_on_claude_are_refused(make_gateway, serve
 
 
 def test_the_loopback_server_enforces_anthropics_rules(server):
-    from llm_calls.fake_model_rules import anthropic_violation
+    from tests.doubles.fake_model_rules import anthropic_violation
 
     def says(body):
         return (anthropic_violation({"model": "claude-sonnet-4-5", "messages": [], **body}) or {}).get("error", {})

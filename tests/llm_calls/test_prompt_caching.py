@@ -3,12 +3,12 @@ recorded and priced, against a loopback server that reports cache usage the way 
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway
 from llm_calls.prompt_cache import EPHEMERAL
 from llm_calls.providers import FatalProviderError
 from llm_calls.providers.anthropic_messages import AnthropicProvider
 from prompts import load_template
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, providers_for, request
 
 MANUSCRIPT = "x" * 8000

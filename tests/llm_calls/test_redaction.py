@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from llm_calls.fake_server import Reply
 from llm_calls.gateway import LlmCallFailed
+from tests.doubles.fake_server import Reply
 from tests.llm_calls.support import FAKE_KEYS, llm_events, request
 from warehouse.redact import REDACTED, redact_message, redact_payload, redact_stored
 

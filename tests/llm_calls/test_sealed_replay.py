@@ -30,7 +30,7 @@ def test_lost_wal_after_seal_replays_the_batch_without_paying(lake_log, server):
 
 
 def test_attempt_numbering_continues_from_sealed_events(lake_log, server):
-    from llm_calls.fake_server import Reply
+    from tests.doubles.fake_server import Reply
 
     server.script(Reply(status=500))
     Gateway(lake_log, providers=providers_for(server), backoff_base_s=0.01, max_attempts=1)\

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer
+from tests.doubles.fake_server import FakeLlmServer
 
 REPO = Path(__file__).resolve().parents[2]
 PEERLAKE = str(Path(sys.executable).with_name("peerlake"))

@@ -4,12 +4,12 @@ run and the asset that made them; a second run replays without submitting anythi
 import duckdb
 from dagster import DagsterInstance, materialize
 
-from llm_calls.fake_server import FakeLlmServer
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.reviews import ai_reviews
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.study import save_study
 from tests.dbt.test_marts import dbt_build
+from tests.doubles.fake_server import FakeLlmServer
 from warehouse.log import EventLog
 
 

@@ -1,6 +1,6 @@
 """Every reviewer system and the four PRISM judges on the seeds' hosted models, through `peerlake run`
 (a real Dagster run), against a loopback server that answers as the hosted APIs do for those models
-(llm_calls/fake_model_rules.py): OpenAI's reasoning models refuse a temperature or a max_tokens with a
+(tests/doubles/fake_model_rules.py): OpenAI's reasoning models refuse a temperature or a max_tokens with a
 400 and spend output tokens on reasoning first; Claude takes temperature or top_p, not both.
 
 The server answers each request with a small instance of the schema it asks for (free text where it
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer, Reply
 from llm_calls.providers.model_rules import openai_family
 from reviewing.study import JUDGES, save_study
 from reviewing.systems import SYSTEMS
+from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli
 from warehouse import EventLog, Lake

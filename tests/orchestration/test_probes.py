@@ -6,11 +6,11 @@ import math
 import pytest
 from dagster import DagsterInstance, materialize
 
-from llm_calls.fake_server import FakeLlmServer
 from metrics.distribution.tables import parse_probes
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.probes import ai_reviews_decimal, score_probes
 from orchestration.resources import LakeResource, ReviewerResource
+from tests.doubles.fake_server import FakeLlmServer
 
 
 def _schema(body: dict) -> dict:

@@ -8,7 +8,7 @@ import json
 import duckdb
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer, Reply
+from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.orchestration.conftest import run_cli
 from warehouse import EventLog, Lake
 

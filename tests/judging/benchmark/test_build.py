@@ -11,7 +11,7 @@ from ingest.package import TextRecord
 from ingest.papers import ingest_pdf, latest_versions
 from judging import benchmark
 from judging.benchmark.build import _verifier, experiment_config
-from llm_calls.fake_server import Reply
+from tests.doubles.fake_server import Reply
 from tests.judging.support import units_of
 
 DEMO = Path(__file__).resolve().parents[3] / "ingest" / "demo_corpus" / "papers" / "demo-001.pdf"

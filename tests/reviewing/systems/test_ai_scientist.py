@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer, Reply
 from llm_calls.gateway import Gateway
 from reviewing.systems import get_system
 from reviewing.systems.ai_scientist import AiScientistReviewer
 from reviewing.systems.base import SEED_BASE, SystemOptionError, SystemReviewRecorder, run_systems
+from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.embedded import require_model
 from tests.judging.support import assert_bounded
 from tests.llm_calls.support import providers_for

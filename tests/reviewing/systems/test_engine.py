@@ -8,7 +8,6 @@ from typing import ClassVar
 
 import pytest
 
-from llm_calls.fake_server import Reply
 from llm_calls.gateway import Gateway
 from reviewing.systems import register
 from reviewing.systems.base import (
@@ -23,6 +22,7 @@ from reviewing.systems.base import (
     run_systems,
 )
 from reviewing.systems.normalized import NormalizedReview
+from tests.doubles.fake_server import Reply
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 from warehouse.log import EventLog

@@ -5,8 +5,8 @@ import subprocess
 import time
 from datetime import UTC, datetime, timedelta
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.warehouse.remote.support import PYTHON, REPO, child_env, keys, machine
 from warehouse.claims import claim_key

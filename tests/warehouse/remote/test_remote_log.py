@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from llm_calls.fake_server import FakeLlmServer
 from llm_calls.gateway import Gateway
+from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.warehouse.remote.support import committed_rows, keys, machine, paper
 from warehouse.events import new_event_id

@@ -3,7 +3,7 @@
 The fake sits at the network edge only: the real SDKs, gateway and event log run against it. Tests
 queue replies (429s, 500s, slow or echoing ones); otherwise every request gets a JSON answer that
 carries the server's request number, so a replayed answer is distinguishable from a new one.
-Run `python -m llm_calls.fake_server` to serve it from a separate process (prints its base URL).
+Run `python -m tests.doubles.fake_server` to serve it from a separate process (prints its base URL).
 
 Also, as their documentation describes them:
 - the batch APIs (fake_batches.py): OpenAI Batch (POST /v1/files multipart with purpose "batch",
@@ -34,14 +34,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from llm_calls.fake_batches import FakeBatches
-from llm_calls.fake_model_rules import (
+from tests.doubles.fake_batches import FakeBatches
+from tests.doubles.fake_model_rules import (
     anthropic_violation,
     openai_violation,
     spend_anthropic_thinking,
     spend_openai_reasoning,
 )
-from llm_calls.fake_prompt_cache import FakePromptCache
+from tests.doubles.fake_prompt_cache import FakePromptCache
 
 
 @dataclass
