@@ -22,7 +22,7 @@ WHEELS  := $(HOME)/.cache/peerlake/wheels/$(CPU_TAG)
 LLAMA   := llama-cpp-python==0.3.36
 
 .DEFAULT_GOAL := help
-.PHONY: help install model demo test lint ui bench clean-lake
+.PHONY: help install model demo test lint ui docs bench clean-lake
 
 help:
 	@echo "make demo    set up .venv + the embedded model, run the whole pipeline on the demo corpus"
@@ -30,6 +30,7 @@ help:
 	@echo "make lint    only the linters: ruff, the layer contract (import-linter), sqlfluff on the dbt models"
 	@echo "make ui      open the Dagster UI on http://127.0.0.1:3000 (lineage, runs, checks)"
 	@echo "make bench   run the benchmarks in benchmarks/"
+	@echo "make docs    serve the documentation site (docs/, MkDocs) on http://127.0.0.1:8000"
 	@echo "make clean-lake   delete the local lake (warehouse/lake) — all events, blobs and runs"
 
 $(BIN)/uv:
@@ -76,6 +77,9 @@ lint: install
 
 ui: install
 	$(BIN)/peerlake ui
+
+docs: install
+	$(BIN)/mkdocs serve
 
 bench: install
 	$(BIN)/python benchmarks/gateway_throughput.py
