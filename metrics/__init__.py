@@ -1,3 +1,6 @@
-"""The dbt layer's pure functions: statistics, distribution estimation and the HTML report over the marts.
+"""The dbt layer's pure functions: the statistics the thin dbt Python models call, each beside the body of
+its mart (stats: reliability and the judges' statistics, distribution, quality, revision, text).
 
-Called by the thin dbt Python models and the CLI; imports only the floor (warehouse settings), never orchestration."""
+Frames and arrays in, frames and numbers out; no lake, no files, no model calls (stats.memo reads only the
+table a model replaces, through the dbt session it is handed). What reads the marts lives elsewhere: the
+HTML report in report/, the evidence trail in audit/, cost planning in costs/."""

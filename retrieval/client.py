@@ -99,7 +99,7 @@ class RetrievalClient:
         if (hit := self._answer(key)) is not None:
             return self._replay(hit, replays)
         backend = self._backend(req.backend)
-        with self.log.lock(f"retrieval_call/{key}"):
+        with self.log.request_lock(key, "retrieval_call"):  # the same claim as the model gateway's
             self._refresh()
             if (hit := self._answer(key)) is not None:
                 return self._replay(hit, replays)

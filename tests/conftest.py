@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (not _runs_the_model(item.nodeid), not item.nodeid.startswith(HEAVY)))
 
 
-HEAVY = ("tests/orchestration/", "tests/stats/test_validity_through_the_lake.py")
+HEAVY = ("tests/orchestration/", "tests/metrics/stats/test_validity_through_the_lake.py")
 
 
 @functools.cache

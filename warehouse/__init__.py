@@ -5,7 +5,5 @@ from warehouse.blobs import BlobStore
 from warehouse.events import Event, HumanReviewImported, LlmCall, PaperIngested
 from warehouse.lake import Lake
 from warehouse.log import EventLog
-from warehouse.remote_log import RemoteEventLog  # registers itself as EventLog's class for a lake URL
 
-__all__ = ["BlobStore", "Event", "EventLog", "HumanReviewImported", "Lake", "LlmCall", "PaperIngested",
-           "RemoteEventLog"]
+__all__ = ["BlobStore", "Event", "EventLog", "HumanReviewImported", "Lake", "LlmCall", "PaperIngested"]

@@ -28,8 +28,8 @@ def _create(path: Path, flags: int) -> int:
         return os.open(path, flags | os.O_CREAT, 0o644)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Create `path` with `data`, all or nothing, surviving power loss once this returns."""
+def _synced_temp(path: Path, data: bytes) -> Path:
+    """A temp file beside `path` holding `data`, fsynced."""
     # Unique per process AND thread: two threads may write the same content-addressed blob at once.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = _create(tmp, os.O_WRONLY | os.O_TRUNC)
@@ -40,8 +40,28 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Create `path` with `data`, all or nothing, surviving power loss once this returns."""
+    os.replace(_synced_temp(path, data), path)
     fsync_dir(path.parent)
+
+
+def create_exclusive(path: Path, data: bytes) -> bool:
+    """Create `path` with `data` unless it exists (True if this call created it), all or nothing: the
+    bytes are durable before the name appears, and link(2) fails when the name exists, so exactly one of
+    several creators wins."""
+    tmp = _synced_temp(path, data)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink()
+    fsync_dir(path.parent)
+    return True
 
 
 @contextlib.contextmanager

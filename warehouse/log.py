@@ -17,6 +17,12 @@ rewritten or reordered commit.
 
 Read path: the sealed segments (listed by a manifest) plus each WAL's lines after its sealed end.
 So a lost WAL file loses nothing that was sealed, and nothing is read twice.
+
+Where the lake has a URL (its shared part on a Store other machines write too), the write and read paths
+are the same; the commit point is a numbered manifest created with a conditional put
+(warehouse/chain_numbered.py), and `tail()` also returns what other machines commit. The manifests of a
+lake on this machine's disk keep the names above (by write-ahead range), so every lake written so far
+reads and verifies as it is.
 """
 
 import contextlib
@@ -34,8 +40,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from ulid import ULID
 
-from warehouse.blobs import BlobStore, sha256_hex
+from warehouse.blobs import BlobStore, lake_store, sha256_hex
 from warehouse.chain import ChainWriter, Link, read_head, read_manifests
+from warehouse.chain_numbered import NumberedChain, NumberedSealer, route
+from warehouse.claims import request_claim
 from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
 from warehouse.fsutil import file_lock, fsync_dir
 from warehouse.lake import Lake
@@ -150,22 +158,17 @@ def _segment_type(rel_path: str) -> str:
 
 
 class EventLog:
-    # The log of a lake on object storage: warehouse/remote_log.py's RemoteEventLog registers itself here
-    # (warehouse/__init__ imports it), so this module does not import it back.
-    remote_class: ClassVar[type["EventLog"] | None] = None
-
-    def __new__(cls, lake: Lake | None = None):
-        # A lake on object storage (Lake.url) gets the remote log; callers keep writing EventLog(lake).
-        if cls is EventLog and (lake or Lake.default()).url:
-            if EventLog.remote_class is None:
-                raise RuntimeError("a lake URL needs warehouse.remote_log (import warehouse, which loads it)")
-            return super().__new__(EventLog.remote_class)
-        return super().__new__(cls)
-
     def __init__(self, lake: Lake | None = None):
         self.lake = (lake or Lake.default()).ensure()
-        self.blobs = BlobStore(self.lake)
+        self.store = lake_store(self.lake)
+        self.blobs = BlobStore(self.lake, self.store)
+        # A lake with a URL commits numbered manifests (any number of machines); one on this disk keeps
+        # its manifests named by write-ahead range (the stored layout, read as it is).
+        self.chain = NumberedChain.for_lake(self.lake, self.store) if self.lake.url else None
+        self._sealer = NumberedSealer(self, self.chain) if self.chain is not None else None
         self._tail_offsets: dict[str, int] | None = None  # None: tail() has not caught up yet
+        self._tail_seq = 0  # numbered: the newest manifest tail() has read
+        self._read_seq = 0  # numbered: the newest manifest the last _manifests() call returned
         self._ensure_schema_segments()
 
     def reader(self) -> "EventLog":
@@ -187,9 +190,15 @@ class EventLog:
         with file_lock(self.lake.locks_dir / f"{name}.lock"):
             yield
 
-    def request_lock(self, request_key: str) -> contextlib.AbstractContextManager[None]:
-        """Held while checking for and making one model call, so two processes never pay twice."""
-        return self.lock(f"llm_call/{request_key}")
+    def request_lock(self, request_key: str, event_type: str = "llm_call") -> contextlib.AbstractContextManager[None]:
+        """Held while checking for and making one paid request (a model call; a search with
+        "retrieval_call"), so two processes or machines never pay twice (warehouse/claims.py)."""
+        chain = self.chain
+
+        def answered() -> bool:
+            return chain is not None and chain.is_answered(event_type, request_key)
+
+        return request_claim(self.store, self.lake.locks_dir, answered, self.seal_own, request_key, event_type)
 
     # ---- write -------------------------------------------------------------------------------
 
@@ -232,6 +241,7 @@ class EventLog:
         offsets: dict[str, int] = {}
         events = list(self._read(types, offsets))
         self._tail_offsets = offsets
+        self._tail_seq = self._read_seq
         return events
 
     def tail(self, event_types: Iterable[str] | None = None) -> list[Event]:
@@ -247,6 +257,17 @@ class EventLog:
             if data:
                 out.extend(self._parse(data, wal.name, [], types))
                 self._tail_offsets[wal.name] = end
+        if self.chain is not None:
+            # Other machines' events arrive by commit. Listed after reading our own: a file that appears in
+            # between is read from 0 by the next tail().
+            local = {w.name for w in self.wal_files()}
+            for m in self.chain.refresh():
+                if m.seq <= self._tail_seq:
+                    continue
+                self._tail_seq = m.seq
+                # This machine's ranges were read from its write-ahead files, so only the other machines'.
+                if m.body.get("wal") and m.body["wal"] not in local:
+                    out.extend(self._sealed_range(m.body, types))
         return out
 
     def count(self, event_type: str) -> int:
@@ -304,7 +325,8 @@ class EventLog:
 
     def _read_segment(self, rel_path: str) -> list[Event]:
         cls = EVENT_TYPES[_segment_type(rel_path)]
-        return [cls.from_record(row) for row in pq.read_table(self.lake.root / rel_path).to_pylist()]
+        path = self.chain.segment_file(rel_path) if self.chain is not None else self.lake.root / rel_path
+        return [cls.from_record(row) for row in pq.read_table(path).to_pylist()]
 
     @staticmethod
     def _parse(data: bytes, where: str, bad: list[str], types: tuple[str, ...] | None = None) -> list[Event]:
@@ -323,10 +345,17 @@ class EventLog:
 
     # ---- seal --------------------------------------------------------------------------------
     def _manifests(self) -> list[dict]:
+        if self.chain is not None:
+            ms = self.chain.refresh()
+            self._read_seq = ms[-1].seq if ms else 0
+            return [m.body for m in ms]
         return [json.loads(p.read_text()) for p in sorted(self.lake.manifests_dir.glob("*.json"))]
 
     def head(self) -> Link | None:
         """The newest committed manifest (seq, SHA-256): a witness of everything sealed so far."""
+        if self.chain is not None:
+            head = self.chain.refresh()[-1:]
+            return head[0].link if head else None
         return read_head(self.lake)
 
     def sealed_offsets(self) -> dict[str, int]:
@@ -343,6 +372,10 @@ class EventLog:
     def seal(self) -> SealReport:
         """Copy new WAL lines into Parquet segments. Safe to run from many processes at once."""
         report = SealReport()
+        if self._sealer is not None:
+            with file_lock(self.lake.seal_lock):  # spares local races; across machines the conditional put decides
+                self._sealer.seal(report)
+            return report
         with file_lock(self.lake.seal_lock):
             files = read_manifests(self.lake)  # read once: offsets, unique keys and the chain's tip
             manifests = [f.body for f in files if f.body is not None]
@@ -370,6 +403,12 @@ class EventLog:
             report.head = chain.tip
         return report
 
+    def seal_own(self) -> None:
+        """Seal until this process's write-ahead file, as of now, is committed (a request claim's release)."""
+        wal = self.wal_path
+        if self.chain is None or self.chain.sealed_end(wal.name) < wal.stat().st_size:
+            self.seal()
+
     def _interrupted_ranges(self, manifests: list[dict]) -> dict[str, int]:
         """`<wal stem>-<start>` -> end, for segment files no manifest lists that are named for a WAL range:
         what a seal that crashed before its manifest left (one listing of the segment folders per seal)."""
@@ -384,6 +423,8 @@ class EventLog:
 
     def _sealed_unique_keys(self, manifests: list[dict]) -> dict[str, set[str]]:
         """For each type with a uniqueness rule, the keys its committed segments already hold."""
+        if self.chain is not None:
+            return self.chain.unique_keys()
         keys: dict[str, set[str]] = {t: set() for t, cls in EVENT_TYPES.items() if cls.duplicate_type}
         for m in manifests:
             for seg in m["segments"]:
@@ -398,18 +439,8 @@ class EventLog:
     def _seal_range(self, wal: Path, start: int, end: int, data: bytes, events: list[Event],
                     report: SealReport, unique_keys: dict[str, set[str]], chain: ChainWriter) -> None:
         stem = f"{wal.stem}-{start:012d}-{end:012d}"
-        by_type: dict[str, list[Event]] = {}
-        for ev in events:
-            etype = ev.event_type
-            if etype in unique_keys and (key := ev.unique_key()) is not None:
-                if key in unique_keys[etype]:
-                    # Already answered (sealed earlier or earlier in this batch): this one was
-                    # paid for too, so it is kept, but where replay and the marts do not count it.
-                    etype = ev.duplicate_type
-                    report.duplicates += 1
-                else:
-                    unique_keys[etype].add(key)
-            by_type.setdefault(etype, []).append(ev)
+        by_type, duplicates = route(events, unique_keys)
+        report.duplicates += duplicates
         segments = []
         for etype, evs in sorted(by_type.items()):
             path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
@@ -457,6 +488,12 @@ class EventLog:
 
         Their manifests are chained like any other (any process may write one at start-up, always
         under the seal lock), so a schema segment is checked like every committed file."""
+        if self._sealer is not None:
+            if self.chain.head is not None and not self._sealer.missing_schemas():
+                return  # the usual case: this process already saw them all (no lock, no request)
+            with file_lock(self.lake.seal_lock):  # spares local races; across machines the conditional put decides
+                self._sealer.commit_schema_segments()
+            return
         missing = [(etype, cls) for etype, cls in EVENT_TYPES.items()
                    if not (self.lake.manifests_dir / f"000000-schema-{etype}-v{cls.schema_version}.json").exists()]
         if not missing:

@@ -64,7 +64,7 @@ def iter_blob_refs(log: EventLog, manifests: list[dict]) -> Iterator[BlobRef]:
         for seg in m.get("segments", []):
             etype = Path(seg["path"]).parent.name.removeprefix("event_type=")
             if etype in BLOB_FIELDS and seg.get("rows"):
-                yield from _segment_refs(log.lake.root / seg["path"], etype)
+                yield from _segment_refs(_segment_path(log, seg["path"]), etype)
     for wal in log.wal_files():
         data, _ = log._complete_lines(wal, sealed_end.get(wal.name, 0))
         for ev in log._parse(data, wal.name, [], tuple(BLOB_FIELDS)):
@@ -73,7 +73,19 @@ def iter_blob_refs(log: EventLog, manifests: list[dict]) -> Iterator[BlobRef]:
                     yield BlobRef(ev.event_type, ev.event_id, name, sha, ev.occurred_at)
 
 
-def _segment_refs(path: Path, etype: str) -> Iterator[BlobRef]:
+def _segment_path(log: EventLog, rel_path: str) -> Path | None:
+    """This machine's copy of a committed segment (None when it cannot be had: verify names it)."""
+    if log.chain is None:
+        return log.lake.root / rel_path
+    try:
+        return log.chain.segment_file(rel_path)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _segment_refs(path: Path | None, etype: str) -> Iterator[BlobRef]:
+    if path is None:
+        return
     try:
         pf = pq.ParquetFile(path)
         cols = [c for c in ("event_id", "occurred_at", *BLOB_FIELDS[etype]) if c in pf.schema_arrow.names]

@@ -72,7 +72,7 @@ def _number(name: str, default, kind: type, what: str, minimum: float, above: bo
         value = kind(raw)
     except ValueError:
         value = None
-    # the bounds a study file's keys have (reviewing/study.py): nan, inf, 0 samples or -5 tokens
+    # the bounds a study file's keys have (studies/parse.py): nan, inf, 0 samples or -5 tokens
     # would otherwise run, or plan nothing, without a word
     if value is None or not math.isfinite(value) or value < minimum or (above and value == minimum):
         raise SettingError(f"{name}={raw!r}: expected {what} {'>' if above else '>='} {minimum} "

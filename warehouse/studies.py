@@ -2,7 +2,7 @@
 
 The text is the study's identity (its SHA-256 is recorded with every resolution, and the text goes
 to the blob store), so this module only stores and lists files; what a study means is
-reviewing.study's business."""
+the studies package's business."""
 
 import re
 from pathlib import Path

@@ -18,20 +18,31 @@ that head: the newest manifest rewritten together with the head pointer, a manif
 rewritten and the chain re-linked after it, manifests reordered and re-linked, and the chain cut back
 (newest manifests deleted with their segments and write-ahead files, the head pointer rewritten).
 Without one it cannot (the chain is then only checked against itself) and says so in a warning.
+On a lake with a URL (numbered manifests, warehouse/chain_numbered.py) the same checks read the store,
+never this machine's caches: seq 1 (the genesis) to the newest with no gap, each key naming its body's seq;
+each committed segment's SHA-256, row count and name; this machine's write-ahead ranges (other machines'
+files are checked on those machines); no object under `events/segments/` outside a manifest (dbt would
+read it); a staged segment no manifest names is a warning (a seal interrupted before its commit point).
+
 Never detectable: a WAL deleted or edited before its first seal (nothing recorded it yet), changes after
 the newest head you check against, and a lake whose chain, head pointer and witness log were all
 rewritten together, unless you check it against a head kept outside the lake (`peerlake verify --head H`
 with a head printed by `peerlake seal`, `run` or `build`, or shown in the report footer).
 """
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from warehouse import heads
-from warehouse.blobs import is_blob_name, sha256_hex
-from warehouse.chain import GENESIS, Link, ManifestFile, check_chain, read_manifests
+from warehouse.blobs import BLOBS, blob_key, is_blob_name, sha256_hex
+from warehouse.chain import GENESIS, Link, ManifestFile, check_chain, check_head, read_manifests
+from warehouse.chain_numbered import HEAD, MANIFESTS, SEGMENTS, STAGING, read_head, seq_of_key
 from warehouse.log import RANGE_STEM, EventLog
 from warehouse.references import iter_blob_refs, package_images
 
@@ -55,8 +66,8 @@ class VerifyReport:
 
 def verify_lake(log: EventLog, extends: str | None = None) -> VerifyReport:
     """Everything above; with `extends` (a head published earlier), also that the chain still holds it."""
-    if log.lake.url:  # a lake on object storage: its own commit protocol (warehouse/remote_verify.py)
-        return log.verify_remote(extends)
+    if log.chain is not None:
+        return _verify_numbered(log, extends)
     lake = log.lake
     report = VerifyReport()
     files = read_manifests(lake)
@@ -232,12 +243,15 @@ def _wal_disagrees(log: EventLog, m: re.Match, paths: list[Path]) -> str | None:
 
 
 def _check_blobs(log: EventLog, report: VerifyReport) -> set[str]:
+    """Every object under blobs/, read from the store (never a cache), against its name."""
     existing = set()
-    for p in log.blobs.iter_all():
+    store = log.store
+    for info in store.list(BLOBS):
         report.checked_blobs += 1
-        existing.add(p.name)
-        if sha256_hex(p.read_bytes()) != p.name:
-            report.problems.append(f"blob {p} does not match its SHA-256 name")
+        sha = info.key.rsplit("/", 1)[-1]
+        existing.add(sha)
+        if info.key != blob_key(sha) or sha256_hex(store.get(info.key)) != sha:
+            report.problems.append(f"blob {store.uri(info.key)} does not match its SHA-256 name")
     return existing
 
 
@@ -254,7 +268,7 @@ def _check_blob_refs(log: EventLog, manifests: list[dict], existing: set[str], c
             report.problems.append(f"{ref.event_type} {ref.event_id}: its {ref.field} {str(ref.sha256)[:80]!r} "
                                    "is not a blob name (64 lowercase hex characters)")
             continue
-        msg = (f"{ref.event_type} {ref.event_id}: its {ref.field} names blob {log.blobs.path(ref.sha256)}, "
+        msg = (f"{ref.event_type} {ref.event_id}: its {ref.field} names blob {log.store.uri(blob_key(ref.sha256))}, "
                "which is missing")
         if ref.field == "pdf_sha256" and (chain_started is None or ref.occurred_at is None
                                           or ref.occurred_at < chain_started):
@@ -264,10 +278,10 @@ def _check_blob_refs(log: EventLog, manifests: list[dict], existing: set[str], c
         else:
             report.problems.append(msg)
     for sha in sorted(packages & existing):
-        for img in package_images(log.blobs.path(sha).read_bytes()):
+        for img in package_images(log.store.get(blob_key(sha))):
             report.checked_blob_refs += 1
             if img not in existing:
-                where = log.blobs.path(img) if is_blob_name(img) else f"{str(img)[:80]!r} (not a blob name)"
+                where = log.store.uri(blob_key(img)) if is_blob_name(img) else f"{str(img)[:80]!r} (not a blob name)"
                 report.problems.append(f"manuscript package {sha[:16]}… names image blob {where}, which is missing")
 
 
@@ -293,3 +307,127 @@ def _check_extends(published: str, seq_of_sha: dict[str, int], report: VerifyRep
                                "SHA-256 (the log was rewritten or cut back since, or the head is from another lake)")
     else:
         report.extends_seq = seq_of_sha[published]
+
+
+# ---- the numbered layout (a lake with a URL) ------------------------------------------------------
+
+_SCHEMA_STEM = re.compile(r"000000-schema-(?P<type>[a-z_]+)-v\d+")
+
+
+def _verify_numbered(log: EventLog, extends: str | None) -> VerifyReport:
+    store = log.store
+    report = VerifyReport()
+    chained: list[ManifestFile] = []
+    seq_of_sha: dict[str, int] = {}
+    prev: ManifestFile | None = None
+    listed: set[str] = set()  # committed segment keys
+    staged: set[str] = set()  # staging keys some manifest names
+    started_at = None
+    for info in store.list(MANIFESTS):
+        report.checked_manifests += 1
+        seq = seq_of_key(info.key)
+        raw = store.get(info.key)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        where = store.uri(info.key)
+        if seq is None:
+            report.problems.append(f"{where} is not named <seq:012d>.json: an object was added to the manifests")
+            continue
+        if not isinstance(body, dict) or (why := _malformed(body)):
+            what = "not a valid JSON object" if not isinstance(body, dict) else why
+            report.problems.append(f"manifest {where}: {what}")
+            continue
+        mf = ManifestFile(f"{seq:012d}", raw, body)
+        if body.get("seq") != seq:
+            report.problems.append(f"manifest {where} says seq {body.get('seq')}: manifests were renamed or swapped")
+        expected_prev = prev.seq + 1 if prev is not None else 1
+        if seq != expected_prev:
+            missing = f"seq {expected_prev}" if seq == expected_prev + 1 else f"seqs {expected_prev}–{seq - 1}"
+            report.problems.append(f"manifest(s) {missing} missing before {where}: deleted from the chain")
+        elif prev is not None and body.get("prev_sha256") != prev.sha256:
+            report.problems.append(f"manifest {where} does not follow seq {prev.seq}: its prev_sha256 is not the "
+                                   "SHA-256 of that manifest's bytes, so it was rewritten (or reordered)")
+        if seq == 1 and not body.get("genesis"):
+            report.problems.append(f"manifest {where} (seq 1) is not the genesis: the start of the chain was rewritten")
+        if seq == 1 and isinstance(body.get("created_at"), str):
+            started_at = datetime.fromisoformat(body["created_at"])
+        chained.append(mf)
+        seq_of_sha[mf.sha256] = seq
+        prev = mf
+        for seg in body["segments"]:
+            listed.add(seg["path"])
+            if seg.get("staged"):
+                staged.add(seg["staged"])
+        _check_stored_segments(log, mf, report)
+        _check_own_wal(log, mf, report)
+    if prev is not None:
+        report.head = Link(prev.seq, prev.sha256, prev.stem)
+        problems, warnings = check_head(store.uri(HEAD), read_head(store), {int(m.stem): m for m in chained})
+        report.problems += problems
+        report.warnings += warnings
+    _check_wal_tiling(chained, report)
+    _check_stray_objects(log, listed, staged, report)
+    existing = _check_blobs(log, report)
+    _check_blob_refs(log, [m.body for m in chained], existing, started_at, report)
+    _check_prompt_sources(log, report)
+    check_against_heads(log, seq_of_sha, extends, report)
+    return report
+
+
+def _check_stored_segments(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
+    store, body = log.store, mf.body
+    stem = f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}" if body.get("wal") else None
+    for seg in body["segments"]:
+        report.checked_segments += 1
+        key, where = seg["path"], store.uri(seg["path"])
+        name = Path(key).stem
+        if not key.startswith(SEGMENTS) or (name != stem if stem else not _SCHEMA_STEM.fullmatch(name)):
+            report.problems.append(f"manifest seq {mf.seq} lists {where}, which is not named for what it commits")
+        try:
+            data = store.get(key)
+        except FileNotFoundError:
+            report.problems.append(f"segment {where} is listed in manifest seq {mf.seq} but missing")
+            continue
+        if (got := sha256_hex(data)) != seg["sha256"]:
+            report.problems.append(f"segment {where} was modified: sha256 {got[:16]}… but manifest seq {mf.seq} "
+                                   f"recorded {seg['sha256'][:16]}…")
+            continue
+        try:
+            rows = pq.ParquetFile(pa.BufferReader(data)).metadata.num_rows
+        except pa.ArrowException as exc:
+            report.problems.append(f"segment {where} cannot be read: {exc}")
+            continue
+        if rows != seg.get("rows"):
+            report.problems.append(f"segment {where} holds {rows} rows, manifest seq {mf.seq} recorded "
+                                   f"{seg.get('rows')}")
+
+
+def _check_own_wal(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
+    """A committed range of one of this machine's write-ahead files must still hold the sealed bytes."""
+    body = mf.body
+    if not body.get("wal"):
+        return
+    wal = log.lake.wal_dir / body["wal"]
+    if not wal.exists():
+        return  # another machine's (or a removed) write-ahead file: the segments are the record
+    report.checked_wal_ranges += 1
+    with open(wal, "rb") as fh:
+        fh.seek(body["start"])
+        data = fh.read(body["end"] - body["start"])
+    if sha256_hex(data) != body["wal_sha256"]:
+        report.problems.append(f"write-ahead file {wal} bytes {body['start']}–{body['end']} changed after they "
+                               f"were sealed (manifest seq {mf.seq})")
+
+
+def _check_stray_objects(log: EventLog, listed: set[str], staged: set[str], report: VerifyReport) -> None:
+    store = log.store
+    for info in store.list(SEGMENTS):
+        if info.key not in listed:
+            report.problems.append(f"{store.uri(info.key)} is in no manifest: dbt reads it as committed "
+                                   "(was it uploaded by hand, or its manifest deleted?)")
+    for info in store.list(STAGING):
+        if info.key not in staged:
+            report.warnings.append(f"staged segment {store.uri(info.key)} is in no manifest (a seal interrupted "
+                                   "before its commit point; never read; `peerlake seal` commits the range again)")

@@ -16,14 +16,18 @@ smoother estimator. Again with withdrawn papers left out. The headline compariso
 R̂(Standard) − R̂(direct_n), n = 2, 3, per paper, with a paper-bootstrap interval.
 """
 
+import json
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 
 from metrics.distribution.estimators import SCORES, quick
+from metrics.distribution.probe import PROB_COLUMNS
 from metrics.distribution.risk import collision_rate, direct_sampling_risk
 from metrics.stats.bootstrap import bootstrap_mean_ci
+from metrics.stats.keys import STUDY, has_study, join_id
 from metrics.stats.validity import acceptance_auc
 
 T_GRID = (1, 2, 3, 5, 8, 12)
@@ -193,3 +197,82 @@ def _mean_auc(predictions: list[np.ndarray], labels: np.ndarray, mask: np.ndarra
 
 def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
+
+
+METHODS = ["quick", "standard"] + [f"direct_{k}" for k in DIRECT_N]
+DIST_COLUMNS = {"distribution_estimation_id": "object", "probe_config": "object", "review_config": "object",
+                "provider": "object", "model": "object", "method": "object", "n_papers": "int64",
+                "n_splits": "int64", "risk": "float64", "risk_ci_low": "float64", "risk_ci_high": "float64",
+                "standard_minus_risk": "float64", "standard_minus_risk_ci_low": "float64",
+                "standard_minus_risk_ci_high": "float64", "acceptance_auc": "float64",
+                "n_papers_labelled": "int64", "acceptance_auc_excluding_withdrawn": "float64",
+                "n_papers_labelled_not_withdrawn": "int64", "chosen_params": "object"}
+
+
+def _flag(value) -> bool | None:
+    return None if value is None or pd.isna(value) else bool(value)
+
+
+def _paper_data(probes: pd.DataFrame, scores: pd.DataFrame, accepted: dict, withdrawn: dict) -> list[PaperData]:
+    out = []
+    by_paper = {p: g.sort_values("sample_index")["overall_score"].to_numpy() for p, g in scores.groupby("paper_id")}
+    for _, pr in probes.sort_values("paper_id").iterrows():
+        s = by_paper.get(pr["paper_id"])
+        if s is None or len(s) < N_TARGETS:
+            continue
+        r = pr[PROB_COLUMNS].to_numpy(dtype=float)
+        present = np.array([str(k) in (pr["candidates"] or "").split(",") for k in range(1, 11)])
+        out.append(PaperData(pr["paper_id"], r, present, s[:N_TARGETS].astype(int),
+                             _flag(accepted.get(pr["paper_id"])), _flag(withdrawn.get(pr["paper_id"]))))
+    return out
+
+
+def _by_study(scores: pd.DataFrame):
+    """(study key dict, scores) per study of the scores, or one group without studies."""
+    if not has_study(scores):
+        yield {}, scores
+        return
+    for study, sg in scores.groupby(STUDY, sort=True):
+        yield {STUDY: study}, sg
+
+
+def distribution_table(probes: pd.DataFrame, scores: pd.DataFrame, context: pd.DataFrame,
+                       n_splits: int = 30, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Per (study, probe configuration, integer review configuration of the same model) and method:
+    held-out risk with a paper-bootstrap interval, Standard − direct_n (n = 2, 3) with a paired
+    interval, and acceptance AUC with and without withdrawn papers. Pairs with fewer than 4 usable
+    papers (parsed probe + five parsed full reviews) are left out."""
+    accepted, withdrawn = (dict(zip(context["paper_id"], context[c], strict=True)) if c in context else {}
+                           for c in ("is_accepted", "is_withdrawn"))
+    # One probe per paper: sample 0. A probe's study_id names the study that paid for the call, not
+    # the studies that cover the paper: study membership comes from the scores (a paper enters a
+    # study's row only with five of that study's integer reviews).
+    probes = probes[probes["is_parsed"].astype(bool)].sort_values("sample_index").drop_duplicates(
+        ["probe_config", "paper_id"], keep="first")
+    ints = scores[(scores["prompt_template"] == "reviewer_scoring") & scores["is_parsed"].astype(bool)]
+    rows = []
+    for study, study_ints in _by_study(ints):
+        for (pcfg, prov, model), pg in probes.groupby(["probe_config", "provider", "model"]):
+            same_model = study_ints[(study_ints["provider"] == prov) & (study_ints["model"] == model)]
+            for rcfg, sg in same_model.groupby("reviewer_config"):
+                papers = _paper_data(pg, sg, accepted, withdrawn)
+                if len(papers) < 4:
+                    continue
+                res = fit_and_evaluate(papers, n_splits=n_splits, seed=seed, n_boot=n_boot)
+                chosen = json.dumps([dict(zip(["T", "a0", "b0", "w"], c, strict=True)) for c in res.chosen])
+                labelled = [p for p in papers if p.accepted is not None]
+                for m in res.methods:
+                    rows.append({**study,
+                                 "distribution_estimation_id": join_id(*study.values(), pcfg, rcfg, m.method),
+                                 "probe_config": pcfg, "review_config": rcfg, "provider": prov, "model": model,
+                                 "method": m.method, "n_papers": res.n_papers, "n_splits": res.n_splits,
+                                 "risk": m.risk, "risk_ci_low": m.risk_ci_low, "risk_ci_high": m.risk_ci_high,
+                                 "standard_minus_risk": m.standard_minus_risk,
+                                 "standard_minus_risk_ci_low": m.standard_minus_risk_ci_low,
+                                 "standard_minus_risk_ci_high": m.standard_minus_risk_ci_high,
+                                 "acceptance_auc": m.auc, "n_papers_labelled": len(labelled),
+                                 "acceptance_auc_excluding_withdrawn": m.auc_excluding_withdrawn,
+                                 "n_papers_labelled_not_withdrawn": sum(not p.withdrawn for p in labelled),
+                                 "chosen_params": chosen})
+    columns = {STUDY: "object", **DIST_COLUMNS} if has_study(ints) else DIST_COLUMNS
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)

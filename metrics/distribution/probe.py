@@ -15,10 +15,15 @@ says so. Top logprobs are the model's distribution before the grammar constrains
 on the local model: the first token's top candidate was "```" while the grammar forced `{"`).
 """
 
+import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+
+from metrics.stats.keys import STUDY, has_study, key_columns
 
 SCORE_TEXTS = {str(s): s for s in range(1, 11)}
 
@@ -108,3 +113,67 @@ def probe_distribution(logprobs: list[dict], continuation: list[dict] | None = N
         present[0] = present[9] = True  # both were returned, even if one got zero mass
     return ProbeDistribution(r=p / mass, present=present, mass_kept=mass, p_zero_after_one=p_zero,
                              ten_method=method)
+
+
+PROB_COLUMNS = [f"prob_{s}" for s in range(1, 11)]
+
+
+def _first_ok(calls: pd.DataFrame, purpose: str) -> pd.DataFrame:
+    c = calls[(calls["purpose"] == purpose) & calls["is_ok"].astype(bool)]
+    return c.sort_values(["occurred_at", "llm_call_id"]).drop_duplicates("request_key", keep="first")
+
+
+def _present(value) -> bool:
+    """A real value, not None / NaN / NA (pandas turns a missing string into any of them)."""
+    return not (value is None or value is pd.NA or (isinstance(value, float) and value != value))
+
+
+def _answer(text) -> int | None:
+    try:
+        value = json.loads(text).get("overall_score")
+    except (ValueError, AttributeError, TypeError):
+        return None
+    return int(value) if isinstance(value, (int, float)) and float(value).is_integer() else None
+
+
+def parse_probes(calls: pd.DataFrame, read_blob: Callable[[str], str]) -> pd.DataFrame:
+    """One row per ok probe call (first per request_key): r_i(s) as prob_1..prob_10, or a parse_error."""
+    probes = _first_ok(calls, "score_probe")
+    conts = _first_ok(calls, "score_probe_continuation")
+    link = ["subject_id", "provider", "model", "prompt_hash", "sample_index", "params_json"]
+    cont_by = {tuple(r[k] for k in link): r for _, r in conts.iterrows()}
+    rows = []
+    for _, c in probes.iterrows():
+        row = {**({STUDY: c[STUDY]} if has_study(calls) else {}), "llm_call_id": c["llm_call_id"],
+               "request_key": c["request_key"], "paper_id": c["subject_id"],
+               "probe_config": c["reviewer_config"], "provider": c["provider"], "model": c["model"],
+               "prompt_hash": c["prompt_hash"], "sample_index": int(c["sample_index"]),
+               "occurred_at": c["occurred_at"], "answer_score": _answer(c["response_text"]),
+               "parse_error": None, "ten_method": None, "mass_kept": None, "p_zero_after_one": None,
+               "continuation_llm_call_id": None, "candidates": None, **dict.fromkeys(PROB_COLUMNS)}
+        cont = cont_by.get(tuple(c[k] for k in link))
+        try:
+            if not _present(c["logprobs_sha256"]) or c["logprobs_sha256"] == "":
+                raise ProbeParseError("no logprobs recorded")
+            lp = json.loads(read_blob(c["logprobs_sha256"]))
+            cont_lp = None
+            if cont is not None and _present(cont["logprobs_sha256"]):
+                cont_lp = json.loads(read_blob(cont["logprobs_sha256"]))
+                row["continuation_llm_call_id"] = cont["llm_call_id"]
+            d = probe_distribution(lp, cont_lp)
+        except (ProbeParseError, OSError, ValueError) as exc:
+            row["parse_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        else:
+            row.update(ten_method=d.ten_method, mass_kept=d.mass_kept, p_zero_after_one=d.p_zero_after_one,
+                       candidates=",".join(str(s) for s in range(1, 11) if d.present[s - 1]),
+                       **dict(zip(PROB_COLUMNS, d.r.tolist(), strict=True)))
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*key_columns(calls), "llm_call_id", "request_key", "paper_id", "probe_config",
+                                      "provider", "model", "prompt_hash", "sample_index", "occurred_at",
+                                      "answer_score", "parse_error", "ten_method", "mass_kept", "p_zero_after_one",
+                                      "continuation_llm_call_id", "candidates", *PROB_COLUMNS])
+    out["is_parsed"] = out["parse_error"].isna()
+    for col in ["mass_kept", "p_zero_after_one", *PROB_COLUMNS]:
+        out[col] = out[col].astype("float64")
+    out["answer_score"] = out["answer_score"].astype("Int64")
+    return out

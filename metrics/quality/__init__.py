@@ -1,4 +1,4 @@
-"""Review quality (PRISM, issue #8): the statistics over the quality marts that dbt SQL cannot hold.
+"""Review quality (PRISM): the statistics over the quality marts that dbt SQL cannot hold.
 
 comparison: systems against humans, paired by paper — mean difference with a paired paper-bootstrap
 interval, Wilcoxon signed-rank, Cliff's δ and its band, Holm across metrics (the quality_comparison

@@ -1,4 +1,4 @@
-"""Two judge configurations on the same reviews (issue #24): e.g. PRISM's released judge answers
+"""Two judge configurations on the same reviews: e.g. PRISM's released judge answers
 (`prism-released:<judge>`, ingest/judgments.py) against peerlake's own judge of the same dimension.
 
 Per (study, judge, metric) and every two configurations x < y (by name) of that judge that the study

@@ -1,4 +1,4 @@
-"""Systems against humans on the PRISM quality metrics, paired by paper (issue #8 §5).
+"""Systems against humans on the PRISM quality metrics, paired by paper.
 
 Per (study, system, metric): each paper's mean over the system's reviews against the mean over the
 paper's human reviews (for a flaws metric, the humans of the SAME pool, since flaws are found per

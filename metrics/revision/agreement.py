@@ -1,4 +1,5 @@
-"""revision_directions and revision_noise_adjusted (seed-001 §2.7–2.8): two Scorers on the same final manuscripts.
+"""revision_directions and revision_noise_adjusted ("Can We Believe AI Peer Review?"): two Scorers on the same
+final manuscripts.
 
 For one study and Writer/Selector condition, the papers complete in both Scorers' cells (W S x) and (W S y),
 x and y from letter_pairs (x the rows: the seed's Luna rows, Haiku columns). The noise-adjusted correlation
@@ -10,10 +11,7 @@ complete revision_gains rows of that Scorer. One bootstrap draw per row (its own
 import numpy as np
 import pandas as pd
 
-from metrics.revision.gains import treatment
-from metrics.stats.bootstrap import resample_indices
-from metrics.stats.keys import join_id
-from metrics.stats.revision import (
+from metrics.revision.arithmetic import (
     DIRECTIONS,
     MIN_PAPERS,
     direction_table,
@@ -22,6 +20,9 @@ from metrics.stats.revision import (
     noise_adjusted_correlation,
     pearson,
 )
+from metrics.revision.gains import treatment
+from metrics.stats.bootstrap import resample_indices
+from metrics.stats.keys import join_id
 
 SIGN = {1: "pos", 0: "zero", -1: "neg"}
 TABLE = [f"n_{SIGN[a]}_{SIGN[b]}" for a in DIRECTIONS for b in DIRECTIONS]

@@ -1,10 +1,10 @@
-"""revision_gains, revision_cells and revision_scorer_gaps (seed-001 §2.3–2.5).
+"""revision_gains, revision_cells and revision_scorer_gaps ("Can We Believe AI Peer Review?").
 
 A paper counts in a cell only when BOTH sides have `repeats` parsed scores (sample indices 0..repeats−1);
 otherwise its revision_gains row says is_complete = false with null statistics, and revision_cells counts it
 in n_papers_dropped_incomplete (a paper blocked by a validator has no score rows: n_papers_blocked, from
 int_revision_outcomes). A paper whose final is unchanged counts as its `unchanged_final` column says
-(zero_noise: gain 0 and noise variance 0; rescore: scored again, the usual noise): metrics.stats.revision.
+(zero_noise: gain 0 and noise variance 0; rescore: scored again, the usual noise): metrics.revision.arithmetic.
 
 One bootstrap world per (study, venue_year group — each venue_year and 'all'): the papers with a complete
 gain in any cell of the study in that group, sorted by paper_id, drawn once with resample_indices(seed).
@@ -16,9 +16,9 @@ exactly the paired paper bootstrap); both marts rebuild the same draw from the s
 import numpy as np
 import pandas as pd
 
+from metrics.revision.arithmetic import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
 from metrics.stats.bootstrap import resample_indices
 from metrics.stats.keys import join_id
-from metrics.stats.revision import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
 
 ALL = "all"
 CELL_META = ["writer", "selector", "scorer", "condition", "scorer_model"]

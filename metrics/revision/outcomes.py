@@ -1,4 +1,4 @@
-"""revision_selector_agreement, revision_validation and revision_cases (seed-001 §2.6, 2.9, 2.10), from
+"""revision_selector_agreement, revision_validation and revision_cases ("Can We Believe AI Peer Review?"), from
 int_revision_outcomes (one row per study × paper × Writer/Selector condition)."""
 
 import json
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from metrics.revision.agreement import scorer_pairs
+from metrics.revision.arithmetic import STRATA, case_order, letter_pairs, pick_block, selector_agreement, strata
 from metrics.stats.keys import join_id
-from metrics.stats.revision import STRATA, case_order, letter_pairs, pick_block, selector_agreement, strata
 
 AGREEMENT_COLUMNS = {
     "revision_selector_agreement_id": "string", "study_id": "string", "writer": "string", "selector_a": "string",
@@ -103,7 +103,7 @@ def validation_table(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def cases_table(gains: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
-    """Per (study, condition, Scorer pair, stratum of metrics.stats.revision.STRATA): the stratum's size and its
+    """Per (study, condition, Scorer pair, stratum of metrics.revision.arithmetic.STRATA): the stratum's size and its
     first paper by SHA-256 of the paper id, with the block pick_block chooses from that paper's accepted diffs
     (an empty stratum keeps its row with n 0 and no paper). The gains shown are the whole manuscript's."""
     diffs = {(r["study_id"], r["condition"], r["paper_id"]): r["diffs_json"] for r in outcomes.to_dict("records")}

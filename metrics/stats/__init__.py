@@ -4,7 +4,8 @@ repeatability: within-paper variance and SD, agreement, drift · validity: corre
 acceptance AUC · ranking: exact partition enumeration for rank reproducibility, close pairs ·
 budgets: how many reviews are enough (Chebyshev planning, KL-certified, Hoeffding range-only) ·
 bootstrap: the paper-level percentile interval. One implementation of each statistic: the
-distribution and granularity code imports these.
+distribution and granularity code imports these. Each module also holds its marts' bodies (drift_table,
+rank_table, validity_table, budget_table, …); keys: how those tables are keyed and typed.
 """
 
 from metrics.stats.bootstrap import bootstrap_mean_ci

@@ -6,10 +6,14 @@ confidence bound U for a certified budget. Budgets count new reviews beyond the 
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import xlogy
+
+from metrics.stats.keys import join_id, key_columns, keyed_columns, typed_frame
 
 # A ratio like 0.5 / (0.05 · 0.5²) is 40 on paper but 40.000000000000007 in floats; rounding before
 # the ceiling keeps such exact ratios from costing one extra review.
@@ -135,3 +139,33 @@ def compute_budgets(variance_hat: float, n_papers: int, pilot_reviews: int, tole
         n_papers=n_papers, pilot_reviews=pilot_reviews, n_pairs=pairs, tolerance=tolerance,
         alpha=alpha, alpha_per_config=alpha_each, beta=beta, n_configs=n_configs,
         scale_min=scale_min, scale_max=scale_max)
+
+
+BUDGET_COLUMNS = {"budget_id": "string", "reviewer_config": "string", "tolerance": "float64", "alpha": "float64",
+                  "alpha_per_config": "float64", "beta": "float64", "n_configs": "int64",
+                  "scale_min": "float64", "scale_max": "float64", "n_papers": "int64",
+                  "reviews_per_paper_min": "int64", "n_pairs": "int64",
+                  "certified_pairs_rule": "string", "variance_hat": "float64",
+                  "variance_upper": "float64", "planning_budget": "int64",
+                  "certified_budget": "int64", "range_only_budget": "int64"}
+
+
+def budget_table(variance: pd.DataFrame, tolerances: Sequence[float], *, alpha: float,
+                 beta: float, scale_min: float, scale_max: float,
+                 n_configs: int = 1) -> pd.DataFrame:
+    """One row per (configuration with a variance estimate, tolerance ε), from variance_table rows."""
+    keys, rows = key_columns(variance, "reviewer_config"), []
+    for r in variance.sort_values(keys).to_dict("records"):
+        if pd.isna(r["variance_hat"]) or not r["n_certified_pairs"]:
+            continue
+        n_min = int(r["reviews_per_repeated_paper_min"])
+        for eps in tolerances:
+            # pilot_reviews = n_min makes compute_budgets count M = N·⌊n_min/2⌋ (certified_pairs).
+            b = compute_budgets(float(r["variance_hat"]), int(r["n_papers_repeated"]), n_min, float(eps),
+                                alpha=alpha, beta=beta, scale_min=scale_min, scale_max=scale_max,
+                                n_configs=n_configs, n_pairs=int(r["n_certified_pairs"]))
+            key = {k: r[k] for k in keys}
+            rows.append({"budget_id": join_id(*key.values(), f"eps={eps:g}"), **key,
+                         "reviews_per_paper_min": n_min, "certified_pairs_rule": r["certified_pairs_rule"],
+                         **{k: v for k, v in b.as_dict().items() if k in BUDGET_COLUMNS}})
+    return typed_frame(rows, keyed_columns(variance, BUDGET_COLUMNS))

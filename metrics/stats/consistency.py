@@ -1,4 +1,4 @@
-"""Semantic consistency between two reviews' opinion lists (issue #12 section 3; seed-001 §3).
+"""Semantic consistency between two reviews' opinion lists ("Can We Believe AI Peer Review?").
 
 For two same-polarity lists A and B of item embeddings: the |A|×|B| cosine matrix, the maximum-weight
 one-to-one matching (Hungarian: scipy.optimize.linear_sum_assignment(maximize=True)), and

@@ -1,4 +1,4 @@
-"""Score prediction's correlations (issue #11 §4, seed T7): per (study, judge configuration, reviewer,
+"""Score prediction's correlations (the Multi-Layered Review paper): per (study, judge configuration, reviewer,
 venue, year), a paper's mean predicted score against its human mean rating, over the papers that have
 both. Pearson r, Spearman ρ (Pearson on average ranks) and Kendall τ-b (ties in either variable
 corrected; scipy's default, the seed does not say which variant) from scipy.stats.

@@ -1,4 +1,4 @@
-"""Contradiction detection rates (seed 002 a.7-a.9) from the detection judge's per-repeat answers:
+"""Contradiction detection rates (the Multi-Layered Review paper) from the detection judge's per-repeat answers:
 any-of-k ensembles, accuracy per distance with Wilson intervals, and the judge audit. The bodies of the
 dbt Python models contradiction_detection and contradiction_judge_audit.
 
@@ -7,8 +7,8 @@ item had no paragraphs; a review with no text counts False upstream: it identifi
 
   any-of-k, repeat r: True if any of the first k reviews (by sample index) is judged identified in r,
   False if all k are judged not identified, undecided otherwise; an item's rate = mean over its
-  decided repeats (seed a.7: acc = 1/|J| Σ_j 1/R Σ_r d_jr); accuracy = mean over the items that have
-  at least k judged reviews and a decided repeat; Wilson with n = those items (seed a.9 proposal).
+  decided repeats (the paper's definition: acc = 1/|J| Σ_j 1/R Σ_r d_jr); accuracy = mean over the items that have
+  at least k judged reviews and a decided repeat; Wilson with n = those items (ours: the paper does not say).
 """
 
 from collections.abc import Mapping, Sequence
@@ -115,7 +115,7 @@ MEASURES = {"specificity": ("audit", False, "no_audit_judgments"),
 def audit_table(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (study, judge config, measure, reviewer config | 'all'): the share of decided judge
     answers that are right, averaged per (item, review) subject first; n = subjects with an answer.
-    specificity: reviews of the unmodified base paper (role 'audit'; right answer: no, seed a.8);
+    specificity: reviews of the unmodified base paper (role 'audit'; right answer: no, the Multi-Layered Review paper);
     sensitivity: detection subjects a human verified as identified (verified_identified true).
     `frame`: study_id, judge_config, role, reviewer_config, subject_key, repeat_index, identified,
     verified_identified."""

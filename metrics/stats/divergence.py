@@ -1,11 +1,11 @@
 """KL divergence between two label distributions, and the focus_divergence mart built from
-focus_distributions (issue #11 section 5; seed-002 (g)).
+focus_distributions (the Multi-Layered Review paper).
 
 KL(P_human ‖ P_system) = Σ_i p_i · ln(p_i / q_i), natural log, over the taxonomy's labels (every label
 of the dimension, not only those that occur). Each distribution is smoothed by adding ε = 1e-6 to every
 label's share and renormalizing: p_i = (c_i / n + ε) / (1 + K·ε) with K labels, so a label one side never
-uses gives a large finite term instead of infinity. Direction, log base and ε are the seed note's
-proposal ([not in source]). A side with no items has no distribution: None, never 0."""
+uses gives a large finite term instead of infinity. Direction, log base and ε are
+ours (the paper does not say). A side with no items has no distribution: None, never 0."""
 
 import math
 from collections.abc import Mapping, Sequence

@@ -17,8 +17,10 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import pandas as pd
 
 from metrics.stats.kendall import CHUNK_ELEMENTS, dense_ranks, pair_counts
+from metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame
 
 # (label, lower, upper): |difference of first-half means| in (lower, upper]; the first bin is exactly 0.
 CLOSE_PAIR_BINS: tuple[tuple[str, float, float], ...] = (
@@ -214,3 +216,67 @@ def _binned_counts(scores: np.ndarray, a_sets: np.ndarray, b_sets: np.ndarray, f
         same += np.bincount(b, weights=np.count_nonzero(order > 0, axis=1), minlength=n_bins).astype(np.int64)
         reverse += np.bincount(b, weights=np.count_nonzero(order < 0, axis=1), minlength=n_bins).astype(np.int64)
     return same, reverse, np.bincount(bins, minlength=n_bins)
+
+
+BIN_ORDER = {label: i for i, (label, _, _) in enumerate(CLOSE_PAIR_BINS)}
+COMPARISON_COLUMNS = {"n_rounds": "int64", "n_papers": "int64", "n_papers_excluded": "int64",
+                      "n_pairs": "int64", "n_partitions": "int64", "n_same": "int64",
+                      "n_tie": "int64", "n_reverse": "int64"}
+RANK_COLUMNS = {"reviewer_config": "string", "k": "int64", **COMPARISON_COLUMNS}
+CLOSE_COLUMNS = {"reviewer_config": "string", "k": "int64", "gap_bin": "string",
+                 "gap_bin_order": "int64", **COMPARISON_COLUMNS}
+
+
+def score_matrix(papers: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, int]:
+    """(paper ids, papers × n matrix, papers left out). Partitions need the same n rounds for every
+    paper: n is the most common number of scores (the larger on a tie); papers with more keep
+    their first n rounds, papers with fewer (failed or unparsed answers) are left out."""
+    counts = pd.Series({p: len(s) for p, s in papers.items()}, dtype="int64")
+    counts = counts[counts >= 2]
+    if counts.empty:
+        return [], np.empty((0, 0)), len(papers)
+    freq = counts.value_counts()
+    n = int(max(freq[freq == freq.max()].index))
+    kept = sorted(p for p, c in counts.items() if c >= n)
+    return kept, np.array([papers[p][:n] for p in kept]), len(papers) - len(kept)
+
+
+def _groups(paper_ids: Sequence[str], context: pd.DataFrame | None) -> list[str | None] | None:
+    if context is None or context.empty:
+        return None
+    venue_year = dict(zip(context["paper_id"], context["venue_year"], strict=True))
+    return [venue_year.get(p) for p in paper_ids]
+
+
+def _comparison_row(matrix: np.ndarray, excluded: int, comparison) -> dict:
+    return {"n_rounds": matrix.shape[1], "n_papers": matrix.shape[0],
+            "n_papers_excluded": excluded, "n_pairs": comparison.n_pairs,
+            "n_partitions": comparison.n_partitions, "n_same": comparison.n_same,
+            "n_tie": comparison.n_tie, "n_reverse": comparison.n_reverse}
+
+
+def rank_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Counts per (configuration, k = 1..⌊n/2⌋); pairs within a venue-year (context.venue_year)."""
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in score_rounds(scores).items():
+        ids, matrix, excluded = score_matrix(papers)
+        if not ids:
+            continue
+        groups = _groups(ids, context)
+        for k in range(1, matrix.shape[1] // 2 + 1):
+            c = rank_reproducibility(matrix, k, groups)
+            rows.append({**key_dict(keys, key), "k": k, **_comparison_row(matrix, excluded, c)})
+    return typed_frame(rows, keyed_columns(scores, RANK_COLUMNS))
+
+
+def close_pair_table(scores: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Counts per (configuration, k ∈ {1, 2}, first-half gap bin)."""
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in score_rounds(scores).items():
+        ids, matrix, excluded = score_matrix(papers)
+        if not ids:
+            continue
+        for k, label, c in close_pairs(matrix, _groups(ids, context)):
+            rows.append({**key_dict(keys, key), "k": k, "gap_bin": label,
+                         "gap_bin_order": BIN_ORDER[label], **_comparison_row(matrix, excluded, c)})
+    return typed_frame(rows, keyed_columns(scores, CLOSE_COLUMNS))

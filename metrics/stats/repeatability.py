@@ -8,8 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from metrics.stats.bootstrap import bootstrap_mean_ci
+from metrics.stats.budgets import CERTIFIED_PAIRS_RULE, certified_pairs
+from metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame
 
 DRIFT_RESAMPLES = 10_000
 DRIFT_SEED = 20261129
@@ -76,3 +79,39 @@ def drift_bootstrap(rounds: Sequence[Sequence[float]], *, n_resamples: int = DRI
     lo, hi = bootstrap_mean_ci(diff, n_resamples=n_resamples, seed=seed, level=level)
     return Drift(float(early_a.mean()), float(late_a.mean()), float(diff.mean()),
                  float(lo), float(hi), int(diff.size))
+
+
+DRIFT_COLUMNS = {"reviewer_config": "string", "n_papers_drift": "int64", "drift_mean_early": "float64",
+                 "drift_mean_late": "float64", "drift_shift": "float64", "drift_ci_low": "float64",
+                 "drift_ci_high": "float64"}
+VARIANCE_COLUMNS = {"reviewer_config": "string", "n_papers": "int64", "n_papers_repeated": "int64",
+                    "reviews_per_repeated_paper_min": "Int64", "variance_hat": "float64",
+                    "within_paper_sd": "float64", "n_certified_pairs": "int64",
+                    "certified_pairs_rule": "string"}
+
+
+def drift_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: late − early rounds with a paired paper-bootstrap interval."""
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in score_rounds(scores).items():
+        d = drift_bootstrap(list(papers.values()))
+        rows.append({**key_dict(keys, key), "n_papers_drift": d.n_papers,
+                     "drift_mean_early": d.mean_early, "drift_mean_late": d.mean_late,
+                     "drift_shift": d.shift, "drift_ci_low": d.ci_low, "drift_ci_high": d.ci_high})
+    return typed_frame(rows, keyed_columns(scores, DRIFT_COLUMNS))
+
+
+def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration: V̂, sqrt(V̂) and the M the certified budget may use.
+
+    V̂ pools the repeated papers (≥ 2 parsed scores); M = N·⌊n_min/2⌋ over those papers
+    (metrics.stats.budgets.certified_pairs: Σ⌊n_i/2⌋ would be anti-conservative)."""
+    keys, rows = key_columns(scores, "reviewer_config"), []
+    for key, papers in score_rounds(scores).items():
+        repeated = [s for s in papers.values() if len(s) >= 2]
+        rows.append({**key_dict(keys, key), "n_papers": len(papers), "n_papers_repeated": len(repeated),
+                     "reviews_per_repeated_paper_min": min((len(s) for s in repeated), default=None),
+                     "variance_hat": pooled_variance(repeated), "within_paper_sd": within_paper_sd(repeated),
+                     "n_certified_pairs": certified_pairs(len(s) for s in repeated),
+                     "certified_pairs_rule": CERTIFIED_PAIRS_RULE})
+    return typed_frame(rows, keyed_columns(scores, VARIANCE_COLUMNS))

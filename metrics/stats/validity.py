@@ -4,7 +4,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+
+from metrics.stats.keys import join_id, key_columns, key_dict, keyed_columns, typed_frame
 
 
 @dataclass(frozen=True)
@@ -47,3 +50,43 @@ def acceptance_auc(scores: Sequence[float], accepted: Sequence[bool]) -> float:
         return float("nan")
     u = stats.mannwhitneyu(pos, neg, alternative="two-sided", method="asymptotic").statistic
     return float(u / (pos.size * neg.size))
+
+
+VALIDITY_COLUMNS = {"validity_id": "string", "reviewer_config": "string", "scope": "string", "venue": "string",
+                    "year": "Int64", "n_papers": "int64", "pearson": "float64",
+                    "spearman": "float64", "mae": "float64", "rmse": "float64",
+                    "n_papers_labeled": "int64", "n_accepted": "int64", "acceptance_auc": "float64",
+                    "n_papers_labeled_not_withdrawn": "int64",
+                    "acceptance_auc_excluding_withdrawn": "float64"}
+
+
+def _validity_row(key: dict, scope: str, venue, year, part: pd.DataFrame) -> dict:
+    rated = part.dropna(subset=["ai_score_mean", "human_score_mean"])
+    a = agreement_with_humans(rated["ai_score_mean"], rated["human_score_mean"])
+    labeled = part.dropna(subset=["ai_score_mean", "is_accepted"])
+    kept = labeled[~labeled["is_withdrawn"].fillna(False).astype(bool)]
+    return {"validity_id": join_id(*key.values(), scope), **key, "scope": scope,
+            "venue": venue, "year": year,
+            "n_papers": a.n_papers, "pearson": a.pearson, "spearman": a.spearman, "mae": a.mae,
+            "rmse": a.rmse, "n_papers_labeled": len(labeled),
+            "n_accepted": int(labeled["is_accepted"].astype(bool).sum()),
+            "acceptance_auc": acceptance_auc(labeled["ai_score_mean"], labeled["is_accepted"].astype(bool)),
+            "n_papers_labeled_not_withdrawn": len(kept),
+            "acceptance_auc_excluding_withdrawn": acceptance_auc(
+                kept["ai_score_mean"], kept["is_accepted"].astype(bool))}
+
+
+def validity_table(papers: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, overall and per venue-year (scope = 'all' or the venue_year label).
+
+    `papers`: one row per (study_id?, reviewer_config, paper_id) with ai_score_mean,
+    human_score_mean, venue, year, venue_year, is_accepted, is_withdrawn (any may be null)."""
+    keys, rows = key_columns(papers, "reviewer_config"), []
+    for key, part in papers.groupby(keys, sort=True):
+        k = key_dict(keys, key)
+        rows.append(_validity_row(k, "all", None, None, part))
+        for label, sub in part.dropna(subset=["venue_year"]).groupby("venue_year", sort=True):
+            year = sub["year"].dropna()
+            rows.append(_validity_row(k, f"venue_year:{label}", sub["venue"].iloc[0],
+                                      int(year.iloc[0]) if len(year) else None, sub))
+    return typed_frame(rows, keyed_columns(papers, VALIDITY_COLUMNS))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from llm_calls.types import LlmRequest
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 from warehouse.canonical import canonical_json
 from warehouse.events import PaperStatusRecorded, PromptTemplateStored

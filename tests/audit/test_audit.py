@@ -16,13 +16,13 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from audit.bundle import write_bundle
+from audit.check import check_bundle, verify
+from audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
+from audit.lineage import load_manifest
+from audit.trace import audit_row
+from audit.tree import render
 from dbt_project import PROJECT_DIR
-from metrics.audit.bundle import write_bundle
-from metrics.audit.check import check_bundle, verify
-from metrics.audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
-from metrics.audit.lineage import load_manifest
-from metrics.audit.trace import audit_row
-from metrics.audit.tree import render
 from tests.audit.audit_lake import SCORES, TEMPLATE, build_audit_lake
 from warehouse import EventLog, Lake
 
@@ -145,7 +145,7 @@ def test_bundle_recomputes_the_validity_row(built, tmp_path):
             "dbt/models/marts/reliability_validity.py", "dbt/models/marts/reliability_validity.yml",
             "dbt/models/intermediate/int_validity_papers.sql", "dbt/macros/relation_column_names.sql",
             # the statistics the Python model calls: evidence; the recompute runs the installed ones
-            "python/metrics/stats/tables.py", "python/metrics/stats/validity.py", "python/metrics/__init__.py"} <= names
+            "python/metrics/stats/validity.py", "python/metrics/stats/keys.py", "python/metrics/__init__.py"} <= names
     assert f"blobs/{lake.papers['P0'].pdf_sha256}" in names
     assert f"templates/review_v1-{lake.prompt_hash[:12]}.txt" in names
     checked = check_bundle(bundle, work=tmp_path / "check")
@@ -249,7 +249,7 @@ def test_report_prints_each_figures_audit_command(built):
     """Under the validity table, budget curve and histograms: commands whose keys `peerlake audit` finds."""
     import html
 
-    from metrics.report.build import render_report
+    from report.build import render_report
 
     lake, db, _, _ = built
     page = html.unescape(render_report(db, "test"))
@@ -267,8 +267,8 @@ def test_report_prints_each_figures_audit_command(built):
 
 def test_declared_keys_match_the_manifest(built):
     """keys.PRIMARY_KEYS (used where no manifest is at hand) is what the marts' yml tests `unique`."""
-    from metrics.audit.keys import PRIMARY_KEYS
-    from metrics.audit.lineage import lineage
+    from audit.keys import PRIMARY_KEYS
+    from audit.lineage import lineage
 
     manifest = built[2]
     for mart, column in PRIMARY_KEYS.items():

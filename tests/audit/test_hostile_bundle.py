@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from audit import check
+from audit.bundle import MANIFEST, write_bundle
+from audit.check import check_bundle
+from audit.code import ROOT, code_version, tree_sha256
+from audit.lineage import load_manifest
+from audit.trace import audit_row
 from dbt_project import PROJECT_DIR
-from metrics.audit import check
-from metrics.audit.bundle import MANIFEST, write_bundle
-from metrics.audit.check import check_bundle
-from metrics.audit.code import ROOT, code_version, tree_sha256
-from metrics.audit.lineage import load_manifest
-from metrics.audit.trace import audit_row
 from tests.audit.audit_lake import build_audit_lake
 from tests.audit.test_audit import dbt_run
 from warehouse import EventLog, Lake, settings

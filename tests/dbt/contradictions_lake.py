@@ -17,7 +17,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake, PaperIngested
 from warehouse.events import JudgmentRecorded, PaperVariantRecorded, ReferenceLabelImported, SystemReviewRecorded
 

@@ -22,7 +22,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake
 from warehouse.events import HumanReviewImported, JudgmentRecorded, PaperVariantRecorded, SystemReviewRecorded
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from llm_calls.types import LlmRequest
-from tests.studies import cover_everything
+from tests.studies.cover import cover_everything
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ Judgments (judge score_prediction, step predict), predicted scores per repeat:
 import json
 from datetime import UTC, datetime, timedelta
 
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake, PaperIngested
 from warehouse.events import HumanReviewImported, JudgmentRecorded, PaperStatusRecorded, SystemReviewRecorded
 

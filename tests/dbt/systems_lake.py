@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from llm_calls.cost import parse_price_table
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake, LlmCall, PaperIngested
 from warehouse.events import PriceTableRecorded, SystemReviewRecorded
 

@@ -8,7 +8,7 @@ from expectations import run_gate
 from tests.dbt.contradictions_lake import V0, V1, V2, build_contradictions_lake
 from tests.dbt.test_marts import dbt_build
 
-# Wilson 95% bounds written out from the formula (tests/stats/test_wilson.py checks the function against scipy):
+# Wilson 95% bounds written out from the formula (tests/metrics/stats/test_wilson.py checks the function against scipy):
 # (p̂, n) = (0.25, 2) → 0.026677, 0.802133;  (1, 2) → 1/(1 + z²/2) = 0.342380, 1;  (0.5, 1) → 0.054621, 0.945379
 
 
@@ -118,8 +118,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_one_line_per_system(built):
-    from metrics.report import contradictions
-    from metrics.report.data import load
+    from report import contradictions
+    from report.data import load
 
     db, _ = built
     html = contradictions.section(load(db, study="S"), {"cfg-a": "MLR (a)"})

@@ -27,7 +27,7 @@ def _call(cid: str, run: str | None, output_tokens: int, cost: float) -> LlmCall
 
 
 def _row(key: str | None, new: bool, cost: float) -> dict:
-    # the estimator's row shape (metrics.costs.estimate._row)
+    # the estimator's row shape (costs.estimate._row)
     return {"request_key": key, "asset": "ai_reviews", "purpose": "review", "prompt_template": "review_v1",
             "provider": "openai", "model": "gpt-t", "new": new, "calls": 1.0, "est_input_tokens": 900.0,
             "est_input_tokens_lo": 700.0, "est_input_tokens_hi": 1100.0, "est_output_tokens": 300.0,

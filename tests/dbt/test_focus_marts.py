@@ -108,8 +108,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_the_built_marts(built):
-    from metrics.report.data import load
-    from metrics.report.focus import section
+    from report.data import load
+    from report.focus import section
 
     _, db, _ = built
     page = section(load(db, study="S"), {})

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from expectations import run_gate
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake
 from warehouse.events import JudgmentRecorded, SpanAnnotationImported
 

@@ -1,5 +1,5 @@
 """The revision marts built by real dbt on a lake with no revision study: every mart exists, is empty, has the
-columns its gate reads, and the gates pass (the arithmetic is pinned in tests/stats/test_revision_*.py)."""
+columns its gate reads, and the gates pass (the arithmetic is pinned in tests/metrics/revision/)."""
 
 import pytest
 

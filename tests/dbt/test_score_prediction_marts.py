@@ -122,8 +122,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_the_marts(built):
-    from metrics.report import score_prediction
-    from metrics.report.data import ReportData, load
+    from report import score_prediction
+    from report.data import ReportData, load
 
     _, db, _ = built
     page = score_prediction.section(load(db, study="S"), {"cfg-sys": "AI Scientist · cfg-sys"})

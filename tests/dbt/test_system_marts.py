@@ -199,7 +199,7 @@ def test_the_score_gate_sees_the_null_review_but_not_in_its_tolerance(built):
 
 
 def test_the_report_page_shows_the_systems_of_the_study(built):
-    from metrics.report import render_report
+    from report import render_report
 
     _, db, _ = built
     page = render_report(db, "S")

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from expectations import run_gate
-from reviewing.study import resolution_event
+from studies import resolution_event
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
 from warehouse import EventLog, Lake, PaperIngested
@@ -220,8 +220,8 @@ def test_the_gate_refuses_a_zero_for_not_judged(built):
 
 
 def test_the_report_section_on_the_built_mart(built):
-    from metrics.report.data import ReportData, load
-    from metrics.report.withdrawals import section
+    from report.data import ReportData, load
+    from report.withdrawals import section
 
     _, db, _ = built
     page = section(load(db, study="S"), {})

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from llm_calls.types import LlmRequest
-from reviewing.study import resolution_event
+from studies import resolution_event
 from warehouse import EventLog, Lake, LlmCall, PaperIngested
 from warehouse.events import PaperVariantRecorded, SystemReviewRecorded
 

@@ -121,8 +121,8 @@ def test_the_gate_passes_on_the_built_mart(built):
 
 
 def test_the_report_section_reads_the_built_mart(built):
-    from metrics.report import consistency
-    from metrics.report.data import load
+    from report import consistency
+    from report.data import load
 
     _, db, *_ = built
     page = consistency.section(load(db, "S"), {})

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 import pytest
 from rich.tree import Tree
 
+from audit.selection import Selection
+from audit.tree import _manuscript
 from ingest.asap import import_asap
 from ingest.demo_corpus import demo_papers
 from ingest.external_reviews import import_external_reviews
@@ -16,8 +18,6 @@ from ingest.papers import ingest_pdf
 from ingest.reference_labels import import_reference_labels
 from ingest.substanreview import import_substanreview
 from ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals
-from metrics.audit.selection import Selection
-from metrics.audit.tree import _manuscript
 from tests.ingest.hostile import asap_paper, decision_note, review_note, submission_note, withdrawal_note, write_json
 from warehouse.events import PaperIngested
 from warehouse.ids import PaperIdError, check_paper_id

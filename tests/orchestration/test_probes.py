@@ -6,7 +6,7 @@ import math
 import pytest
 from dagster import DagsterInstance, materialize
 
-from metrics.distribution.tables import parse_probes
+from metrics.distribution.probe import parse_probes
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.probes import ai_reviews_decimal, score_probes
 from orchestration.resources import LakeResource, ReviewerResource

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from llm_calls.types import LlmRequest, canonical_json
-from tests.studies import cover_everything
+from tests.studies.cover import cover_everything
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)

@@ -4,8 +4,8 @@ table's rows with their intervals, a figure, and a note (not a crash) when the m
 
 import pandas as pd
 
-from metrics.report import consistency
-from metrics.report.data import ReportData
+from report import consistency
+from report.data import ReportData
 
 
 def _row(pol, kind, a, b, mean, lo, hi):

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from metrics.quality.comparison import comparison_table
-from metrics.report import render_report
-from tests.metrics.test_quality_comparison import _lake_frame
+from report import render_report
+from tests.metrics.quality.test_quality_comparison import _lake_frame
 
 
 def _scores(study: str) -> pd.DataFrame:
@@ -36,7 +36,7 @@ def test_section_renders_the_profile_and_the_comparison(db):
     page = render_report(db, "s")
     assert "<h2>Review quality against the human reviews</h2>" in page
     assert page.count('alt="quality profile per system"') == 1
-    # doa of cfgA (hand-worked in tests/metrics): difference 0.065, p = 2/4096 → "< 0.001", δ = 1
+    # doa of cfgA (hand-worked in tests/metrics/quality): difference 0.065, p = 2/4096 → "< 0.001", δ = 1
     assert "<td>0.065 [" in page and "<td>1.00 (large)</td>" in page and "<td>&lt; 0.001</td>" in page
     assert "<td>fewer_than_10_pairs</td>" in page and "<td>all_differences_zero</td>" in page
     assert "500 resamples, seed 42" in page

@@ -12,7 +12,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from metrics.report import write_report
+from report import write_report
 from tests.report.report_lake import build_report_lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"

@@ -1,12 +1,13 @@
 """The revision section draws the seed's two figures and the tables from revision marts (the fixture tables of
-tests/stats/revision_frames.py), says that embedded-model numbers test the machinery, and notes an absent mart."""
+tests/metrics/revision/revision_frames.py), says that embedded-model numbers test the machinery, and notes an
+absent mart."""
 
-from metrics.report.data import ReportData
-from metrics.report.revision import CASES, CELLS, DIRECTIONS, GAINS, GAPS, NOISE, VALIDATION, section
 from metrics.revision.agreement import directions_table, noise_adjusted_table
 from metrics.revision.gains import cells_table, gains_table, scorer_gaps_table
 from metrics.revision.outcomes import cases_table, selector_agreement_table, validation_table
-from tests.stats import revision_frames as f
+from report.data import ReportData
+from report.revision import CASES, CELLS, DIRECTIONS, GAINS, GAPS, NOISE, VALIDATION, section
+from tests.metrics.revision import revision_frames as f
 
 
 def test_the_section_draws_both_figures_and_the_tables():
@@ -21,7 +22,7 @@ def test_the_section_draws_both_figures_and_the_tables():
     assert page.count('<img src="data:image/png;base64,') == 2  # Figure 4 and Figure F1 (one panel per pair)
     assert "test the machinery, not the science" in page
     assert "40 resamples, seed 7" in page
-    assert "1.500 [" in page  # LLL − LLH = 1.5 (tests/stats/test_revision_tables.py)
+    assert "1.500 [" in page  # LLL − LLH = 1.5 (tests/metrics/revision/test_revision_tables.py)
     assert "(LHL - LHH) - (LLL - LLH)" in page
     assert "image_hash_mismatch=1" in page and "0.583" in page  # mean Jaccard 7/12
 

@@ -4,7 +4,7 @@ what a mart lacks. (The page over a real dbt build: tests/dbt/test_system_marts.
 
 import pandas as pd
 
-from metrics.report import render_report
+from report import render_report
 from tests.report.test_quality_section import _scores, _warehouse
 
 SUMMARY = pd.DataFrame([

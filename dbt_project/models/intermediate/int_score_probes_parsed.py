@@ -4,9 +4,9 @@ blob store), split "1" into 1 and 10 with the forced-10 continuation, or a parse
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.distribution.tables import parse_probes
+    from metrics.distribution.probe import parse_probes
     from warehouse import Lake
-    from warehouse.remote_blobs import blob_store
+    from warehouse.blobs import blob_store
 
     blobs = blob_store(Lake.default())  # PEERLAKE_HOME (and PEERLAKE_LAKE_URL), exported by the orchestrator
     calls = dbt.ref("stg_events__llm_calls").filter(

@@ -1,4 +1,4 @@
-"""Issue #8 §5: each system against the human reviews, paired by paper, per study and quality metric —
+"""Each system against the human reviews, paired by paper, per study and quality metric —
 mean difference with a paired paper-bootstrap 95% interval, Wilcoxon signed-rank, Cliff's δ unpaired (PRISM's,
 with its band) and paired, Holm across the metrics of a (study, system)."""
 

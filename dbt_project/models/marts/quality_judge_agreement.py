@@ -1,4 +1,4 @@
-"""Issue #24: two judge configurations on the same reviews (e.g. PRISM's released answers against
+"""Two judge configurations on the same reviews (e.g. PRISM's released answers against
 peerlake's own judge), per study, judge and metric: means, differences, exact-agreement share, Pearson
 and Spearman (metrics.quality.agreement; null with a reason below 3 reviews or for a constant side)."""
 

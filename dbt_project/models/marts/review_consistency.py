@@ -1,4 +1,4 @@
-"""Semantic consistency between AI reviews (issue #12 section 3): per study, polarity, within- or
+"""Semantic consistency between AI reviews: per study, polarity, within- or
 cross-configuration comparison and configuration pair, the mean matched-cosine similarity S of the
 reviews' item lists (paper first, then overall) with a paper-bootstrap interval. Items are embedded by
 llm_calls.embeddings (cached in the lake's vector store); S and the table by metrics.stats.consistency.

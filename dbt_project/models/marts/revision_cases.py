@@ -1,6 +1,6 @@
 """Per study, condition, Scorer pair and direction stratum: the stratum's size and its first paper by
 SHA-256 of the paper id, with the first accepted block of 70–750 characters (else the first accepted)
-(seed-001 §2.10). metrics.revision.outcomes.cases_table."""
+("Can We Believe AI Peer Review?"). metrics.revision.outcomes.cases_table."""
 
 
 def model(dbt, session):

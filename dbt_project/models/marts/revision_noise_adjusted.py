@@ -1,5 +1,6 @@
 """Per study and Scorer pair, for the original means and for each condition's gains: the noise-adjusted
-correlation ρ_adj = c / sqrt((v_x − e_x)(v_y − e_y)) (seed-001 §2.8, not clipped) with a paper-bootstrap
+correlation ρ_adj = c / sqrt((v_x − e_x)(v_y − e_y)) (as "Can We Believe AI Peer Review?",
+not clipped) with a paper-bootstrap
 interval and the counts of undefined and out-of-range resamples. metrics.revision.agreement."""
 
 

@@ -1,5 +1,5 @@
 """Per study and Writer/Selector condition: papers, blocked and why, failed checks, candidate and edited
-blocks, image entries, images re-hashed, Selector reasons truncated (seed-001 §2.9).
+blocks, image entries, images re-hashed, Selector reasons truncated ("Can We Believe AI Peer Review?").
 metrics.revision.outcomes.validation_table."""
 
 

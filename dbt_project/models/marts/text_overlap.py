@@ -1,5 +1,5 @@
 """One row per (study, source, reviewer): ROUGE-1, ROUGE-L and BLEU-4 of its reviews against the human
-reviews of the same papers (metrics.text.overlap_table says how pairs are made and averaged);
+reviews of the same papers (metrics.text.overlap says how pairs are made and averaged);
 BERTScore null, flagged 'weights unavailable'. Texts from the blob store and the events. A study whose
 reviews (immutable events, content-addressed blobs) are unchanged keeps its rows (metrics.stats.memo)."""
 
@@ -10,9 +10,9 @@ def model(dbt, session):
     dbt.config(materialized="table")
     import judging.reviews
     from metrics.stats.memo import previous_table, recompute_changed, source_version
-    from metrics.text import overlap, overlap_table, review_texts
+    from metrics.text import overlap, review_texts
     from warehouse import Lake
-    from warehouse.remote_blobs import blob_store
+    from warehouse.blobs import blob_store
 
     blobs = blob_store(Lake.default())  # PEERLAKE_HOME (and PEERLAKE_LAKE_URL), exported by the orchestrator
     reviews = dbt.ref("int_score_prediction_reviews").df()[["study_id", *REVIEW_COLUMNS]]
@@ -32,6 +32,6 @@ def model(dbt, session):
         return review_texts.review_text(source, body_sha256=bodies.get(ev), response_text=answers.get(ev),
                                         review_json=normalized.get(ev), get_text=blobs.get_text)
 
-    return recompute_changed(reviews, ["study_id"], lambda part: overlap_table.overlap_table(part, text_of),
+    return recompute_changed(reviews, ["study_id"], lambda part: overlap.overlap_table(part, text_of),
                              previous_table(session, dbt.this),
-                             salt=source_version(overlap, overlap_table, review_texts, judging.reviews))
+                             salt=source_version(overlap, review_texts, judging.reviews))

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from warehouse.events import PaperIngested
 from warehouse.lake import Lake
 from warehouse.log import EventLog
-from warehouse.objectstore import split_url
+from warehouse.stores.s3 import split_url
 
 REPO = Path(__file__).resolve().parents[3]
 

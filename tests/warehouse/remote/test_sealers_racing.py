@@ -3,8 +3,7 @@
 import json
 import subprocess
 
-from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine, paper
-from warehouse import remote_log
+from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine
 from warehouse.verify import verify_lake
 
 N = 4
@@ -13,11 +12,11 @@ N = 4
 SEALER = """
 import json, sys, time
 from tests.warehouse.remote.support import paper
-from warehouse import remote_log
+from warehouse import chain_numbered
 from warehouse.log import EventLog
 
 attempts = []
-remote_log.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
+chain_numbered.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
 log = EventLog()
 print("ready", flush=True)
 sys.stdin.readline()
@@ -49,23 +48,6 @@ def _assert_committed_once(s3, url, ids, log):
     assert keys(s3, url, "events/staging/") == []
     report = verify_lake(log)
     assert report.ok, report.problems
-
-
-def test_a_sealer_that_loses_the_race_retries_at_the_new_head(tmp_path, s3_lake_url, s3_server, monkeypatch):
-    a, b = machine(tmp_path, "a", s3_lake_url), machine(tmp_path, "b", s3_lake_url)
-    ids = [a.append(paper(a, i)).event_id for i in range(3)] + [b.append(paper(b, 10 + i)).event_id for i in range(2)]
-    calls = []
-
-    def b_commits_first():  # b seals between a's upload and a's manifest: a's seq is taken
-        calls.append(1)
-        if len(calls) == 1:
-            b.seal()
-
-    monkeypatch.setattr(remote_log, "after_staging", b_commits_first)
-    assert a.seal().events_sealed == 3
-    assert len(calls) == 3  # a staged, b staged and committed, a staged again and committed at the new head
-    assert [m.body.get("wal") for m in a.chain.refresh()][-2:] == [b.wal_path.name, a.wal_path.name]
-    _assert_committed_once(s3_server.client(), s3_lake_url, ids, a)
 
 
 def test_two_machines_sealing_at_once_commit_each_event_once(tmp_path, s3_lake_url, s3_server):

@@ -1,0 +1,137 @@
+"""A study run's calls, as the assets would make them, priced by the estimator (costs.estimate).
+
+Used by `peerlake run STUDY --dry-run` (the whole run, dagster_run_id null) and by each model asset at
+the start of a real run (its own calls, with its run id), so `cost_estimate_accuracy` can compare.
+"""
+
+import importlib
+
+from costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
+from reviewing.probes import decimal_config, probe_requests
+from reviewing.scoring import review_requests
+from studies import Study, resolve_papers, study_pdfs, with_study
+
+
+def judge_modules(judges) -> dict:
+    return {j: importlib.import_module(f"judging.{j}") for j in judges}
+
+
+def judge_estimate(log, study: Study, gateway, judge: str, reviews, hist=None) -> list[dict]:
+    """Rows for one judge over the reviews it will read (judging.reviews.JudgedReview or ToJudge)."""
+    from judging.base import JudgeConfig
+
+    module = judge_modules([judge])[judge]
+    cfg = JudgeConfig(**study.judging.model_settings())
+    to_judge = [r if isinstance(r, ToJudge) else ToJudge(r.review_key, len(r.text)) for r in reviews]
+    return judge_rows(judge, module.TEMPLATES, cfg, cfg.identity(judge, module.TEMPLATES), to_judge, gateway,
+                      hist or load_history(log))
+
+
+def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_reviews=()) -> Estimate:
+    """Every call a run of the study would make now. `judged_reviews`: the reviews in the log its
+    judges would read (orchestration's judged_reviews); the AI reviews this run would write are added."""
+    hist = load_history(log)
+    res = resolve_papers(log, study)
+    est = Estimate(study=study.name, rows=[])
+    configs = study.reviewer_configs()
+    reviews = with_study([r for cfg in configs for p in res.manuscripts if cfg.covers(p.paper_id)
+                         for r in review_requests(log, p, cfg)], study)
+    reviews += with_study(_unread_requests(study, res, configs, est), study)
+    review_rows = request_rows("ai_reviews", reviews, gateway, hist)
+    est.rows += review_rows
+    if study.system_configs():
+        est.rows += _system_rows(log, study, res, gateway, hist, est)
+    if probes and configs:
+        cfg = configs[0]
+        decimal = [r for p in res.manuscripts for r in review_requests(log, p, decimal_config(cfg))]
+        est.rows += request_rows("ai_reviews_decimal", with_study(decimal, study), gateway, hist)
+        probe = [r for p in res.manuscripts for r in probe_requests(log, p, cfg)]
+        est.rows += request_rows("score_probes", with_study(probe, study), gateway, hist)
+        est.notes.append("score_probes: a forced-10 continuation (made only when the probe cannot split 1 "
+                         "from 10) is not estimated")
+    if study.revision() is not None:
+        est.rows += _revision_rows(log, study, res, gateway, hist, est)
+    if study.judges:
+        to_judge = [ToJudge(r.review_key, len(r.text)) for r in judged_reviews]
+        to_judge += _unwritten_reviews(study, configs, reviews, review_rows)
+        for judge in study.judges:
+            est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
+    return est
+
+
+def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
+    """The study's reviewer systems on the manuscripts in the lake (costs.systems: per run and step)."""
+    from costs.systems import system_rows
+    from reviewing.systems.runs import system_runs
+
+    unread = [pid for pid, _, _ in study_pdfs(study) if pid not in res.reviewable]
+    if unread:
+        est.notes.append(f"reviewer systems: {len(unread)} PDFs the run will ingest first are not in their estimate")
+    est.notes.append("reviewer systems: each step at its planned maximum (every reflection round); judges reading "
+                     "the systems' new reviews are not estimated")
+    return system_rows(system_runs(log, res.manuscripts, study.system_configs(), study=study.name), gateway, hist)
+
+
+def _revision_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
+    """The revision crossover's calls (reviewing.revision.crossover.planned_requests): exact where the
+    answers they depend on are in the log, stand-ins of the same shape (as new calls) where not."""
+    from ingest.variants import recorded_variants
+    from reviewing.revision.crossover import planned_requests
+
+    spec = study.revision()
+    variants = {v.variant_id for v in recorded_variants(log).values()}
+    papers = [p for p in res.manuscripts if p.paper_id not in variants and spec.covers(p.paper_id)]
+    exact, standins = planned_requests(log, gateway.logged, papers, spec)
+    if standins:
+        est.notes.append(f"revision: {len(standins)} calls depend on answers not made yet and are estimated from "
+                         "stand-ins of the same shape, as an upper bound (a Writer that changes nothing needs no "
+                         "Selector and no final-side Scorer; identical final manuscripts are scored once)")
+    rows = []
+    for asset, purposes in (("revision_manuscripts", ("revision_writer", "revision_selector")),
+                            ("revision_scores", ("review",))):
+        reqs = [r for r in exact + standins if r.purpose in purposes]
+        rows += request_rows(asset, with_study(reqs, study), gateway, hist)
+    return rows
+
+
+def _unread_requests(study: Study, res, configs, est: Estimate) -> list:
+    """Review requests for the study's PDFs the lake has not ingested yet, packaged in memory exactly as
+    the run's ingest will (nothing is written); a PDF that cannot be read is left out, with a note."""
+    from ingest.manuscripts import ManuscriptError, extract_package
+    from reviewing.scoring import package_review_requests
+    from warehouse import settings
+
+    out, unreadable = [], []
+    for pid, path, _ in study_pdfs(study):
+        if pid in res.reviewable:
+            continue
+        try:
+            package, _ = extract_package(path.read_bytes(), max_pages=settings.ingest_max_pages(),
+                                         max_images=settings.ingest_max_images())
+        except (OSError, ManuscriptError) as exc:
+            unreadable.append(f"{path.name} ({exc})")
+            continue
+        out += [r for cfg in configs if cfg.covers(pid)
+                for r in package_review_requests(pid, package.title, package, cfg)]
+    if out:
+        est.notes.append(f"{len(out)} review calls are for PDFs the run will ingest first (packaged in memory "
+                         "for this estimate)")
+    if unreadable:
+        est.notes.append(f"{len(unreadable)} PDFs could not be read and are not in this estimate (the run would "
+                         f"set them aside): {'; '.join(unreadable[:5])}")
+    return out
+
+
+def _unwritten_reviews(study: Study, configs, requests, rows) -> list[ToJudge]:
+    """The AI reviews this run would write that the judges would then read ([judging] narrows them)."""
+    spec = study.judging
+    if "peerlake" not in spec.sources:
+        return []
+    limit = {(c.provider, c.model, c.template): min(c.samples, spec.peerlake_samples or c.samples) for c in configs}
+    out = []
+    for req, row in zip(requests, rows, strict=True):
+        if not row["new"] or (spec.papers and req.subject_id not in spec.papers):
+            continue
+        if req.sample_index < limit.get((req.provider, req.model, req.prompt_template), 0):
+            out.append(ToJudge(f"peerlake:{row['request_key']}", DEFAULT_REVIEW_CHARS))
+    return out

@@ -1,0 +1,29 @@
+"""Under every figure and table: the `peerlake audit` command of each row it draws, so any number on
+the page can be traced to its events and recomputed from an evidence bundle."""
+
+import html
+
+import pandas as pd
+
+from audit.keys import audit_command, row_key
+
+MAX_COMMANDS = 12  # a figure over hundreds of review scores lists the first few and says how to get all
+
+
+def audit_block(mart: str, rows: pd.DataFrame | None, what: str = "these numbers") -> str:
+    if rows is None or rows.empty:
+        return ""
+    # sorted: the marts come back in no fixed order, and the page's hash is its data version
+    keys = sorted(k for k in (row_key(mart, r) for r in rows.to_dict("records")) if k is not None)
+    if not keys:
+        return ""
+    commands = [audit_command(mart, k) for k in keys[:MAX_COMMANDS]]
+    more = ""
+    if len(keys) > MAX_COMMANDS:
+        more = (f"<br>… {len(keys) - MAX_COMMANDS} more rows of <code>{mart}</code>; each is audited the same way "
+                f"(<code>peerlake audit {mart} KEY</code>)")
+    items = "<br>".join(f"<code>{html.escape(c)}</code>" for c in commands)
+    return (f"<details class='audit'><summary>audit {html.escape(what)} ({len(keys)} row(s) of "
+            f"<code>{mart}</code>)</summary><p class='how'>Each command prints the row's lineage, input rows, "
+            f"model calls, prompts and manuscripts; add <code>--bundle FILE</code> for a recomputable evidence "
+            f"bundle.</p>{items}{more}</details>")

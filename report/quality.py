@@ -1,0 +1,72 @@
+"""The report's review-quality section: each system's PRISM profile beside the human reviews of the
+same papers, from the quality_comparison mart."""
+
+import html
+
+import pandas as pd
+
+from report import figures
+from report.audit_links import audit_block
+from report.data import ReportData
+
+TABLE = "quality_comparison"
+HEADING = "<h2>Review quality against the human reviews</h2>"
+# The four PRISM dimensions (flaws twice: what is found, and whether the critical is said first).
+PROFILE = [("doa", "Depth: DoA"), ("ns", "Novelty: NS"), ("recall_critical", "Flaws: recall (critical)"),
+           ("ncps", "Flaws: nCPS"), ("mcs", "Constructiveness: MCS")]
+METRIC_ORDER = ["doa", "premise_ratio", "grounding_norm", "ns", "sr", "ssr", "recall_critical", "recall_minor",
+                "recall_critical_weighted", "recall_minor_weighted", "hallucination_rate", "ncps", "mcs",
+                "share_actionable", "share_solution", "share_clc_06"]
+
+
+def _num(v, nd: int = 3) -> str:
+    return "—" if v is None or pd.isna(v) else f"{v:.{nd}f}"
+
+
+def _with_ci(est, lo, hi) -> str:
+    return _num(est) + (f" [{_num(lo)}, {_num(hi)}]" if pd.notna(lo) else "")
+
+
+def _p(v) -> str:
+    return "—" if pd.isna(v) else ("< 0.001" if v < 0.001 else f"{v:.3f}")
+
+
+def _table(rows: pd.DataFrame, labels: dict[str, str]) -> str:
+    head = ["system", "metric", "pairs", "system mean [95% CI]", "human mean [95% CI]", "difference [95% CI]",
+            "Wilcoxon p", "Holm p", "Cliff's δ", "note"]
+    body = []
+    for r in rows.to_dict("records"):
+        delta = "—" if pd.isna(r["cliffs_delta"]) else f"{r['cliffs_delta']:.2f} ({r['magnitude']})"
+        note = r["skip_reason"] if pd.notna(r["skip_reason"]) else (r.get("wilcoxon_note") or "")
+        cells = [labels.get(r["system"], r["system"]), r["metric"], str(r["n_pairs"]),
+                 _with_ci(r["mean_system"], r.get("mean_system_ci_low"), r.get("mean_system_ci_high")),
+                 _with_ci(r["mean_human"], r.get("mean_human_ci_low"), r.get("mean_human_ci_high")),
+                 _with_ci(r["mean_diff"], r.get("ci_low"), r.get("ci_high")), _p(r.get("wilcoxon_p")),
+                 _p(r.get("holm_p")), delta, "" if pd.isna(note) else note]
+        body.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    return ("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+            + "".join(body) + "</table>")
+
+
+def section(data: ReportData, labels: dict[str, str]) -> str:
+    """The profile figure and the full comparison table; a note when the mart is absent, one line
+    when the study has no judgments."""
+    rows = data.get(TABLE)
+    if rows is None:
+        why = data.missing.get(TABLE, "no rows yet")
+        return (HEADING + f'<p class="note">Review quality skipped: <code>{TABLE}</code> — '
+                f"{html.escape(why)}.</p>")
+    if rows.empty:
+        return HEADING + "<p>No judgments in this study.</p>"
+    order = {m: i for i, m in enumerate(METRIC_ORDER)}
+    rows = rows.assign(_order=rows["metric"].map(order).fillna(len(order))).sort_values(
+        ["system", "_order", "metric"]).drop(columns="_order")
+    panels = [(m, t) for m, t in PROFILE if (rows["metric"] == m).any()]
+    figure = (f'<img src="{figures.quality_profile(rows, panels, labels)}" alt="quality profile per system">'
+              if panels else "")
+    boot = f"{int(rows['n_resamples'].max()):,} resamples, seed {int(rows['bootstrap_seed'].max())}"
+    return (HEADING + "<p class='how'>Every system's reviews of a paper averaged, paired with the human reviews of"
+            " the same paper (for flaws: the humans of the same pool). Intervals: paired paper-bootstrap 95%"
+            f" ({boot}); difference = system − human; Wilcoxon signed-rank, Holm-corrected across the metrics"
+            " of a system; Cliff's δ with its band. Fewer than 10 pairs: means only.</p>"
+            + figure + _table(rows, labels) + audit_block(TABLE, rows))

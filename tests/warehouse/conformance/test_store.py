@@ -1,0 +1,55 @@
+"""The Store verbs every adapter must honour: the commit protocol rests on nothing else."""
+
+import threading
+
+import pytest
+
+from tests.warehouse.conformance.support import store
+from warehouse.stores import ObjectMissing, Store
+
+
+def test_put_get_head_list_copy_delete(store_url):
+    s = store(store_url)
+    assert isinstance(s, Store)
+    s.put("a/b/1.json", b"one")
+    s.put("a/b/2.json", b"two")
+    s.put("a/c", b"three")
+    s.put("ab", b"not under a/")
+    assert s.get("a/b/1.json") == b"one"
+    s.put("a/b/1.json", b"one again")  # put replaces
+    assert s.get("a/b/1.json") == b"one again"
+    assert s.head("a/c").size == 5 and s.head("a/nothing") is None
+    assert s.exists("a/c") and not s.exists("a/nothing")
+    assert [i.key for i in s.list("a/")] == ["a/b/1.json", "a/b/2.json", "a/c"]  # key order, prefix only
+    assert [i.key for i in s.list("a/b/")] == ["a/b/1.json", "a/b/2.json"]
+    assert [i.key for i in s.list("a/", start_after="a/b/1.json")] == ["a/b/2.json", "a/c"]
+    assert list(s.list("nothing/")) == []
+    s.copy("a/c", "d/c")
+    assert s.get("d/c") == b"three"
+    s.delete("a/c")
+    s.delete("a/c")  # deleting what is gone is no error
+    assert not s.exists("a/c")
+    with pytest.raises(ObjectMissing):
+        s.get("a/c")
+    with pytest.raises(FileNotFoundError):  # readers treat a missing object like a missing file
+        s.copy("a/c", "e")
+
+
+def test_put_if_absent_has_exactly_one_winner(store_url):
+    s = store(store_url)
+    wins: list[int] = []
+    barrier = threading.Barrier(8)
+
+    def create(i: int) -> None:
+        barrier.wait()
+        if s.put_if_absent("events/manifests/000000000001.json", f"writer {i}".encode()):
+            wins.append(i)
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(wins) == 1
+    assert s.get("events/manifests/000000000001.json") == f"writer {wins[0]}".encode()  # the winner's, whole
+    assert not s.put_if_absent("events/manifests/000000000001.json", b"late")
