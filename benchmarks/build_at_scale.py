@@ -38,7 +38,7 @@ from ingest.openreview import ICLR2017_SCALE  # noqa: E402
 from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
 from llm_calls.types import LlmRequest, Usage  # noqa: E402
 from prompts import load_template  # noqa: E402
-from reviewing.study import resolution_event  # noqa: E402
+from studies import resolution_event  # noqa: E402
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested  # noqa: E402
 from warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
 

@@ -22,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from judging.registry import judge_names, judges  # noqa: E402
 from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
 from llm_calls.types import Usage  # noqa: E402
 from warehouse import settings  # noqa: E402
@@ -31,8 +32,8 @@ from warehouse.log import EventLog  # noqa: E402
 RESULT_PATH = REPO / "benchmarks" / "results" / "judge_cost.json"
 HOSTED = [("openai", "gpt-4.1-mini"), ("openai", "gpt-4.1"), ("anthropic", "claude-haiku-4-5"),
           ("anthropic", "claude-sonnet-4-5")]
-JUDGES = ("depth", "novelty", "flaws", "constructiveness")
-PER_REVIEW_STEP = {"depth": "units", "novelty": "claims", "flaws": "order", "constructiveness": "comments"}
+JUDGES = judge_names()
+PER_REVIEW_STEP = {name: module.REVIEW_STEP for name, module in judges().items()}
 
 
 def measure(log: EventLog) -> dict:

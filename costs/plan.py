@@ -4,8 +4,8 @@ Used by `peerlake run STUDY --dry-run` (the whole run, dagster_run_id null) and 
 the start of a real run (its own calls, with its run id), so `cost_estimate_accuracy` can compare.
 """
 
-import importlib
 
+import judging.registry
 from costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
 from reviewing.probes import decimal_config, probe_requests
 from reviewing.scoring import review_requests
@@ -13,7 +13,8 @@ from studies import Study, resolve_papers, study_pdfs, with_study
 
 
 def judge_modules(judges) -> dict:
-    return {j: importlib.import_module(f"judging.{j}") for j in judges}
+    registry = judging.registry.judges()
+    return {j: registry[j] for j in judges}
 
 
 def judge_estimate(log, study: Study, gateway, judge: str, reviews, hist=None) -> list[dict]:

@@ -11,6 +11,8 @@ statistic marts themselves. A suite may define `derive(frame)` to add per-group 
 histogram's total share) that row-wise expectations then check.
 """
 
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,97 +21,12 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from expectations import (
-    suite_ai_review_scores,
-    suite_budgets,
-    suite_close_pairs,
-    suite_contradiction_detection,
-    suite_contradiction_judge_audit,
-    suite_cost_breakdown,
-    suite_cost_by_model,
-    suite_cost_by_study,
-    suite_cost_estimate_accuracy,
-    suite_distribution_estimation,
-    suite_focus_distributions,
-    suite_focus_divergence,
-    suite_granularity,
-    suite_hidden_text_detector,
-    suite_hidden_text_effects,
-    suite_human_reviews,
-    suite_llm_calls,
-    suite_papers,
-    suite_quality_comparison,
-    suite_quality_constructiveness,
-    suite_quality_depth,
-    suite_quality_depth_aspects,
-    suite_quality_flaws,
-    suite_quality_judge_agreement,
-    suite_quality_judge_repeatability,
-    suite_quality_judge_validation,
-    suite_quality_novelty,
-    suite_rank_reproducibility,
-    suite_repeatability,
-    suite_review_consistency,
-    suite_revision_cases,
-    suite_revision_cells,
-    suite_revision_directions,
-    suite_revision_gains,
-    suite_revision_noise_adjusted,
-    suite_revision_scorer_gaps,
-    suite_revision_selector_agreement,
-    suite_revision_validation,
-    suite_score_histogram,
-    suite_score_prediction_correlations,
-    suite_score_prediction_papers,
-    suite_system_review_costs,
-    suite_system_summary,
-    suite_text_overlap,
-    suite_validity,
-    suite_withdrawal_detection,
-)
-
+# Every expectations/suite_<name>.py is the suite <name>: found here, not listed, so a new mart's
+# gate is its suite module alone.
 SUITES: dict[str, ModuleType] = {
-    "ai_review_scores": suite_ai_review_scores,
-    "llm_calls": suite_llm_calls,
-    "rank_reproducibility": suite_rank_reproducibility,
-    "close_pairs": suite_close_pairs,
-    "budgets": suite_budgets,
-    "papers": suite_papers,
-    "human_reviews": suite_human_reviews,
-    "granularity": suite_granularity,
-    "hidden_text_effects": suite_hidden_text_effects,
-    "hidden_text_detector": suite_hidden_text_detector,
-    "distribution_estimation": suite_distribution_estimation,
-    "validity": suite_validity,
-    "repeatability": suite_repeatability,
-    "score_histogram": suite_score_histogram,
-    "score_prediction_correlations": suite_score_prediction_correlations,
-    "score_prediction_papers": suite_score_prediction_papers,
-    "text_overlap": suite_text_overlap,
-    "cost_by_model": suite_cost_by_model,
-    "cost_by_study": suite_cost_by_study,
-    "cost_estimate_accuracy": suite_cost_estimate_accuracy,
-    "cost_breakdown": suite_cost_breakdown,
-    "quality_comparison": suite_quality_comparison,
-    "quality_judge_validation": suite_quality_judge_validation,
-    "quality_depth": suite_quality_depth,
-    "quality_depth_aspects": suite_quality_depth_aspects,
-    "quality_novelty": suite_quality_novelty,
-    "quality_flaws": suite_quality_flaws,
-    "quality_constructiveness": suite_quality_constructiveness,
-    "quality_judge_repeatability": suite_quality_judge_repeatability,
-    "quality_judge_agreement": suite_quality_judge_agreement,
-    "system_review_costs": suite_system_review_costs,
-    "system_summary": suite_system_summary,
-    "contradiction_detection": suite_contradiction_detection,
-    "contradiction_judge_audit": suite_contradiction_judge_audit,
-    "focus_distributions": suite_focus_distributions,
-    "focus_divergence": suite_focus_divergence,
-    "withdrawal_detection": suite_withdrawal_detection,
-    "review_consistency": suite_review_consistency,
-    **{m.MODEL: m for m in (suite_revision_gains, suite_revision_cells, suite_revision_scorer_gaps,
-                            suite_revision_directions, suite_revision_noise_adjusted,
-                            suite_revision_selector_agreement, suite_revision_validation, suite_revision_cases)},
+    info.name.removeprefix("suite_"): importlib.import_module(f"expectations.{info.name}")
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)
+    if info.name.startswith("suite_")
 }
 
 INPUTS = "inputs"

@@ -11,7 +11,7 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
 
-    from expectations.suite_shares import share_expectations
+    from expectations.shared import share_expectations
 
     return [*share_expectations(KEY),
             gx.expectations.ExpectColumnValuesToBeInSet(

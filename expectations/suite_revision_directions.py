@@ -1,6 +1,7 @@
 """Suite `revision_directions`: one row per (study, condition, Scorer pair); the nine cells of the direction
 table add up to n_papers, same + reversal + any-zero − both-zero = n_papers, shares are probabilities, and
-Pearson lies in [−1, 1] (seed-001 §2.7's identities, checked on every build)."""
+Pearson lies in [−1, 1] (the identities the direction tables of "Can We Believe AI Peer Review?" obey,
+checked on every build)."""
 
 MODEL = "revision_directions"
 KEY = "revision_direction_id"

@@ -1,10 +1,10 @@
-"""Hidden-text injection (issue #11, seed note (e)): a prompt meant to sway an LLM reviewer, put after
+"""Hidden-text injection (the Multi-Layered Review paper): a prompt meant to sway an LLM reviewer, put after
 the conclusion so that it is in the PDF's text layer but not on the rendered page, as a new paper
 version (`paper_variant`, kind `hidden_text`), one per paper × method. Each variant is ingested like
 any PDF, so the visibility check (ingest.visibility) runs on it: its details say whether the check
 flagged the injected text, and how many other records it flagged.
 
-Methods (the seed does not say which it used — [not in seed]):
+Methods (the paper does not say which it used; these are ours):
   white      white text (9 pt) drawn beneath the page's content, so nothing visible is painted over
   tiny       black text at 0.05 pt, beneath the content (no pixel changes at 100 or 200 DPI)
   invisible  text in render mode 3 (neither filled nor stroked: how OCR layers hide their text)

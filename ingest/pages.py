@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from warehouse.blobs import BlobStore
 
 # 100 DPI: a US-letter page is 850 x 1100 px, about the 768-px short side OpenAI's high-detail mode
-# scales a page to, and small print stays legible. [default, not in source]
+# scales a page to, and small print stays legible. (our default)
 DEFAULT_DPI = 100
 MEDIA_TYPE = "image/png"
 

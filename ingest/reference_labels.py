@@ -6,7 +6,7 @@ One JSON object per line:
   - the label: a `label` object, or else every other key of the line (so {"variant_id": …,
     "review_key": …, "identified": true} is enough);
   - optional `paper_id`, `labelled_by` (who verified it).
-Dataset "detection_verified" (the detection judge's sensitivity, seed 002 a.8) needs a boolean
+Dataset "detection_verified" (the detection judge's sensitivity, the Multi-Layered Review paper) needs a boolean
 `identified` in the label. A line identical to one already imported (dataset, subject, label) is
 skipped; a bad line is reported, recorded as `ingest_rejected` and set aside, and the rest import. A
 newer label for the same subject supersedes the older one in the marts.

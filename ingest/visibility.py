@@ -17,7 +17,7 @@ from collections.abc import Callable
 # Bits of a span's `char_flags` (MuPDF FZ_STEXT_FILLED / FZ_STEXT_STROKED).
 FILLED, STROKED = 16, 32
 # Below 1 pt a glyph is under 1.4 px at the 100 DPI page renders systems see; no CC BY paper
-# checked has text below 3 pt. [default, not in source]
+# checked has text below 3 pt. (our default)
 TINY_PT = 1.0
 # Each RGB channel at or above this (of 255) counts as white; the page background is assumed white.
 NEAR_WHITE = 242

@@ -15,7 +15,7 @@ Two inputs (the match judge, judging/withdrawal_match.py, reads the comments aga
 The file kind is told by its suffix: `.jsonl` is the arXiv form, anything else is read as OpenReview
 notes. Re-importing the same comment for the same paper writes nothing ("skipped"); a different
 comment for a paper is a new note, and the newest note is the one judged.
-The status is recorded only when the lake holds NO status for the paper [default, not in source]: a
+The status is recorded only when the lake holds NO status for the paper (ours: the paper does not say): a
 venue's own decision (from `peerlake ingest openreview`) is never overwritten, and an arXiv withdrawal
 carries no acceptance label (is_accepted null), while an OpenReview withdrawal is 0 as the OpenReview
 importer records it.

@@ -13,7 +13,6 @@ from warehouse import EventLog
 from warehouse.events import JudgmentRecorded
 from warehouse.judge_caps import resolve_caps
 
-JUDGES = ("depth", "novelty", "flaws", "constructiveness")
 SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, probes 2000 + k)
 
 

@@ -23,7 +23,9 @@ from judging.reviews import JudgedReview
 from judging.spans import judged_text
 
 JUDGE = "constructiveness"
+ORDER = 4  # its place in judging.registry's lists
 STEP = "comments"
+REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_constructiveness_comments",)
 PARSER_VERSION = "constructiveness-2"  # 2: every section read, all comments asked for, the cap a setting
 RATINGS = ("actionability", "specificity", "justification", "solution", "tone")

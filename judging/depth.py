@@ -33,7 +33,9 @@ from judging.reviews import JudgedReview
 from judging.spans import field_at, heading_end, judged_text, verbatim_span
 
 JUDGE = "depth"
+ORDER = 1  # PRISM's order of dimensions: depth, novelty, flaws, constructiveness
 STEP = "units"
+REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_depth_units", "judge_depth_labels", "judge_depth_grounding")
 PARSER_VERSION = "depth-2"  # depth-2: the cap a setting, aspects from the taxonomy, the review text as context
 CAP = "depth_units"

@@ -1,20 +1,20 @@
-"""The contradiction detection judge (seed 002 §2.2, a.7): does a review identify the contradiction an
+"""The contradiction detection judge (the Multi-Layered Review paper): does a review identify the contradiction an
 edit of one paragraph inserted into the paper? One call per (item, review, repeat) with the original
 paragraph, the modified one and the whole review (cut to the judge's budget); step `identify`.
 
 Subjects are `<variant_id>|<review_key>`:
   - detection: every review of a built contradiction variant (judging.benchmark made it) in the study;
-  - audit (specificity, seed a.8): every non-human review of the variant's BASE paper, judged against
+  - audit (specificity, as the paper reports it): every non-human review of the variant's BASE paper, judged against
     each of that paper's items; the right answer is always no. The judgment's paper_id (the review's
     paper: the variant or its base) tells the two apart, and the unit says `role`.
 The marts (int_contradiction_detections → contradiction_detection, contradiction_judge_audit) compute
 every number from the units: any-of-k ensembles, accuracy per distance, Wilson intervals.
 
 Defaults where the seed is silent (keys of the study's [contradictions] table):
-  - repeats = 10 (seed a.7) under [contradictions.judge]; they differ only at a temperature > 0
-    (a seed alone does not change a greedy answer) [temperature: the study's judging default, not in source];
+  - repeats = 10 (the Multi-Layered Review paper) under [contradictions.judge]; they differ only at a temperature > 0
+    (a seed alone does not change a greedy answer) (temperature: the study's judging default; the paper does not say);
   - audit = true: the specificity audit runs [default, not in source: the seed ran it once, on 26 papers];
-  - human reviews are not audited (they are not the systems under test) [default, not in source];
+  - human reviews are not audited (they are not the systems under test) (ours: the paper does not say);
   - detection_review_chars: settings.judge_max_chars(provider) (6,000 on local; the seed's o3 read
     whole reviews); detection_paragraph_chars: 1,500 each on local, 20,000 elsewhere [default, not in
     source]. (The builder's own max_paragraph_chars bounds the rewrite, not this judge.)
@@ -30,11 +30,13 @@ from judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "contradictions"
 JUDGE = "detection"
+ORDER = 1  # its place in judging.registry's lists
+BUILDER = "judging.benchmark"  # makes the manuscripts this experiment judges
 STEP = "identify"
 TEMPLATES = ("detection_judge",)
 PARSER_VERSION = "detection-1"
 KEYS = frozenset({"judge", "audit", "detection_review_chars", "detection_paragraph_chars"})
-DEFAULT_REPEATS = 10  # seed a.7: every judgment repeated 10 times
+DEFAULT_REPEATS = 10  # the Multi-Layered Review paper: every judgment repeated 10 times
 # The schema's longest answer: a 300-character rationale (~80 tokens) + keys; 200 leaves room and
 # bounds a stall at ~13 s on the local model (~15 tokens/s).
 MAX_TOKENS = 200
@@ -101,7 +103,7 @@ def subjects(found: dict[str, Item], reviews: Sequence[JudgedReview],
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (item, review) subject × repeats 0..ctx.cfg.repeats-1, the calls batched in one go."""
-    reviews = [r.for_judge(JUDGE) for r in reviews]  # seed-002 a.7: "the full review text" (every section)
+    reviews = [r.for_judge(JUDGE) for r in reviews]  # the MLR paper: "the full review text" (every section)
     para_limit = spec.paragraph_limit(ctx.cfg.provider)
     out, todo, reqs = [], [], []
     for item, review, role in subjects(items(ctx.log), reviews, spec.audit):

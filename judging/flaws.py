@@ -24,6 +24,8 @@ from judging.spans import field_at
 from warehouse import settings
 
 JUDGE = "flaws"
+ORDER = 3  # its place in judging.registry's lists
+REVIEW_STEP = "order"  # one judgment per (pool, review): the per-review step (benchmarks/judge_cost.py)
 TEMPLATES = ("judge_flaws_extract", "judge_flaws_validate", "judge_flaws_order")
 PARSER_VERSION = "flaws-2"  # 2: order rows carry their section, raise rows how their quote matched
 TOPICS = ("methodology", "experiments", "theory", "novelty", "applicability", "presentation", "related_work")

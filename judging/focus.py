@@ -1,4 +1,4 @@
-"""Focus (issue #11 section 5; seed-002 (g)): what a review talks about. One call per review splits its
+"""Focus (the Multi-Layered Review paper): what a review talks about. One call per review splits its
 strengths and weaknesses into items and labels each with a target (what part of the paper) and an
 aspect (what quality) from the study's taxonomy file (judging/taxonomy.py); the marts turn the items
 into the four distributions {strengths, weaknesses} × {target, aspect} and KL(P_human ‖ P_system).
@@ -35,6 +35,7 @@ from judging.taxonomy import Taxonomy
 
 EXPERIMENT = "focus"
 JUDGE = "focus"
+ORDER = 5  # its place in judging.registry's lists
 STEP = "label"
 TEMPLATES = ("focus_label",)
 PARSER_VERSION = "focus-1"

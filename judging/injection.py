@@ -1,4 +1,4 @@
-"""The injection-mention judge (seed 002 (e)): does a review point out the text hidden in its paper?
+"""The injection-mention judge (the Multi-Layered Review paper): does a review point out the text hidden in its paper?
 One call per (variant, review, repeat) with the injected text and the review (cut to the judge's
 budget); step `mention`. The seed counts it by hand ("MLR pointed out the injected text in 8 of 50").
 
@@ -10,9 +10,9 @@ The judgment's paper_id (the review's paper) and the unit's `role` tell them apa
 (int_hidden_text_mentions → hidden_text_effects) count the reviews judged to mention it.
 
 Defaults where the seed is silent (keys of the study's [hidden_text] table):
-  - repeats = 1 under [hidden_text.judge] [default, not in source];
-  - control = false [default, not in source];
-  - review_chars: settings.judge_max_chars(provider) (6,000 on local) [default, not in source].
+  - repeats = 1 under [hidden_text.judge] (ours: the paper does not say);
+  - control = false (ours: the paper does not say);
+  - review_chars: settings.judge_max_chars(provider) (6,000 on local) (ours: the paper does not say).
 """
 
 from collections.abc import Sequence
@@ -25,6 +25,8 @@ from judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "hidden_text"
 JUDGE = "injection"
+ORDER = 2  # its place in judging.registry's lists
+BUILDER = "ingest.hidden_text"  # makes the manuscripts this experiment judges
 STEP = "mention"
 TEMPLATES = ("injection_judge",)
 PARSER_VERSION = "injection-1"
@@ -85,7 +87,7 @@ def subjects(found: dict[str, Injection], reviews: Sequence[JudgedReview],
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (variant, review) subject × repeats 0..ctx.cfg.repeats-1, the calls batched in one go."""
-    # seed-002 (e): whether the review points out the hidden text anywhere: every section
+    # the Multi-Layered Review paper: whether the review points out the hidden text anywhere: every section
     reviews = [r.for_judge(JUDGE) for r in reviews]
     out, todo, reqs = [], [], []
     for inj, review, role in subjects(injections(ctx.log), reviews, spec.control):

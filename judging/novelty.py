@@ -34,6 +34,9 @@ from retrieval import RetrievalClient, RetrievalRequest
 from warehouse import settings
 from warehouse.blobs import BlobCorrupted
 
+JUDGE = "novelty"
+ORDER = 2  # its place in judging.registry's lists
+REVIEW_STEP = "claims"  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_novelty_paper", "judge_novelty_claims", "judge_novelty_verify")
 PARSER_VERSION = "2"  # 2: every section read, the claims cap a setting, relevance from the backend's score
 

@@ -2,7 +2,7 @@
 
 The numeric fields (rating, confidence, sub-scores) never reach the predictor: judging.reviews keeps
 only a review's argument fields. What is left are ratings written inside the text. Mode "ratings"
-[default, not in source] replaces, with "[number]":
+(ours: the paper does not say) replaces, with "[number]":
   1. a score on a scale: "6/10", "3 out of 5" (denominators 4, 5, 10);
   2. a number of at most 10 right after a rating word (score, rating, rate(d), confidence, soundness,
      presentation, contribution, recommendation; "Score: 6", "a rating of 8", "I rate it 3"),

@@ -91,12 +91,12 @@ _STANDS_FOR = {"assessment": frozenset({"strengths", "weaknesses"}), "whole": _W
 # - novelty: PRISM's extractor reads a human review's Summary, Strengths, Weaknesses, Questions and
 #   Limitations (novelty_vefification/scripts/run_pipeline.py _reviews_to_text) and a system's whole
 #   text: every section.
-# - score_prediction: the review's "non-numeric text" with the venue's rubric (seed-002 (f), §4.4):
+# - score_prediction: the review's "non-numeric text" with the venue's rubric (the Multi-Layered Review paper):
 #   every section but the ratings, whose numbers the predictor must not see.
-# - detection: "the full review text" (seed-002 a.7); injection: whether the review points out the hidden
-#   text anywhere (seed-002 (e)); withdrawal_match: whether the review names the withdrawal's problem
-#   anywhere (seed-002 (d)): every section.
-# - focus: labels a review's strengths and weaknesses (seed-002 (g)); it keeps the argument set it read
+# - detection: "the full review text" (the MLR paper); injection: whether the review points out the hidden
+#   text anywhere (the Multi-Layered Review paper); withdrawal_match: whether the review names the withdrawal's problem
+#   anywhere (the Multi-Layered Review paper): every section.
+# - focus: labels a review's strengths and weaknesses (the MLR paper); it keeps the argument set it read
 #   before (depth's).
 JUDGE_SECTIONS: dict[str, frozenset[str] | None] = {
     "depth": frozenset({"summary", "strengths", "weaknesses"}),

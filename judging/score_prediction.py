@@ -1,4 +1,4 @@
-"""Score prediction (issue #11 §4; seed §4.4): a predictor reads a review's text with its rating numbers
+"""Score prediction (the Multi-Layered Review paper): a predictor reads a review's text with its rating numbers
 removed, plus the venue's rating rubric, and answers `{"score": number}` on that venue's scale. The
 marts average a review's repeats, then a paper's reviews, and correlate that with the human mean
 (int_score_predictions, score_prediction_correlations); the hidden-text marts use it as "judge Δ".
@@ -13,10 +13,10 @@ Study table `[score_prediction]` (every key optional):
   rubrics       {venue = rubric}: a paper's exact venue string (dim_papers.venue) → a built-in rubric
                 name (prompts/rubrics/<name>.toml: demo, iclr, iclr_2026, neurips, icml) or a path to a
                 rubric file. A venue not listed gets the first built-in rubric whose `venues` pattern
-                matches it [default, not in source].
+                matches it (ours: the paper does not say).
   default_rubric  the rubric for a venue nothing matches (default none: the review is null `no_rubric`).
   strip         "ratings" (default) | "all_numbers": which numbers are removed from the text
-                (judging/review_numbers.py says how) [default, not in source].
+                (judging/review_numbers.py says how) (ours: the paper does not say).
   max_chars     the review text the predictor reads (default settings.judge_max_chars(provider): 6,000
                 characters on the local model, 128,000 elsewhere); a longer review is cut.
   sources       which reviews are predicted: ["human", "peerlake", "external"] (default all three).
@@ -40,6 +40,7 @@ from warehouse import EventLog, settings
 
 EXPERIMENT = "score_prediction"
 JUDGE = "score_prediction"
+ORDER = 4  # its place in judging.registry's lists
 STEP = "predict"
 TEMPLATES = ("score_predictor",)
 PARSER_VERSION = "score_prediction-1"
@@ -118,7 +119,7 @@ def paper_venues(log: EventLog) -> dict[str, tuple[str | None, int | None]]:
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """One prediction per (review of a chosen source, repeat 0..repeats-1); the calls batched."""
-    # seed-002 (f), §4.4: the predictor reads the review's "non-numeric text": every section but the ratings
+    # the Multi-Layered Review paper: the predictor reads the review's "non-numeric text": every section but the ratings
     # (judging/reviews.py JUDGE_SECTIONS), and strip_numbers takes the numbers left in the text
     reviews = [r.for_judge(JUDGE) for r in reviews]
     venues = paper_venues(ctx.log)

@@ -1,4 +1,5 @@
-"""Withdrawal match (seed §d, WithdrarXiv-Check): for each paper with a withdrawal note and each of its
+"""Withdrawal match (WithdrarXiv-Check, the Multi-Layered Review paper):
+for each paper with a withdrawal note and each of its
 reviews, does the review find the problem the authors gave for withdrawing the paper? Two prompts, one
 per level: **exact** (the same problem) and **similar** (a related problem). A judgment per (level,
 paper, review, repeat): step = the level, subject key `<paper_id>|<review_key>`, one call.
@@ -6,15 +7,15 @@ paper, review, repeat): step = the level, subject key `<paper_id>|<review_key>`,
 Study table `[withdrawals]` (keys in KEYS; the judge model in `[withdrawals.judge]`, the rest from the
 study's `[judging]`):
 - `levels` = ["exact", "similar"]: the levels judged.
-- `sources` = ["peerlake", "external"] [default, not in source]: which reviews are judged — the study's
+- `sources` = ["peerlake", "external"] (ours: the paper does not say): which reviews are judged — the study's
   template reviewers and systems, its imported systems, and `"human"` for the papers' human reviews
   (an OpenReview withdrawn submission has some; a reference row, opt-in because it costs calls).
 - `papers` = all [default]: only these of the study's papers (each still needs a withdrawal note).
-- `comment_chars` = 1500 [default, not in source]: the withdrawal comment is cut to this many characters.
+- `comment_chars` = 1500 (ours: the paper does not say): the withdrawal comment is cut to this many characters.
 - `review_chars` = the judge's budget (`settings.judge_max_chars(provider)`, 6,000 on the local model)
-  minus `comment_chars` [default, not in source]: the review is cut to this prefix.
+  minus `comment_chars` (ours: the paper does not say): the review is cut to this prefix.
 - repeats: `[withdrawals.judge] repeats`, default 1 (DEFAULT_REPEATS): the seed's counts out of 211 read
-  as one verdict per paper [derived in the spec note].
+  as one verdict per paper (derived from the paper's counts).
 
 Which note: the paper's newest `withdrawal_note_imported` (ingest/withdrawals.py); a review is judged
 against it, and a newer note makes new requests, so the judgment slot is recorded anew. The seed's
@@ -36,6 +37,7 @@ from warehouse import EventLog, settings
 
 EXPERIMENT = "withdrawals"
 JUDGE = "withdrawal_match"
+ORDER = 3  # its place in judging.registry's lists
 LEVELS = ("exact", "similar")
 TEMPLATES = ("withdrawal_match_exact", "withdrawal_match_similar")
 TEMPLATE_OF = dict(zip(LEVELS, TEMPLATES, strict=True))
@@ -128,7 +130,7 @@ def subject_key(paper_id: str, review_key: str) -> str:
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], spec: Spec) -> list[Judgment]:
     """Every (level, repeat 0..R-1, review of a paper with a withdrawal note, of spec.sources); the
     calls of all of them batched in one call_many."""
-    # seed-002 (d): whether the review names the withdrawal note's problem anywhere: every section
+    # the Multi-Layered Review paper: whether the review names the withdrawal note's problem anywhere: every section
     reviews = [r.for_judge(JUDGE) for r in reviews]
     wanted = [r for r in reviews if r.source in spec.sources and (spec.papers is None or r.paper_id in spec.papers)]
     notes = latest_notes(ctx.log, {r.paper_id for r in wanted})

@@ -1,23 +1,21 @@
 """The one Dagster entry point: `dagster dev -m orchestration.definitions` (or `make ui`)."""
 
-from dagster import Definitions, multiprocess_executor
+from dagster import (
+    Definitions,
+    load_asset_checks_from_package_module,
+    load_assets_from_package_module,
+    multiprocess_executor,
+)
 
-from orchestration.assets import experiments, inbox, judgments, probes, publish, report_page, revision
-from orchestration.assets.checks import gate_checks
-from orchestration.assets.dbt import DBT_ASSETS
-from orchestration.assets.ingest import human_reviews, manuscripts, papers
-from orchestration.assets.report import review_summary
-from orchestration.assets.reviews import ai_reviews
-from orchestration.assets.systems import system_reviews
+from orchestration import assets
+from orchestration.assets import inbox
 from orchestration.project import peerlake_dbt
 from orchestration.resources import DbtCli, LakeResource, ReviewerResource, step_io_manager
 
-ASSETS = [papers, manuscripts, human_reviews, ai_reviews, system_reviews, *experiments.ASSETS, *revision.ASSETS,
-          *probes.ASSETS,
-          *judgments.JUDGE_ASSETS,
-          judgments.judgments, *DBT_ASSETS, *publish.ASSETS,
-          review_summary, *report_page.ASSETS, *inbox.ASSETS]
-CHECKS = gate_checks()
+# Every asset and asset check defined at module level anywhere under orchestration/assets/ (a lone
+# definition or a list of them): a new asset module is picked up without being named here.
+ASSETS = load_assets_from_package_module(assets)
+CHECKS = load_asset_checks_from_package_module(assets)
 RESOURCES = {
     "lake": LakeResource(),
     "reviewer": ReviewerResource(),

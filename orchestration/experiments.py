@@ -1,4 +1,4 @@
-"""The robustness experiments a study may run (issue #11) and the modules behind each: a builder that
+"""The robustness experiments a study may run and the modules behind each: a builder that
 makes new manuscripts (contradiction benchmark, hidden-text injection) and a judge that reads the
 reviews (detection, injection mention, withdrawal match, score prediction, focus).
 
@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from ingest.package import base_of
+from judging import registry
 from judging.base import JudgeConfig, judge_config_from
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
-from reviewing.study import EXPERIMENTS, Study, StudyError, resolve_papers
+from studies import EXPERIMENTS, Resolution, Study, StudyError
 from warehouse import EventLog
 
-BUILDERS = {"contradictions": "judging.benchmark", "hidden_text": "ingest.hidden_text"}
-JUDGES = {"contradictions": "judging.detection", "hidden_text": "judging.injection",
-          "withdrawals": "judging.withdrawal_match", "score_prediction": "judging.score_prediction",
-          "focus": "judging.focus"}
+# experiment -> the module that builds its manuscripts / the module of its judge (judging.registry)
+BUILDERS = {e: registry.builder_module(e) for e in registry.variant_experiments()}
+JUDGES = {e: m.__name__ for e, m in registry.experiments().items()}
 assert set(JUDGES) == set(EXPERIMENTS)
 # Keys every experiment table accepts: `papers` narrows the experiment (its builder, its judge's
 # reviews) to those papers of the study and their variants.
@@ -99,10 +99,10 @@ def experiments(study: Study) -> list[Experiment]:
     return out
 
 
-def study_reviews(log: EventLog, study: Study) -> tuple[list[str], list[JudgedReview]]:
+def study_reviews(log: EventLog, study: Study, resolution: Resolution) -> tuple[list[str], list[JudgedReview]]:
     """Every review of the study's papers (variants included) that an experiment judge may read: the
     human reviews, each template reviewer's and system's samples, the study's imported systems."""
-    paper_ids = resolve_papers(log, study).paper_ids
+    paper_ids = resolution.paper_ids
     reviews = list(human_reviews(log, paper_ids))
     templates = {c.code_version(): c.samples for c in study.reviewer_configs()}
     if templates:

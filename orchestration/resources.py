@@ -18,6 +18,11 @@ class LakeResource(ConfigurableResource):
 
     root: str = ""
 
+    # Dagster makes a fresh resource for each run (shared by the run's steps in one process), so these
+    # hold one run's study: its file read once, its papers resolved once (studies.resolve.Resolver).
+    _studies = PrivateAttr(default_factory=dict)
+    _resolver = PrivateAttr(default=None)
+
     def lake(self):
         from warehouse import Lake
 
@@ -28,10 +33,27 @@ class LakeResource(ConfigurableResource):
 
         return EventLog(self.lake())
 
+    def study(self, log, name: str):
+        """The study this run runs (studies.load_study), read from the lake on the run's first ask."""
+        if name not in self._studies:
+            from studies import load_study
+
+            self._studies[name] = load_study(log, name)
+        return self._studies[name]
+
+    def resolve(self, log, study):
+        """The papers the study covers now (studies.resolve_papers), the log read again only when it
+        gained what a resolution reads."""
+        if self._resolver is None:
+            from studies.resolve import Resolver
+
+            self._resolver = Resolver()
+        return self._resolver(log, study)
+
 
 class ReviewerResource(ConfigurableResource):
     """The door to the models for the review assets. Which model reviews, how, and how many samples
-    per paper is the study's business (reviewing.study; defaults from warehouse.settings)."""
+    per paper is the study's business (studies; defaults from warehouse.settings)."""
 
     max_concurrency: int = 2
 

@@ -166,7 +166,7 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
     log replay at no cost; only new ones call the model."""
     from peerlake.commands.study import fail_if_calls_failed, run_study_command
-    from reviewing.study import DEFAULT, default_study_text, parse_study, save_study
+    from studies import DEFAULT, default_study_text, parse_study, save_study
     from warehouse import EventLog
 
     log = EventLog()
@@ -195,8 +195,8 @@ def main() -> None:
     from rich.markup import escape
 
     from warehouse.duckdb_s3 import LakeUnreachable
-    from warehouse.objectstore import ObjectStoreError
     from warehouse.settings import SettingError
+    from warehouse.stores import ObjectStoreError
 
     try:
         app()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ["peerlake", "orchestration", "expectations", "metrics", "dbt_project", "reviewing", "judging",
-            "ingest", "llm_calls", "retrieval", "prompts", "warehouse"]
+PACKAGES = ["peerlake", "orchestration", "report", "audit", "costs", "expectations", "metrics", "dbt_project",
+            "studies", "reviewing", "judging", "ingest", "llm_calls", "retrieval", "prompts", "warehouse"]
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:

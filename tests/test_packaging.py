@@ -14,8 +14,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 # Our top-level packages (the layer map); tests/ and benchmarks/ must stay out of the wheel.
-PACKAGES = ["peerlake", "warehouse", "llm_calls", "ingest", "prompts", "reviewing", "judging", "retrieval",
-            "metrics", "expectations", "orchestration", "dbt_project"]
+PACKAGES = ["peerlake", "warehouse", "llm_calls", "ingest", "prompts", "reviewing", "judging", "studies", "retrieval",
+            "metrics", "audit", "costs", "report", "expectations", "orchestration", "dbt_project"]
 # Never part of a package: caches, dbt's run output, and docs for people reading the source.
 SKIP_DIRS = {"__pycache__", "target", "logs", "dbt_packages"}
 SKIP_FILES = {"README.md"}
@@ -60,7 +60,8 @@ def test_wheel_holds_every_subpackage_and_data_file(wheel):
                  "dbt_project/dbt_project.yml", "dbt_project/profiles.yml",
                  "dbt_project/models/marts/reliability_repeatability.sql",
                  "ingest/demo_corpus/papers/demo-001.pdf", "judging/depth.py", "retrieval/offline.py",
-                 "prompts/templates/judge_flaws_extract.j2", "prompts/schemas/judge_novelty_verify.json"]:
+                 "prompts/templates/judge_flaws_extract.j2", "prompts/schemas/judge_novelty_verify.json",
+                 "studies/builtin/demo.toml"]:
         assert must in expected, f"{must} is no longer in the checkout: update this test"
     assert sorted(expected - names) == [], "files of our packages missing from the wheel"
     strays = sorted(n for n in names if n.split("/")[0] in {"tests", "benchmarks"}
@@ -88,6 +89,8 @@ template = load_template("reviewer_scoring")
 assert template.path.is_relative_to(site) and template.output_schema["type"] == "object"
 assert PRICES_PATH.is_relative_to(site) and PRICES_PATH.is_file()
 assert DEMO_DIR.is_relative_to(site) and list((DEMO_DIR / "papers").glob("*.pdf"))
+from studies import builtin_text
+assert 'corpus = "demo"' in builtin_text("demo")  # a built-in study read from the installed files
 prepare_dbt_manifest()  # dbt parses the installed project
 assert peerlake_dbt.project_dir.is_relative_to(site)
 assert peerlake_dbt.manifest_path.is_relative_to(settings.lake_root()) and peerlake_dbt.manifest_path.is_file()

@@ -1,4 +1,4 @@
-"""The contradiction benchmark builder (issue #11, seed section a): knowledge graph → distances →
+"""The contradiction benchmark builder (the Multi-Layered Review paper): knowledge graph → distances →
 one rewritten paragraph per distance → a re-rendered PDF recorded as a `paper_variant`.
 
 The entry point orchestration calls (orchestration/assets/experiments.py, `paper_variants`):

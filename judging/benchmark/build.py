@@ -1,4 +1,4 @@
-"""The contradiction benchmark builder (seed a.3-a.6): per paper a knowledge graph, distances from its
+"""The contradiction benchmark builder (the Multi-Layered Review paper): per paper a knowledge graph, distances from its
 main claims, one node per distance, its paragraph rewritten to contradict it, the PDF re-rendered
 with that paragraph replaced, and the result recorded as a `paper_variant` (built or not, with why).
 
@@ -37,7 +37,7 @@ from warehouse.blobs import BlobCorrupted
 from warehouse.events import PaperIngested, PaperVariantRecorded
 
 KIND = "contradiction"
-CONTEXT_CHARS = 600  # each neighbouring paragraph the validation judge sees [default, not in source]
+CONTEXT_CHARS = 600  # each neighbouring paragraph the validation judge sees (ours: the paper does not say)
 # The rewrite may run to 1.5 x the paragraph + 80 characters ("keep the length"); at ~3 characters a
 # token that is the answer budget too, so a 1,200-character paragraph needs ~650 tokens. An answer
 # that reaches the limit was cut mid-sentence by the grammar: not built (`rewrite_truncated`).

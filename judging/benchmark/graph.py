@@ -1,11 +1,11 @@
-"""The knowledge graph of one paper (seed a.3): what the model answered, checked.
+"""The knowledge graph of one paper (the Multi-Layered Review paper): what the model answered, checked.
 
 Nodes are `claim` (level main/secondary/tertiary), `evidence` (strength high/medium/low),
 `methodology`, `implementation`, `theory`, each with a description and verbatim quotes; edges are
 `supports` / `contradicts`. What does not hold is dropped and counted (`Judgment.dropped`):
 - a quote not verbatim in the manuscript text the model was shown (`quote_not_verbatim`; whitespace
   and surrounding quote marks aside, `judging.base.find_verbatim`), or shorter than MIN_QUOTE_CHARS
-  (`quote_too_short`: a few words match anywhere, so they locate nothing) [default, not in source];
+  (`quote_too_short`: a few words match anywhere, so they locate nothing) (ours: the paper does not say);
 - a node without an id, description or known type (`bad_node`), a second node with an id already
   used (`duplicate_node`), nodes beyond a node cap in force (`over_max_nodes`: what the cap cut, when
   a provider without a schema answered more);

@@ -1,4 +1,4 @@
-"""Which node gets a contradiction at each distance, and which paragraph holds it (seed a.5).
+"""Which node gets a contradiction at each distance, and which paragraph holds it (the Multi-Layered Review paper).
 
 For each distance d present in a paper's graph, one node at d is drawn with a `random.Random` seeded
 from (seed, paper id, d), so a paper's items do not change when other papers join the study. The

@@ -1,19 +1,18 @@
 """The `[contradictions]` study table, as far as the builder owns it (the detection judge owns the
-rest: judging/detection.py). Keys and defaults; [default, not in source] marks a choice the seed
-does not make.
+rest: judging/detection.py). Keys and defaults; "ours" marks a choice the paper does not make.
 
   papers              list of paper ids to build from; default: every paper of the study
-  seed                int, default 0: seeds the draw of one node per distance [default, not in source]
+  seed                int, default 0: seeds the draw of one node per distance (ours: the paper does not say)
   validate            bool, default false: run the validation judge on each built variant (beyond the seed)
   manuscript_chars    int, the paper text the graph call reads; default settings.judge_max_chars(provider)
-                      (6,000 on the embedded model's 4k context, 128,000 on hosted models) [default, not in source]
+                      (6,000 on the embedded model's 4k context, 128,000 on hosted models) (ours)
   max_nodes           int, nodes per graph (edges ≤ 2 × max_nodes); 0 = no cap. Default by the builder's
-                      provider (Spec.nodes_cap): none on a hosted model, as the seed's builder (Gemini 2.5 Pro,
-                      spec a.3) had no node limit and its graphs reach distance 8; 8 on `local`, what the
-                      embedded model's context holds [default, not in source]
+                      provider (Spec.nodes_cap): none on a hosted model, as the paper's builder (Gemini 2.5 Pro)
+                      had no node limit and its graphs reach distance 8; 8 on `local`, what the
+                      embedded model's context holds (ours: the paper does not say)
   max_items           int, default none: at most this many insertions per paper, the smallest distances
                       (the most severe) kept [default, not in source: for trial runs and tests]
-  max_paragraph_chars int, default 1200: longer paragraphs are not rewritten [default, not in source]
+  max_paragraph_chars int, default 1200: longer paragraphs are not rewritten (ours: the paper does not say)
   builder             table: the builder's model (provider, model, temperature, max_output_tokens,
                       base_url); the rest from the study's [judging] (read by orchestration/experiments.py)
 """

@@ -12,7 +12,7 @@ REFUSED = CostCapRefused.__name__  # how a refusal reads in a judgment's failed_
 def record_estimate(context, log, study, rows_of) -> None:
     """Append this asset's estimate for this run. `rows_of(history)` gives the estimator's rows.
     Informational: a failure to estimate is logged and never stops the run."""
-    from metrics.costs.estimate import Estimate, load_history, run_estimated
+    from costs.estimate import Estimate, load_history, run_estimated
 
     try:
         rows = rows_of(load_history(log))

@@ -38,3 +38,6 @@ def gate_checks():
     from expectations.gates import GATES
 
     return [_gate_check(suite, model) for suite, model in GATES.items()]
+
+
+GATE_CHECKS = gate_checks()  # module level, so orchestration.definitions discovers them

@@ -1,5 +1,6 @@
 """All dbt models as Dagster assets, in two stages. Event-log sources map onto the assets that write
-them, so the lineage graph is one piece: manuscripts → stg_events__papers → … → marts."""
+them (each source's meta.dagster.asset_key), so the lineage graph is one piece: manuscripts →
+stg_events__papers → … → marts."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -16,42 +17,10 @@ from orchestration.resources import LakeResource
 # executor limits the tag to one step at a time (see definitions.py).
 DUCKDB_TAG = {"peerlake/duckdb": "serial"}
 
-SOURCE_ASSETS = {
-    "paper_ingested": AssetKey("manuscripts"),
-    "human_review_imported": AssetKey("human_reviews"),
-    "llm_call": AssetKey("ai_reviews"),
-    # Written by `peerlake ingest …` / `peerlake sample` (and, for statuses and rejections, also by
-    # the ingest assets); dagster-dbt needs one key per source, so these are external nodes.
-    "paper_status_recorded": AssetKey("paper_statuses"),
-    "ingest_rejected": AssetKey("ingest_rejections"),
-    "external_review_imported": AssetKey("external_reviews"),
-    "sample_drawn": AssetKey("paper_samples"),
-    # written by the study-partitioned model assets (one source, one key: an external node)
-    "study_resolved": AssetKey("study_resolutions"),
-    "llm_call_duplicated": AssetKey("llm_call_duplicates"),  # routed aside by the seal
-    "judgment_recorded": AssetKey("judgments"),  # the judges' units (the judgments asset closes the set)
-    "retrieval_call": AssetKey("judgments_novelty"),  # literature searches made by the novelty judge
-    "related_work_imported": AssetKey("related_work"),  # `peerlake ingest related-work`
-    "span_annotation_imported": AssetKey("span_annotations"),  # `peerlake validate-judges`
-    "calls_replayed": AssetKey("call_replays"),  # written by every step that answers calls from the log
-    "price_table_recorded": AssetKey("price_tables"),  # the gateway, once per price table version
-    "run_estimated": AssetKey("run_estimates"),  # `peerlake run --dry-run` and each model asset at a run's start
-    "llm_batch_submitted": AssetKey("llm_batches"),  # a study in batch mode (llm_calls.batch)
-    "llm_batch_finished": AssetKey("llm_batch_results"),
-    "system_review": AssetKey("system_reviews"),  # the reviewer systems (reviewing.systems)
-    # the experiments' manuscripts (a contradiction inserted, hidden text injected)
-    "paper_variant": AssetKey("paper_variants"),
-    "withdrawal_note_imported": AssetKey("withdrawal_notes"),  # `peerlake ingest withdrawals`
-    "reference_label_imported": AssetKey("reference_labels"),  # `peerlake ingest labels`
-    "revision_outcome": AssetKey("revision_manuscripts"),  # the revision crossover (reviewing.revision)
-}
-
 
 class PeerlakeDbtTranslator(DagsterDbtTranslator):
-    def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> AssetKey:
-        if dbt_resource_props["resource_type"] == "source" and dbt_resource_props["name"] in SOURCE_ASSETS:
-            return SOURCE_ASSETS[dbt_resource_props["name"]]
-        return super().get_asset_key(dbt_resource_props)
+    """A source's key is the asset that writes its events: `meta.dagster.asset_key` in the sources yml
+    (models/staging/_events__sources.yml), read by dagster-dbt's own get_asset_key."""
 
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
         fqn = dbt_resource_props.get("fqn", [])
@@ -167,7 +136,6 @@ def _build(context: AssetExecutionContext, dbt: DbtCliResource):
         prune_run_folders(settings.dbt_target_dir())
 
 
-DBT_ASSETS = [dbt_inputs, audited_inputs, dbt_statistics]
 # What `published_marts` waits for: every mart, so a failed gate on any of them publishes nothing.
 MART_KEYS = sorted((k for a in (dbt_inputs, dbt_statistics) for k, spec in a.specs_by_key.items()
                     if spec.group_name == "dbt_marts"),

@@ -1,4 +1,4 @@
-"""The robustness experiments (issue #11), one partition per study.
+"""The robustness experiments, one partition per study.
 
 - `paper_variants` makes the experiments' manuscripts before anyone reviews: the contradiction
   benchmark (a knowledge graph per paper, one rewritten paragraph per distance) and the hidden-text
@@ -14,7 +14,6 @@ import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
-from ingest.manuscripts import latest_versions
 from ingest.variants import recorded_variants
 from judging.base import JudgeConfig, JudgeContext, Recorder
 from orchestration.assets.attribution import calls_of
@@ -26,7 +25,7 @@ from orchestration.assets.reviews import ai_reviews
 from orchestration.assets.systems import system_reviews as system_reviews_asset
 from orchestration.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
 from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.study import VARIANTS_ASSET, load_study, record_resolution, resolve_papers
+from studies import VARIANTS_ASSET, record_resolution
 
 
 def _code_version(modules) -> str:
@@ -43,14 +42,13 @@ def _code_version(modules) -> str:
                    "built variant ingested as a paper the study's reviewers then read.")
 def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     todo = [e for e in experiments(study) if e.builder_spec is not None]
     if not todo:
         return MaterializeResult(metadata={"study": study.name, "skipped": "no experiment that makes manuscripts"})
     variant_ids = {v.variant_id for v in recorded_variants(log).values()}
-    latest = latest_versions(log)
     # the base papers: the study's manuscripts that are not themselves variants
-    papers = [latest[p] for p in resolve_papers(log, study).reviewable if p not in variant_ids]
+    papers = [m for m in lake.resolve(log, study).manuscripts if m.paper_id not in variant_ids]
     gateway = reviewer.gateway(log)
     before = gateway.stats.snapshot()
     built: list[str] = []
@@ -106,11 +104,11 @@ def _experiment_asset(experiment: str):
                        "llm_call and judgment_recorded events (nothing when the study does not run it).")
     def _run(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
         log = lake.event_log()
-        study = load_study(log, study_of(context))
+        study = lake.study(log, study_of(context))
         exp = next((e for e in experiments(study) if e.name == experiment), None)
         if exp is None:
             return MaterializeResult(metadata={"study": study.name, "skipped": f"the study has no [{experiment}]"})
-        paper_ids, reviews = study_reviews(log, study)
+        paper_ids, reviews = study_reviews(log, study, lake.resolve(log, study))
         reviews = [r for r in reviews if exp.covers(r.paper_id)]
         cfg: JudgeConfig = exp.judge_config(study)
         config_id = exp.judge_config_id(cfg)
@@ -154,4 +152,3 @@ def _experiment_asset(experiment: str):
 
 
 EXPERIMENT_ASSETS = [_experiment_asset(e) for e in JUDGES]
-ASSETS = [paper_variants, *EXPERIMENT_ASSETS]

@@ -68,5 +68,4 @@ def inbox_sensor(context: SensorEvaluationContext):
                         dynamic_partitions_requests=[inbox_papers.build_add_request(new)] if new else [])
 
 
-ASSETS = [inbox_manuscripts]
 SENSORS = [inbox_sensor]

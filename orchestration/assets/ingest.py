@@ -9,14 +9,14 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, Metad
 from orchestration.assets.hashing import content_version
 from orchestration.assets.partitions import studies, study_of
 from orchestration.resources import LakeResource
-from reviewing.study import load_study, study_pdfs, study_review_files
+from studies import study_pdfs, study_review_files
 from warehouse.blobs import sha256_hex
 
 
 @asset(group_name="ingest", partitions_def=studies,
        description="The manuscript PDFs a study reads itself (the demo corpus, its folders).")
 def papers(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    study = load_study(lake.event_log(), study_of(context))
+    study = lake.study(lake.event_log(), study_of(context))
     rows = [(pid, str(path), sha256_hex(path.read_bytes())) for pid, path, _ in study_pdfs(study)]
     return MaterializeResult(
         metadata={"papers": len(rows), "study_sha256": study.sha256,
@@ -32,7 +32,7 @@ def manuscripts(context: AssetExecutionContext, lake: LakeResource) -> Materiali
     from ingest.manuscripts import ingest_pdf, latest_versions
 
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     versions = latest_versions(log)
     outcomes = [ingest_pdf(log, path, paper_id=pid, is_synthetic=synthetic, versions=versions)
                 for pid, path, synthetic in study_pdfs(study)]
@@ -55,7 +55,7 @@ def human_reviews(context: AssetExecutionContext, lake: LakeResource) -> Materia
     from ingest.openreview import import_reviews
 
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     outcomes = [o for path in study_review_files(study) for o in import_reviews(log, path)]
     for o in outcomes:
         if o.status == "rejected":

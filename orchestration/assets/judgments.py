@@ -4,7 +4,6 @@
 marts compute every score from the units. Judge calls another study already paid for replay free."""
 
 import hashlib
-import importlib
 import json
 from dataclasses import dataclass
 
@@ -24,9 +23,10 @@ from dagster import (
     op,
 )
 
-from judging.base import JUDGES, JudgeConfig, JudgeContext, Recorder
+from costs.plan import judge_estimate
+from judging.base import JudgeConfig, JudgeContext, Recorder
+from judging.registry import judges
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
-from metrics.costs.plan import judge_estimate
 from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
 from orchestration.assets.partitions import studies, study_of
@@ -42,19 +42,20 @@ from orchestration.assets.units import (
     unit_size,
 )
 from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.study import JudgingSpec, Study, load_study, record_resolution, resolve_papers
+from studies import JudgingSpec, Resolution, Study, record_resolution, resolve_papers
 
-MODULES = {judge: importlib.import_module(f"judging.{judge}") for judge in JUDGES}
+MODULES = judges()  # judge name -> module, found in judging/ (judging.registry)
+JUDGES = tuple(MODULES)
 
 
 def judge_config(spec: JudgingSpec) -> JudgeConfig:
     return JudgeConfig(**spec.model_settings())
 
 
-def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
+def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> tuple[list[str], list[JudgedReview]]:
     """The study's paper ids, and the reviews its judges read ([judging] narrows both)."""
     spec = study.judging
-    paper_ids = resolve_papers(log, study).paper_ids
+    paper_ids = (resolution or resolve_papers(log, study)).paper_ids
     judged = [p for p in paper_ids if not spec.papers or p in spec.papers]
     reviews: list[JudgedReview] = []
     if "human" in spec.sources:
@@ -78,7 +79,7 @@ def judged_reviews(log, study: Study) -> tuple[list[str], list[JudgedReview]]:
 def _options(judge: str, spec: JudgingSpec) -> dict:
     if judge != "novelty":
         return {}
-    # the claims cap is JudgeConfig.cap("novelty_claims") ([judging] max_claims maps onto it: reviewing/study.py)
+    # the claims cap is JudgeConfig.cap("novelty_claims") ([judging] max_claims maps onto it: studies/parse.py)
     return {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
 
 
@@ -115,12 +116,12 @@ def _judge_asset(judge: str):
     @op(name=f"{name}_plan", ins={"after": In(Nothing)}, out={"units": DynamicOut(), "plan": Out()})
     def _plan(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource):
         log = lake.event_log()
-        study = load_study(log, study_of(context))
+        study = lake.study(log, study_of(context))
         if judge not in study.judges:
             context.log.info(f"study {study.name} does not name the {judge} judge (judges = {list(study.judges)})")
             yield from emit_units([], JudgePlan(0, skipped=True))
             return
-        _, reviews = judged_reviews(log, study)
+        _, reviews = judged_reviews(log, study, lake.resolve(log, study))
         gateway = reviewer.gateway(log)
         record_estimate(context, log, study, lambda hist: judge_estimate(log, study, gateway, judge, reviews, hist))
         # a paper's reviews stay in one unit (the flaws judge pools them): by paper, in their order within it
@@ -134,7 +135,7 @@ def _judge_asset(judge: str):
         if not reviews:
             return JudgmentsDone((), 0, 0, 0, 0.0, 0)
         log = lake.event_log()
-        study = load_study(log, study_of(context))
+        study = lake.study(log, study_of(context))
         cfg = judge_config(study.judging)
         config_id = cfg.identity(judge, module.TEMPLATES)
         recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
@@ -165,7 +166,7 @@ def _judge_asset(judge: str):
     def _collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
                  plan: JudgePlan, done: list):
         log = lake.event_log()
-        study = load_study(log, study_of(context))
+        study = lake.study(log, study_of(context))
         if plan.skipped:
             return materialization({"study": study.name, "skipped": "judge not in the study"}, None)
         cfg = judge_config(study.judging)
@@ -215,8 +216,9 @@ JUDGE_ASSETS = [_judge_asset(judge) for judge in JUDGES]
                    "event the quality marts scope by (a listed review without a judgment shows as not_judged).")
 def judgments(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     log = lake.event_log()
-    study = load_study(log, study_of(context))
-    paper_ids, reviews = judged_reviews(log, study) if study.judges else (resolve_papers(log, study).paper_ids, [])
+    study = lake.study(log, study_of(context))
+    resolution = lake.resolve(log, study)
+    paper_ids, reviews = judged_reviews(log, study, resolution) if study.judges else (resolution.paper_ids, [])
     cfg = judge_config(study.judging) if study.judges else None
     rows = []
     for judge in study.judges:

@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
 
-from metrics.costs.estimate import request_rows
+from costs.estimate import request_rows
 from orchestration.assets.attribution import calls_of
 from orchestration.assets.budget import budget_metadata, record_estimate
 from orchestration.assets.hashing import content_version
@@ -14,7 +14,7 @@ from orchestration.assets.reviews import keep_results, left_undone, study_papers
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
 from reviewing.scoring import ReviewerConfig, review_requests
-from reviewing.study import load_study, record_resolution, with_study
+from studies import record_resolution, with_study
 from warehouse.attribution import in_context
 
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
@@ -28,8 +28,8 @@ PROBE_CODE_VERSION = probe_code_version(ReviewerConfig.default())
 def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
                        reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    study = load_study(log, study_of(context))
-    paper_ids, papers = study_papers(context, log, study)
+    study = lake.study(log, study_of(context))
+    paper_ids, papers = study_papers(context, study, lake.resolve(log, study))
     # the study's first reviewer under the decimal template: same model, same parameters
     cfg = decimal_config(study.first_template_reviewer("decimal reviews"))
     requests = with_study([req for paper in papers for req in review_requests(log, paper, cfg)], study)
@@ -67,8 +67,8 @@ def _probe_paper(gateway, req):
        description="One score-only logprob probe per manuscript (+ a forced-10 continuation) → llm_call events.")
 def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
-    study = load_study(log, study_of(context))
-    paper_ids, papers = study_papers(context, log, study)
+    study = lake.study(log, study_of(context))
+    paper_ids, papers = study_papers(context, study, lake.resolve(log, study))
     cfg = study.first_template_reviewer("score probes")
     requests = with_study([req for paper in papers for req in probe_requests(log, paper, cfg)], study)
     gateway = reviewer.gateway(log)
@@ -98,6 +98,3 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
                   **budget_metadata(context, study, gateway, left_undone(outcomes))},
         data_version=DataVersion(content_version([(r.request_key, r.event_id) for r in results])),
     )
-
-
-ASSETS = [ai_reviews_decimal, score_probes]

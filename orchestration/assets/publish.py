@@ -31,6 +31,3 @@ def published_marts(context: AssetExecutionContext, lake: LakeResource) -> Mater
                                        "marts": len(MART_KEYS),
                                        "chain_head_seq": head.seq if head else 0,
                                        "chain_head_sha256": head.sha256 if head else ""})
-
-
-ASSETS = [published_marts]

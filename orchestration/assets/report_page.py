@@ -17,9 +17,9 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
                    "→ <lake>/reports/<study>.html, one page per study; under every figure, the "
                    "`peerlake audit` command of each row it draws.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from metrics.report import write_report
-    from metrics.report.build import content_hash
-    from metrics.report.data import load, studies
+    from report import write_report
+    from report.build import content_hash
+    from report.data import load, studies
     from warehouse.ids import path_under
     from warehouse.studies import check_name
 
@@ -45,6 +45,3 @@ def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> Ma
         data_version=DataVersion(content_version(
             [(s, content_hash(p.read_text(encoding="utf-8"))) for s, p in sorted(pages.items())])),
     )
-
-
-ASSETS = [reliability_report]

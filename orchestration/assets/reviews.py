@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from dagster import AssetIn, AssetKey, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
 
-from metrics.costs.estimate import request_rows
+from costs.estimate import request_rows
 from orchestration.assets.budget import budget_metadata, is_refused, record_estimate
 from orchestration.assets.hashing import content_version
 from orchestration.assets.ingest import manuscripts
@@ -21,7 +21,7 @@ from orchestration.assets.units import (
 )
 from orchestration.resources import LakeResource, ReviewerResource
 from reviewing.scoring import ReviewerConfig, review_requests
-from reviewing.study import StudyError, load_study, record_resolution, resolve_papers, with_study
+from studies import StudyError, record_resolution, with_study
 from warehouse import settings
 
 # The code version is the default reviewer configuration's hash (template text + model + parameters
@@ -49,9 +49,8 @@ def left_undone(outcomes) -> int:
     return sum(1 for o in outcomes if is_refused(o))
 
 
-def study_papers(context, log, study):
+def study_papers(context, study, resolution):
     """The study's paper ids and the manuscripts (newest versions) a reviewer can read."""
-    resolution = resolve_papers(log, study)
     if resolution.missing:
         context.log.warning(f"study {study.name}: {len(resolution.missing)} selected papers are unknown to "
                             f"the lake: {', '.join(resolution.missing[:10])}")
@@ -84,8 +83,8 @@ class ReviewsDone:
 def ai_reviews_plan(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource):
     """Every request of the study, in units of a few (a batch study's requests stay one unit: one batch)."""
     log = lake.event_log()
-    study = load_study(log, study_of(context))
-    paper_ids, papers = study_papers(context, log, study)
+    study = lake.study(log, study_of(context))
+    paper_ids, papers = study_papers(context, study, lake.resolve(log, study))
     configs = study.reviewer_configs()
     requests = with_study([req for cfg in configs for paper in papers
                            if cfg.covers(paper.paper_id) for req in review_requests(log, paper, cfg)], study)
@@ -100,7 +99,7 @@ def ai_reviews_plan(context: OpExecutionContext, lake: LakeResource, reviewer: R
 def ai_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
                     requests: list) -> ReviewsDone:
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     gateway = reviewer.gateway(log)
     if not requests:
         return ReviewsDone((), 0, 0)
@@ -128,7 +127,7 @@ def ai_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewer: R
 def ai_reviews_collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
                        plan: ReviewPlan, done: list):
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     configs = study.reviewer_configs()
     record_resolution(log, study, list(plan.paper_ids), configs, asset="ai_reviews")
     log.seal()

@@ -1,4 +1,4 @@
-"""The revision crossover (issue #12, reviewing.revision), one partition per study with [revision].
+"""The revision crossover (reviewing.revision), one partition per study with [revision].
 
 - `revision_manuscripts`: per paper and Writer, the feedback review and the Writer's edits; per
   Selector, its decisions; the validators; the final manuscript (a paper variant of kind revision).
@@ -23,7 +23,7 @@ from orchestration.resources import LakeResource, ReviewerResource
 from prompts import load_template
 from reviewing.revision.crossover import revise, scoring_requests
 from reviewing.revision.roles import SELECTOR, WRITER
-from reviewing.study import load_study, record_resolution, resolve_papers, with_study
+from studies import record_resolution, with_study
 
 MANUSCRIPTS_ASSET = "revision_manuscripts"
 SCORES_ASSET = "revision_scores"
@@ -34,7 +34,7 @@ CODE_VERSION = hashlib.sha256(json.dumps([load_template(t).hash for t in (WRITER
 def _study(context, lake: LakeResource):
     """(log, study, its RevisionSpec or None) for this partition."""
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     return log, study, study.revision()
 
 
@@ -42,12 +42,10 @@ def _skipped(study) -> MaterializeResult:
     return MaterializeResult(metadata={"study": study.name, "skipped": "the study has no [revision]"})
 
 
-def _originals(log, study, spec) -> tuple[list[str], list]:
+def _originals(log, study, spec, resolution) -> tuple[list[str], list]:
     """The study's papers the crossover revises: readable, no experiment's variant, in [revision] papers."""
-    resolution = resolve_papers(log, study)
     variants = {v.variant_id for v in recorded_variants(log).values()}
-    latest = latest_versions(log)
-    papers = [latest[p] for p in resolution.reviewable if p not in variants and spec.covers(p)]
+    papers = [m for m in resolution.manuscripts if m.paper_id not in variants and spec.covers(m.paper_id)]
     return resolution.paper_ids, papers
 
 
@@ -68,7 +66,7 @@ def revision_manuscripts(context: AssetExecutionContext, lake: LakeResource,
     log, study, spec = _study(context, lake)
     if spec is None:
         return _skipped(study)
-    paper_ids, papers = _originals(log, study, spec)
+    paper_ids, papers = _originals(log, study, spec, lake.resolve(log, study))
     gateway = reviewer.gateway(log)
     before = gateway.stats.snapshot()
     outcomes = revise(log, _caller(context, gateway, study), papers, spec, study.name)
@@ -114,7 +112,7 @@ def revision_scores(context: AssetExecutionContext, lake: LakeResource,
     log, study, spec = _study(context, lake)
     if spec is None:
         return _skipped(study)
-    paper_ids, papers = _originals(log, study, spec)
+    paper_ids, papers = _originals(log, study, spec, lake.resolve(log, study))
     outcomes = newest_outcomes(log, study.name)
     requests = scoring_requests(log, spec, papers, outcomes, latest_versions(log))
     gateway = reviewer.gateway(log)
@@ -140,6 +138,3 @@ def revision_scores(context: AssetExecutionContext, lake: LakeResource,
                   **budget_metadata(context, study, gateway, gateway.stats.refused_calls - before.refused_calls)},
         data_version=DataVersion(hashlib.sha256(json.dumps(sorted(r.request_key for r in requests)).encode())
                                  .hexdigest()[:16]))
-
-
-ASSETS = [revision_manuscripts, revision_scores]

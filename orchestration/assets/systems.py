@@ -22,9 +22,9 @@ from orchestration.assets.units import (
     unit_size,
 )
 from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.study import load_study, record_resolution
 from reviewing.systems.base import SystemReviewRecorder, run_systems
 from reviewing.systems.runs import system_runs
+from studies import record_resolution
 
 
 def _systems_code_version() -> str:
@@ -62,13 +62,13 @@ class SystemsDone:
 def system_reviews_plan(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource):
     """Every (paper, system configuration, sample) run of the study, in units of a few."""
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     configs = study.system_configs()
     if not configs:
         context.log.info(f"study {study.name} names no reviewer system")
         yield from emit_units([], SystemsPlan((), skipped=True))
         return
-    paper_ids, papers = study_papers(context, log, study)
+    paper_ids, papers = study_papers(context, study, lake.resolve(log, study))
     runs = system_runs(log, papers, configs, study=study.name)
     gateway = reviewer.gateway(log)
     record_estimate(context, log, study, lambda hist: _estimate_rows(runs, gateway, hist))
@@ -81,7 +81,7 @@ def system_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewe
     if not runs:
         return SystemsDone((), 0, 0, 0, 0.0, None)
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     gateway = reviewer.gateway(log)
     before = gateway.stats.snapshot()
     with unit_calls(context, study, "system_reviews"):
@@ -110,7 +110,7 @@ def system_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewe
 def system_reviews_collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
                            plan: SystemsPlan, done: list):
     log = lake.event_log()
-    study = load_study(log, study_of(context))
+    study = lake.study(log, study_of(context))
     if plan.skipped:
         return materialization({"study": study.name, "skipped": "no reviewer system in the study"}, None)
     configs = study.system_configs()
@@ -157,6 +157,6 @@ def system_reviews(manuscripts, paper_variants):
 
 
 def _estimate_rows(runs, gateway, hist) -> list[dict]:
-    from metrics.costs.systems import system_rows
+    from costs.systems import system_rows
 
     return system_rows(runs, gateway, hist)

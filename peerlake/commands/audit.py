@@ -9,8 +9,8 @@ import typer
 
 
 def _check(path: str) -> None:
+    from audit.check import check_bundle
     from dbt_project import PROJECT_DIR
-    from metrics.audit.check import check_bundle
 
     result = check_bundle(Path(path), project_dir=PROJECT_DIR)
     for p in result.problems:
@@ -58,12 +58,12 @@ def register(app: typer.Typer) -> None:
             return
         from rich.console import Console
 
+        from audit.bundle import write_bundle
+        from audit.keys import RowNotFound, parse_figure_id
+        from audit.lineage import ManifestMissing, load_manifest
+        from audit.trace import audit_row
+        from audit.tree import render
         from dbt_project import PROJECT_DIR
-        from metrics.audit.bundle import write_bundle
-        from metrics.audit.keys import RowNotFound, parse_figure_id
-        from metrics.audit.lineage import ManifestMissing, load_manifest
-        from metrics.audit.trace import audit_row
-        from metrics.audit.tree import render
         from warehouse import EventLog, Lake, settings
 
         mart = target

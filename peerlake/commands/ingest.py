@@ -153,7 +153,7 @@ def _prism_systems(log) -> set[str]:
 
 
 def _prism_study(log, name: str, venues: list[str], systems: list[str], command: str) -> None:
-    from reviewing.study import JUDGES, StudyError, save_study, study_text
+    from studies import JUDGES, StudyError, save_study, study_text
     from warehouse.studies import StudyFiles
 
     if StudyFiles(log.lake).exists(name):

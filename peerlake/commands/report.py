@@ -14,8 +14,8 @@ def register(app: typer.Typer) -> None:
         a study's page shows only its own papers and reviews."""
         from pathlib import Path
 
-        from metrics.report import write_report
-        from metrics.report.data import load, studies
+        from report import write_report
+        from report.data import load, studies
         from warehouse import EventLog, Lake, settings
         from warehouse.ids import path_under
         from warehouse.studies import check_name

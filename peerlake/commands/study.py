@@ -56,17 +56,17 @@ def study_new(
     external: list[str] = typer.Option([], "--external", help="include reviews imported with --system X ('*' = all)"),
     no_reviewers: bool = typer.Option(False, "--no-reviewers", help="no model reviews: measure imported reviews only"),
     system: list[str] = typer.Option([], "--system",
-                                     help="a reviewer system instead of the single-prompt reviewer (repeatable: "
-                                          "mlr, mlr-combined, llm-review, ai-scientist, agentreview; see "
-                                          "`peerlake systems`); --samples then counts its reviews per paper"),
+                                     help="a reviewer system instead of the single-prompt reviewer (repeatable; "
+                                          "`peerlake systems` lists them); --samples then counts its reviews "
+                                          "per paper"),
     judges: str = typer.Option("", "--judges",
-                               help="PRISM judges on every review, comma-separated: depth,novelty,flaws,"
-                                    "constructiveness or 'all' (narrow them with a [judging] table in the file)"),
+                               help="PRISM judges on every review, comma-separated, or 'all' (an unknown name is "
+                                    "refused with the known ones; narrow them with a [judging] table in the file)"),
     description: str = typer.Option("", "--description"),
     force: bool = typer.Option(False, "--force", help="replace an existing study file"),
 ) -> None:
     """Write a study file into the lake (edit it by hand afterwards if you like; its hash is its version)."""
-    from reviewing.study import StudyError, save_study, study_text
+    from studies import StudyError, save_study, study_text
     from warehouse.studies import StudyFiles
 
     _checked(name)
@@ -86,7 +86,7 @@ def study_new(
 
 
 def _judges(option: str) -> list[str]:
-    from reviewing.study import JUDGES
+    from studies import JUDGES
 
     names = [j.strip() for j in option.split(",") if j.strip()]
     return list(JUDGES) if names == ["all"] else names
@@ -117,7 +117,7 @@ def study_list() -> None:
 @study_app.command("show")
 def study_show(name: str) -> None:
     """Print a study's file, its hash and what it resolves to now."""
-    from reviewing.study import StudyError, load_study, resolve_papers
+    from studies import StudyError, load_study, resolve_papers
 
     _checked(name)
     log = _log()
@@ -153,7 +153,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from orchestration.studies import run_study
     from peerlake.console import console, print_chain_head, report_run, run_quietly
-    from reviewing.study import StudyError, load_study, resolve_papers, study_pdfs
+    from studies import StudyError, load_study, resolve_papers, study_pdfs
     from warehouse.studies import StudyFiles
 
     _checked(name)
@@ -193,12 +193,12 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
 def show_dry_run(name: str, probes: bool) -> None:
     """Print the calls a run of the study would make (new vs in the log), their estimated tokens and
     cost, and record the estimate (a run_estimated event without a run id)."""
+    from costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
+    from costs.plan import study_estimate
     from llm_calls.gateway import Gateway
-    from metrics.costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
-    from metrics.costs.plan import study_estimate
     from orchestration.assets.judgments import judged_reviews
     from peerlake.console import console, print_rows
-    from reviewing.study import StudyError, load_study
+    from studies import StudyError, load_study
 
     _checked(name)
     log = _log()
@@ -281,9 +281,11 @@ def estimate_vs_actual(run_id: str) -> list[dict]:
 
 def report_experiments(result) -> None:
     """One line per experiment the study ran: the manuscripts it made, the judgments it recorded."""
+    from judging.registry import variant_experiments
+
     meta = result.study.asset_metadata
     variants = meta.get("paper_variants", {})
-    for exp in ("contradictions", "hidden_text"):
+    for exp in variant_experiments():
         if f"{exp}_variants" in variants:
             typer.echo(f"[{exp}] {variants[f'{exp}_variants']} variants, {variants.get(f'{exp}_built', 0)} built"
                        + (f"; not built: {variants[f'{exp}_not_built_reasons']}"

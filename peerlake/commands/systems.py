@@ -8,7 +8,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("systems")
     def systems(name: str = typer.Argument(None, help="one system: its description and options")) -> None:
-        """The reviewer systems (MLR, LLM-Review, AI Scientist, AgentReview): name them in a study's
+        """The reviewer systems a study can name (reviewing/systems): name them in a study's
         [[reviewers]] with `system = "..."`, `samples = n` and `options = { ... }`."""
         from peerlake.console import console, print_rows
         from reviewing.systems import SYSTEMS, SystemOptionError, get_system

@@ -30,7 +30,7 @@ def default_data_path() -> Path | None:
 
 def study_file(paper_ids: list[str], provider: str | None = None, model: str | None = None) -> str:
     """The validation study: the depth judge on the imported reviews only (no reviewer, no human review)."""
-    from reviewing.study import study_text
+    from studies import study_text
 
     judging = {"sources": ["external"], **({"provider": provider} if provider else {}),
                **({"model": model} if model else {})}
@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         from ingest.substanreview import import_substanreview, imported_paper_ids
         from peerlake.commands.study import run_study_command
         from peerlake.console import print_rows
-        from reviewing.study import StudyError, save_study
+        from studies import StudyError, save_study
         from warehouse import EventLog, settings
 
         if dataset not in DATASETS:

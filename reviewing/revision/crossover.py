@@ -1,5 +1,5 @@
 """The crossover's manuscript side, paper by paper: feedback review → Writer → candidate diffs →
-Selector(s) → validators → final manuscript (seed §6.1). The Scorer side is `scoring_requests`.
+Selector(s) → validators → final manuscript ("Can We Believe AI Peer Review?"). The Scorer side is `scoring_requests`.
 
 Calls go through the gateway in phases (all feedback reviews, then all Writers, then all Selectors)
 so each phase has one progress bar, and a replayed run answers every call from the log. A failed
@@ -42,7 +42,7 @@ from warehouse.events import RevisionOutcomeRecorded
 # A final manuscript's variant identity: its content (package hash) under this kind and config, so
 # identical finals of two conditions are one paper.
 FINAL_KIND, FINAL_CONFIG = "revision", "revision-v1"
-# A failed structural check → the blocked reason the marts count (seed F.5's checks).
+# A failed structural check → the blocked reason the marts count ("Can We Believe AI Peer Review?"'s checks).
 CHECK_REASONS = {"image_hashes": "image_hash_mismatch", "image_index": "image_index_changed",
                  "protected_text": "protected_record_changed", "record_order": "record_order_changed",
                  "non_text_fields": "non_text_field_changed", "only_accepted_changed": "unaccepted_text_changed",

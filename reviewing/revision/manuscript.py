@@ -1,6 +1,6 @@
 """The revision's artefacts over a manuscript package: what the Writer sees, the candidate its edits
 make, the block diffs, the final manuscript (accepted diffs only) and the structural checks that
-must pass before any Scorer reads it (seed §6.1, F.5).
+must pass before any Scorer reads it ("Can We Believe AI Peer Review?").
 
 Everything here is a pure function of packages and parsed answers, so a replayed run rebuilds the
 same candidate, the same diff ids and the same final package hash.
@@ -82,7 +82,7 @@ def package_sha(package: ManuscriptPackage) -> str:
 
 def structural_checks(original: ManuscriptPackage, final: ManuscriptPackage, changed: set[str],
                       protected: set[str], image_ok) -> dict[str, dict]:
-    """Seed F.5, one entry per check: {passed, detail}. `changed` = record ids whose text may differ
+    """The paper's validators, one entry per check: {passed, detail}. `changed` = record ids whose text may differ
     (the accepted diffs); `image_ok(sha256)` re-hashes one stored image (False when missing or altered).
     Record count and order, every non-text field, protected texts, the image index, every image."""
     checks: dict[str, dict] = {}

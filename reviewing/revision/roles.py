@@ -1,4 +1,4 @@
-"""The Writer's and the Selector's requests, and the checks on their answers (seed §6.1, B.5).
+"""The Writer's and the Selector's requests, and the checks on their answers ("Can We Believe AI Peer Review?").
 
 Each answer is checked before anything is built from it; a failed check names what was wrong, and
 the outcome of that paper and condition is blocked with that reason (a validator is a gate).

@@ -4,7 +4,7 @@ version, role, sample).
 The standard review's seed is `1000 + sample` (reviewing.scoring), so a final's sample k would be
 sent with the very seed of its original's sample k: on llama.cpp (and OpenAI's best-effort seed) the
 two draws then share their randomness, their errors correlate, and the noise-adjusted correlation's
-assumption of independent scoring errors (seed-001 §2.8) breaks. A final's reviews take a seed
+assumption of independent scoring errors ("Can We Believe AI Peer Review?") breaks. A final's reviews take a seed
 derived from its paper id (a final's id is its content: a new version is a new id), the role and the
 sample instead: stable (a replay sends the same request, keys included) and distinct from the
 original's. The original side keeps the standard seed, so its reviews stay the same requests as a

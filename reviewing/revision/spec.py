@@ -15,7 +15,7 @@
 A letter is a model (seed: L = GPT-6-Luna, H = Claude Haiku 5.5). The Scorer is the study's standard
 scoring review (template reviewer_scoring) with that letter's model, `repeats` samples per side: the
 same requests as a template reviewer with that model, so original-side scores another cell (or the
-study's own reviewers) already paid for replay. Defaults the seed leaves open are proposals (spec 2.1).
+study's own reviewers) already paid for replay. Defaults the paper leaves open are ours.
 """
 
 import hashlib

@@ -191,6 +191,7 @@ def _union(groups) -> tuple[str, ...]:
 
 class AgentReview(ReviewerSystem):
     name = "agentreview"
+    listed = 5
     version = 1
     description = "AgentReview's first phase: persona reviewer agents write initial reviews (rating 1-10)"
     score_scale = SCALE

@@ -16,7 +16,7 @@ confidence = mean Confidence, sub_scores = the means of the seven 1-4 ratings; i
 strengths, weaknesses, questions, decision) is the meta-review's. `extra` keeps every member's final
 review and how many reflection rounds it took.
 
-Options (defaults; [not in source] where the original is silent):
+Options (defaults; "ours" where the original is silent):
     ensemble              5      members (the seed's A.2; its §4.1 says 4: set 4 to compare)
     few_shot              1      example reviews (0 or 1; peerlake ships one, see below)
     reflections           5      most reflection rounds per member (see the deviations)
@@ -27,11 +27,11 @@ Options (defaults; [not in source] where the original is silent):
                                  provider local [not in source: the full form is ~1,100 tokens of a
                                  4,096-token context]
     reflection_history    "auto" "full" keeps every earlier round in the conversation (the original),
-                                 "last" only the latest answer; auto = last for local [not in source]
+                                 "last" only the latest answer; auto = last for local (ours)
     max_input_tokens      0      paper tokens sent; 0 = the whole paper (the original), cut for local
-    answer_tokens         800    [not in source] max_tokens per call (the schema's longest answer
+    answer_tokens         800    ours: max_tokens per call (the schema's longest answer
                                  is ~750 tokens)
-    repair_attempts       1      [not in source] repair turns for an unparseable answer
+    repair_attempts       1      ours: repair turns for an unparseable answer
 
 Deviations from the original (documented in the README too):
 - Reflection per member, then the meta-review over the reflected reviews (the issue's "up to 5
@@ -124,6 +124,7 @@ def _tokens(messages, provider: str, model: str | None) -> int:
 
 class AiScientistReviewer(ReviewerSystem):
     name = "ai-scientist"
+    listed = 4
     version = 1
     description = "AI-Scientist reviewer: 5-review ensemble (T 0.75), up to 5 reflections and a meta-review (T 0.1)"
     score_scale = "neurips_1_10"

@@ -129,6 +129,7 @@ class ReviewerSystem:
     description: ClassVar[str] = ""
     score_scale: ClassVar[str | None] = None
     defaults: ClassVar[dict[str, Any]] = {}  # every option with its default; a study may override them
+    listed: ClassVar[int] = 0  # its place in `peerlake systems` and reviewing.systems.SYSTEMS
 
     def templates(self, opts: dict[str, Any]) -> list[str]:
         """The templates a run under these options renders (their hashes are the config's identity)."""

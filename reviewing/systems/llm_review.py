@@ -9,14 +9,14 @@ own llama.cpp tokenizer for provider "local"; 4 characters per token for hosted 
 tiktoken cannot load its encodings offline; the method is recorded in `extra["tokens_method"]`).
 `max_input_tokens = 0` sends the ten pages uncut (the seed's "LLM-Review + Claude" ablation).
 
-Options (defaults; [not in source] where the original is silent):
+Options (defaults; "ours" where the original is silent):
     max_pages         10     pages of the PDF read (the original keeps the first 10 PDF pages)
     max_input_tokens  6500   token budget of the fenced paper text; 0 = no truncation
-    temperature       1.0    [not in source] the original sends none, so the OpenAI API's default 1.0
+    temperature       1.0    ours: the original sends none, so the OpenAI API's default 1.0
                              applied; sent explicitly so every provider (llama.cpp defaults to 0.2) gets it
-    answer_tokens     1200   [not in source] max_tokens of the answer (the schema's longest valid
+    answer_tokens     1200   ours: max_tokens of the answer (the schema's longest valid
                              answer is ~1,300 tokens; typical answers are well below)
-    repair_attempts   1      [not in source] repair turns for an unparseable answer (engine default)
+    repair_attempts   1      ours: repair turns for an unparseable answer (engine default)
 
 Deviations from the original, each because of peerlake's setting:
 - The embedded model's context is 4,096 tokens (settings.local_context_tokens()), prompt and answer
@@ -85,6 +85,7 @@ def _title(package, title: str | None) -> str:
 
 class LlmReview(ReviewerSystem):
     name = "llm-review"
+    listed = 3
     version = 1
     description = "LLM-Review: one four-part review outline of the first 10 pages (6,500 tokens); no score"
     score_scale = None

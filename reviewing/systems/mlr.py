@@ -1,4 +1,4 @@
-"""MLR, the Multi-Layered Review (seed-002 spec §b), and MLR-Combined (§h.1).
+"""MLR, the Multi-Layered Review (the Multi-Layered Review paper), and MLR-Combined (the paper's ablation).
 
 The manuscript is split into a body (at most `max_body_pages` pages, the package's own part labels
 deciding where the appendix starts) and an appendix. Steps, in order (each one llm_call, step name
@@ -19,12 +19,12 @@ in brackets; no reflection, so every round is 0):
    search is the literature agent's, before the review agent starts.
 5. [pass3] the final review (Strengths, Weaknesses, Questions, Overall Recommendation, Score on
    the NeurIPS 1-10 scale with its rubric; To-do List with `todo_list`) from the appendix summary,
-   the literature report and the selected notes. Selection [not in source]: the longest prefix of
+   the literature report and the selected notes. Selection (ours: the paper does not say): the longest prefix of
    the pass-2 notes, in the model's order, that fits `notes_chars`.
 
 MLR-Combined replaces steps 3-5 with one call [combined] that writes all three passes.
 
-[default, not in source]: temperature 0.7 on every step (independent samples must differ, as the
+(ours: the paper does not say): temperature 0.7 on every step (independent samples must differ, as the
 paper's "MLR (4 reviews)" do; a hosted model's default of 1.0 is rough on the 1.5B local model), the
 per-step max_tokens below (DEFAULTS on the local model; HOSTED_STEP_TOKENS on a hosted one, room for
 the seed's ~3.9k output tokens a run), and the character budgets, derived from
@@ -67,18 +67,18 @@ DEFAULTS: dict[str, Any] = {
     "appendix_agent": True,  # [source: b.5, on for conference submissions; off for the contradiction benchmark]
     "literature_agent": False,  # [source: b.3/b.5, off wherever search could leak the answer]
     "retrieval": "offline",  # offline | semantic_scholar [not in source: the paper used web search]
-    "literature_queries": 2,  # title, abstract's first sentence [not in source]
-    "retrieval_limit": 5,  # works per query [not in source]
+    "literature_queries": 2,  # title, abstract's first sentence (ours: the paper does not say)
+    "retrieval_limit": 5,  # works per query (ours: the paper does not say)
     "todo_list": False,  # [source: the user-study variant]
     "page_images": "auto",  # auto | never [source: Claude got page images and text]
-    "image_dpi": 100,  # [not in source]
-    "temperature": 0.7,  # [not in source]
+    "image_dpi": 100,  # (ours: the paper does not say)
+    "temperature": 0.7,  # (ours: the paper does not say)
     # Character budgets (None: derived from settings.review_max_chars(provider), see `budgets`).
     "first_pass_chars": None,
     "body_chars": None,
     "appendix_chars": None,
     "notes_chars": None,
-    # max_tokens per step [not in source]; each within the step schema's longest answer.
+    # max_tokens per step (ours: the paper does not say); each within the step schema's longest answer.
     "appendix_max_tokens": 600,
     "literature_max_tokens": 500,
     "outline_max_tokens": 500,
@@ -89,12 +89,12 @@ DEFAULTS: dict[str, Any] = {
 }
 
 # The step budgets above fit the embedded model's 4,096-token context (they sum to 2,900 for a run). The
-# seed's MLR on Claude wrote ~3,913 output tokens per paper (spec h.3), so a long pass-3 review was cut
+# seed's MLR on Claude wrote ~3,913 output tokens per paper, so a long pass-3 review was cut
 # there and nulled; a hosted model starts from these instead [not in source: room, not a target].
 HOSTED_STEP_TOKENS = {"appendix_max_tokens": 2000, "literature_max_tokens": 2000, "outline_max_tokens": 2000,
                       "notes_max_tokens": 4000, "review_max_tokens": 4000, "combined_max_tokens": 8000}
 
-# Which agents each of the seed's experiments ran (spec b.5). `preset` sets them; an option the study sets
+# Which agents each of the seed's experiments ran. `preset` sets them; an option the study sets
 # itself wins. review_only: contradictions, withdrawals, hidden text (search could leak the answer; the
 # appendix agent was off). conference: conference submissions and focus (appendix agent + search: the seed
 # searched the web from pass 2, here the literature agent searches `retrieval`). user_study: every agent and
@@ -231,6 +231,7 @@ def _retrieval(log):
 
 class MultiLayeredReview(ReviewerSystem):
     name = "mlr"
+    listed = 1
     version = 1
     description = "Multi-Layered Review: appendix agent, optional literature agent, three-pass review agent"
     score_scale = SCALE
@@ -488,9 +489,10 @@ def _normalized(final: dict, outline: dict | None, notes: list[dict], summary: s
 
 
 class MultiLayeredReviewCombined(MultiLayeredReview):
-    """MLR with the review agent's three passes in one prompt (spec h.1: about a third of the cost)."""
+    """MLR with the review agent's three passes in one prompt (the paper's ablation: about a third of the cost)."""
 
     name = "mlr-combined"
+    listed = 2
     description = "MLR-Combined: appendix and literature agents, then the three passes in one prompt"
     combined = True
 

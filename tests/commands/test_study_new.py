@@ -5,7 +5,7 @@ import typer
 from typer.testing import CliRunner
 
 from peerlake.commands.study import study_app
-from reviewing.study import parse_study
+from studies import parse_study
 
 
 @pytest.fixture

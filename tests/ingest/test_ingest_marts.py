@@ -16,7 +16,7 @@ from ingest.manuscripts import ingest_pdf
 from ingest.openreview import import_reviews
 from tests.conftest import SHARED_DATA
 from tests.dbt.test_marts import dbt_build
-from tests.studies import cover_everything
+from tests.studies.cover import cover_everything
 from warehouse import EventLog, Lake
 
 

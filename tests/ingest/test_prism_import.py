@@ -14,7 +14,7 @@ from ingest.openreview import import_reviews
 from ingest.package import ManuscriptPackage
 from ingest.prism import import_prism
 from peerlake.commands.ingest import register
-from reviewing.study import JUDGES, parse_study
+from studies import JUDGES, parse_study
 from tests.ingest import prism_layout as layout
 from tests.ingest.prism_layout import ICLR, ICML, prism_data, write
 from warehouse import EventLog

@@ -268,7 +268,7 @@ def test_bad_taxonomy_files_are_refused(tmp_path, text, message):
 
 
 def test_a_study_chooses_the_taxonomy():
-    from reviewing.study import StudyError, parse_study
+    from studies import StudyError, parse_study
 
     base = 'name = "t"\njudges = ["depth"]\n[papers]\nids = ["a"]\n[judging]\nprovider = "openai"\nmodel = "m"\n'
     assert parse_study("t", base).judging.model_settings()["depth_taxonomy"] == "prism-reference"

@@ -12,7 +12,7 @@ from ingest.substanreview import import_substanreview, imported_paper_ids
 from judging import depth
 from judging.reviews import external_reviews
 from peerlake.commands.validate import STUDY, study_file
-from reviewing.study import load_study, record_resolution, save_study
+from studies import load_study, record_resolution, save_study
 from tests.dbt.test_judge_validation import build_validation_mart
 from tests.judging.support import JUDGE_MODEL, record
 

@@ -7,7 +7,7 @@ from dagster import DagsterInstance, materialize
 from orchestration.assets.ingest import manuscripts
 from orchestration.assets.reviews import ai_reviews
 from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.study import save_study
+from studies import save_study
 from tests.dbt.test_marts import dbt_build
 from tests.doubles.fake_server import FakeLlmServer
 from warehouse.log import EventLog

@@ -51,7 +51,7 @@ def test_a_celery_run_says_what_to_start(tmp_path, monkeypatch):
 
 def test_a_study_spreads_over_celery_workers_and_survives_a_killed_one(tmp_path, s3_server, s3_lake_url,
                                                                        monkeypatch):
-    from reviewing.study import save_study
+    from studies import save_study
 
     lake_root = tmp_path / "lake"
     monkeypatch.setenv("PEERLAKE_HOME", str(lake_root))

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from llm_calls.providers.model_rules import openai_family
-from reviewing.study import JUDGES, save_study
 from reviewing.systems import SYSTEMS
+from studies import JUDGES, save_study
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli

@@ -11,7 +11,7 @@ import statistics
 
 import pytest
 
-from reviewing.study import save_study
+from studies import save_study
 from tests.embedded import require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql

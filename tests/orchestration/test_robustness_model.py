@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from reviewing.study import save_study
+from studies import save_study
 from tests.embedded import machinery_model, require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql

@@ -12,12 +12,12 @@ import pytest
 
 from ingest import hidden_text
 from ingest.papers import ingest_pdf, latest_versions
-from reviewing import study as study_mod
 from reviewing.probes import probe_code_version, probe_requests
 from reviewing.scoring import ReviewerConfig, review_requests
-from reviewing.study import StudyError, load_study, parse_study
 from reviewing.systems import get_system
 from reviewing.systems.runs import system_runs
+from studies import ROBUSTNESS_DEMO, StudyError, builtin_text, load_study, parse_study, record_resolution
+from studies.builtin import OLD_SHA256
 from warehouse import EventLog
 from warehouse.studies import StudyFiles
 
@@ -102,7 +102,7 @@ def test_a_study_takes_strip_hidden_for_template_reviewers_and_records_it(inject
     templates = [r.config() for r in study.reviewers if r.system is None]
     assert [c.strip_hidden for c in templates] == [True, False]
     configs = [*templates, study.reviewers[2].system_config()]
-    event = study_mod.record_resolution(log, study, ["demo-1"], configs, asset="ai_reviews")
+    event = record_resolution(log, study, ["demo-1"], configs, asset="ai_reviews")
     assert [r["strip_hidden"] for r in json.loads(event.reviewers_json)] == [True, False, True]
     head = 'name = "s"\n[papers]\nids = ["demo-1"]\n[[reviewers]]\n'
     with pytest.raises(StudyError, match="strip_hidden"):
@@ -112,11 +112,11 @@ def test_a_study_takes_strip_hidden_for_template_reviewers_and_records_it(inject
 
 
 def test_the_old_robustness_demo_is_upgraded_to_name_its_attack_arm(lake):
-    new = study_mod.ROBUSTNESS_DEMO_TEXT
+    new = builtin_text(ROBUSTNESS_DEMO)
     old = new.replace("# the attack: this reviewer reads the text layer whole, hidden text included\n", "") \
         .replace("options = { sample_one = true, strip_hidden = false }", "options = { sample_one = true }") \
         .replace("defence (the default): it", "defence: it")
-    assert hashlib.sha256(old.encode()).hexdigest() in study_mod._OLD_BUILTIN_SHA256["robustness-demo"]
+    assert hashlib.sha256(old.encode()).hexdigest() in OLD_SHA256["robustness-demo"]
     log = EventLog(lake)
     StudyFiles(lake).write("robustness-demo", old)
     study = load_study(log, "robustness-demo")

@@ -17,7 +17,7 @@ from reviewing.revision.manuscript import (
 )
 from reviewing.revision.roles import RoleAnswerError, parse_decisions, parse_edits, selector_request, writer_request
 from reviewing.revision.spec import RevisionSpec, RevisionSpecError
-from reviewing.study import StudyError, parse_study
+from studies import StudyError, parse_study
 
 MODELS = {"L": {"provider": "local", "model": "big"}, "H": {"provider": "local", "model": "small"}}
 

@@ -1,16 +1,16 @@
 """MLR as the seed ran it (issue #24 §2): hosted step budgets with room for its ~3.9k output tokens, a
 model per agent (the appendix agent on Haiku, the review agent on Sonnet), and the agents of each
-experiment as a preset. The study builds the configuration (reviewing.study), the loopback server is
+experiment as a preset. The study builds the configuration (studies), the loopback server is
 the provider's network edge."""
 
 import json
 
 import pytest
 
-from reviewing.study import ReviewerSpec
 from reviewing.systems import get_system
 from reviewing.systems.base import SystemOptionError, SystemRun, run_systems
 from reviewing.systems.mlr import DEFAULTS
+from studies import ReviewerSpec
 from tests.reviewing.systems.test_mlr import SPECTER, _script
 
 SEED_OUTPUT_TOKENS = 3913  # spec h.3: MLR's output tokens per paper on Claude

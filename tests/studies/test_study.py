@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from reviewing.study import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
+from studies import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
 from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 from warehouse.events import SampleDrawn
 
@@ -119,14 +119,16 @@ def test_judges_and_the_judging_table_round_trip_and_default_to_the_reviewer_mod
 
 
 def test_a_lake_holding_the_old_builtin_demo_study_leaves_the_judges_to_judging_demo(log):
-    from reviewing.study import DEMO_JUDGING, DEMO_TEXT, JUDGES, JUDGING_DEMO
+    from studies import JUDGES, JUDGING_DEMO, builtin_text
     from warehouse.studies import StudyFiles
 
     # the previous release's demo judged demo-001; now `peerlake run judging-demo` does
     old = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
-                     corpus=DEMO, judges=list(JUDGES), judging=DEMO_JUDGING)
+                     corpus=DEMO, judges=list(JUDGES),
+                     judging={"papers": ["demo-001"], "peerlake_samples": 1, "human_per_paper": 1, "max_claims": 2,
+                              "verify_top": 1})
     StudyFiles(log.lake).write(DEMO, old)
-    assert load_study(log, DEMO).judges == () and StudyFiles(log.lake).read(DEMO) == DEMO_TEXT
+    assert load_study(log, DEMO).judges == () and StudyFiles(log.lake).read(DEMO) == builtin_text(DEMO)
     judging = load_study(log, JUDGING_DEMO)
     assert judging.judges == JUDGES and judging.judging.papers == ("demo-001",)
     assert [r.papers for r in judging.reviewers] == [("demo-001",)]

@@ -6,9 +6,9 @@ from typing import ClassVar
 
 import pytest
 
-from reviewing.study import StudyError, parse_study, record_resolution
 from reviewing.systems import register
 from reviewing.systems.base import ReviewerSystem
+from studies import StudyError, parse_study, record_resolution
 from warehouse.log import EventLog
 
 
@@ -111,7 +111,7 @@ def test_the_resolution_names_each_system_configuration(lake):
 
 
 def test_study_new_writes_system_reviewers():
-    from reviewing.study import study_text
+    from studies import study_text
 
     text = study_text("sys", ids=["p1"], samples=2, systems=["tiny", "tiny"])
     study = parse_study("sys", text)

@@ -1,0 +1,25 @@
+"""Study files in the lake (warehouse.studies): a built-in study is written on first use (and upgraded
+from an earlier release's text), a user's study is saved only if it parses."""
+
+import hashlib
+from pathlib import Path
+
+from studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
+from studies.parse import parse_study
+from studies.spec import Study
+from warehouse import EventLog
+from warehouse.studies import StudyFiles
+
+
+def load_study(log: EventLog, name: str) -> Study:
+    """The study file from the lake; the built-in studies (studies.builtin) are written on first use."""
+    files = StudyFiles(log.lake)
+    if name in BUILTIN_STUDIES and (not files.exists(name) or hashlib.sha256(files.read(name).encode()).hexdigest()
+                                    in OLD_SHA256.get(name, ())):
+        files.write(name, builtin_text(name))
+    return parse_study(name, files.read(name))
+
+
+def save_study(log: EventLog, name: str, text: str) -> Path:
+    parse_study(name, text)
+    return StudyFiles(log.lake).write(name, text)

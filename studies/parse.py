@@ -1,0 +1,172 @@
+"""Reading a study file: TOML in, a checked Study out; every problem is a StudyError naming the key and
+saying what to change."""
+
+import json
+import tomllib
+
+from reviewing.systems.base import SystemOptionError
+from studies.spec import (
+    DEMO,
+    EXPERIMENTS,
+    JUDGES,
+    RETRIEVAL_BACKENDS,
+    REVIEW_SOURCES,
+    REVISION,
+    CostSpec,
+    JudgingSpec,
+    ReviewerSpec,
+    Study,
+    StudyError,
+)
+from warehouse.judge_caps import check_caps
+
+PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
+REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",
+                 "system", "options", "papers", "strip_hidden"}
+TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs",
+            REVISION, *EXPERIMENTS}
+COSTS_KEYS = {"max_cost_usd", "batch"}
+JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
+                "verify_top", "caps", "depth_taxonomy",
+                "provider", "model", "temperature", "max_output_tokens", "base_url"}
+
+
+def parse_study(name: str, text: str) -> Study:
+    """Parse and check a study file; every problem is a StudyError naming the key."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"study {name!r}: not valid TOML: {exc}") from None
+    _no_unknown(name, "", raw, TOP_KEYS)
+    if raw.get("name", name) != name:
+        raise StudyError(f"study {name!r}: the file says name = {raw['name']!r}; rename one of them")
+    papers = raw.get("papers", {})
+    _no_unknown(name, "papers.", papers, PAPER_KEYS)
+    if not any(papers.get(k) for k in PAPER_KEYS):
+        raise StudyError(f"study {name!r}: [papers] selects nothing; set one of {sorted(PAPER_KEYS)}")
+    if papers.get("corpus") not in (None, DEMO):
+        raise StudyError(f"study {name!r}: papers.corpus = {papers['corpus']!r}; the only corpus is 'demo'")
+    reviewers = []
+    # no [[reviewers]] table: the default reviewer; `reviewers = []`: imported reviews only
+    for i, r in enumerate(raw.get("reviewers", [{}])):
+        _no_unknown(name, f"reviewers[{i}].", r, REVIEWER_KEYS)
+        if r.get("samples") is not None and (not isinstance(r["samples"], int) or r["samples"] < 1):
+            raise StudyError(f"study {name!r}: reviewers[{i}].samples must be a whole number >= 1")
+        if r.get("system") is not None and "template" in r:
+            raise StudyError(f"study {name!r}: reviewers[{i}] names both a system and a template; a system "
+                             "brings its own templates")
+        if "options" in r and (r.get("system") is None or not isinstance(r["options"], dict)):
+            raise StudyError(f"study {name!r}: reviewers[{i}].options is a table of a system's options "
+                             "(needs system = ...)")
+        if "strip_hidden" in r and (r.get("system") is not None or not isinstance(r["strip_hidden"], bool)):
+            raise StudyError(f"study {name!r}: reviewers[{i}].strip_hidden is true or false for a template "
+                             "reviewer; a system takes it in options = { strip_hidden = ... }")
+        if not isinstance(r.get("papers", []), list):
+            raise StudyError(f"study {name!r}: reviewers[{i}].papers must be a list of paper ids")
+        _no_base_url_for_hosted(name, f"reviewers[{i}]", r)
+        spec = ReviewerSpec(**{**r, "options": tuple(sorted(r.get("options", {}).items())),
+                               "papers": tuple(str(p) for p in r.get("papers", ()))})
+        if spec.system is not None:
+            try:
+                from reviewing.systems import get_system
+
+                get_system(spec.system).resolve(dict(spec.options))
+            except SystemOptionError as exc:
+                raise StudyError(f"study {name!r}: reviewers[{i}]: {exc}") from None
+        reviewers.append(spec)
+    judges = raw.get("judges", [])
+    if not isinstance(judges, list) or (unknown := sorted(set(map(str, judges)) - set(JUDGES))):
+        raise StudyError(f"study {name!r}: judges must be a list of {', '.join(JUDGES)}"
+                         + (f"; unknown: {', '.join(unknown)}" if isinstance(judges, list) else ""))
+    judging = _judging(name, raw.get("judging", {}))
+    costs = _costs(name, raw.get("costs", {}))
+    experiments = {}
+    for e in EXPERIMENTS:
+        if e in raw:
+            if not isinstance(raw[e], dict):
+                raise StudyError(f"study {name!r}: [{e}] must be a table")
+            experiments[e] = raw[e]
+    if REVISION in raw:
+        from reviewing.revision.spec import RevisionSpec, RevisionSpecError
+
+        try:
+            RevisionSpec.from_table(raw[REVISION])
+        except RevisionSpecError as exc:
+            raise StudyError(f"study {name!r}: {exc}") from None
+        experiments[REVISION] = raw[REVISION]
+    return Study(name=name, text=text, description=raw.get("description", ""),
+                 corpus=papers.get("corpus"), folders=tuple(papers.get("folders", ())),
+                 sample=papers.get("sample"), venues=tuple(papers.get("venues", ())),
+                 ids=tuple(str(i) for i in papers.get("ids", ())),
+                 all_ingested=bool(papers.get("all_ingested", False)), reviewers=tuple(reviewers),
+                 external_systems=tuple(raw.get("external_systems", ())),
+                 judges=tuple(j for j in JUDGES if j in judges), judging=judging, costs=costs,
+                 experiments_json=json.dumps(experiments, sort_keys=True, default=str))
+
+
+def _costs(name: str, table: dict) -> CostSpec:
+    _no_unknown(name, "costs.", table, COSTS_KEYS)
+    cap = table.get("max_cost_usd")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+        raise StudyError(f"study {name!r}: costs.max_cost_usd must be a number of US dollars >= 0")
+    batch = table.get("batch", False)
+    if not isinstance(batch, bool):
+        raise StudyError(f"study {name!r}: costs.batch must be true or false")
+    return CostSpec(max_cost_usd=None if cap is None else float(cap), batch=batch)
+
+
+def _no_base_url_for_hosted(name: str, where: str, table: dict) -> None:
+    """OpenAI's and Anthropic's providers call their own API (or the SDK's OPENAI_BASE_URL /
+    ANTHROPIC_BASE_URL): a study's base_url would be ignored there, and the calls go elsewhere than
+    the study says. Refused, naming what to use instead."""
+    if table.get("base_url") is not None and table.get("provider") in ("openai", "anthropic"):
+        env = "OPENAI_BASE_URL" if table["provider"] == "openai" else "ANTHROPIC_BASE_URL"
+        raise StudyError(f"study {name!r}: {where}.base_url is ignored by provider {table['provider']!r}; use "
+                         f"provider = \"openai_compatible\" for another server, or set {env} for a proxy of "
+                         "the same API")
+
+
+def _judging(name: str, table: dict) -> JudgingSpec:
+    _no_unknown(name, "judging.", table, JUDGING_KEYS)
+    _no_base_url_for_hosted(name, "judging", table)
+    for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims", "verify_top"):
+        v = table.get(key)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+            raise StudyError(f"study {name!r}: judging.{key} must be a whole number >= 1")
+    sources = tuple(table.get("sources", REVIEW_SOURCES))
+    if bad := sorted(set(sources) - set(REVIEW_SOURCES)):
+        raise StudyError(f"study {name!r}: judging.sources has {', '.join(bad)}; known: {', '.join(REVIEW_SOURCES)}")
+    if table.get("retrieval", "offline") not in RETRIEVAL_BACKENDS:
+        raise StudyError(f"study {name!r}: judging.retrieval = {table['retrieval']!r}; "
+                         f"known: {', '.join(RETRIEVAL_BACKENDS)}")
+    t = table.get("temperature", 0.0)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
+        raise StudyError(f"study {name!r}: judging.temperature must be a number >= 0")
+    raw_caps = table.get("caps", {})
+    if not isinstance(raw_caps, dict):
+        raise StudyError(f"study {name!r}: judging.caps must be a table, e.g. [judging.caps] depth_units = 12")
+    try:
+        caps = check_caps(raw_caps)
+    except ValueError as exc:
+        raise StudyError(f"study {name!r}: {exc}") from None
+    if table.get("max_claims") is not None:
+        caps.setdefault("novelty_claims", table["max_claims"])
+    depth_taxonomy = table.get("depth_taxonomy", "prism-reference")
+    if not isinstance(depth_taxonomy, str) or not depth_taxonomy.strip():
+        raise StudyError(f"study {name!r}: judging.depth_taxonomy must be a shipped taxonomy's name "
+                         "(prism-reference, prism-paper) or a path to a TOML file")
+    return JudgingSpec(papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
+                       peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
+                       repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
+                       max_claims=table.get("max_claims"), verify_top=table.get("verify_top", 3),
+                       caps=tuple(sorted(caps.items())), depth_taxonomy=depth_taxonomy.strip(),
+                       provider=table.get("provider"),
+                       model=table.get("model"), temperature=float(t),
+                       max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
+
+
+def _no_unknown(name: str, prefix: str, table: dict, known: set[str]) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise StudyError(f"study {name!r}: unknown key(s) {', '.join(prefix + k for k in unknown)}; "
+                         f"known: {', '.join(prefix + k for k in sorted(known))}")

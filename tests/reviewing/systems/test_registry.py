@@ -1,0 +1,37 @@
+"""Reviewer systems are found in reviewing/systems/, not listed: every ReviewerSystem subclass with its
+own `name` in a module of the package is a system a study may name."""
+
+import importlib
+import inspect
+import pkgutil
+
+import reviewing.systems as systems
+from reviewing.systems import ReviewerSystem, get_system, register, system_names
+
+
+def test_every_named_system_class_of_the_package_is_a_system():
+    classes = {c.name: c for info in pkgutil.iter_modules(systems.__path__)
+               for _, c in inspect.getmembers(importlib.import_module(f"reviewing.systems.{info.name}"),
+                                              inspect.isclass)
+               if issubclass(c, ReviewerSystem) and "name" in vars(c)}
+    assert set(system_names()) == set(classes)
+    assert all(type(get_system(n)) is classes[n] for n in system_names())
+
+
+def test_listing_order_is_the_one_written_before():
+    # `peerlake systems` lists them in this order, and the system_reviews asset's code version hashes them
+    # in it: a regression oracle, the list as it was kept by hand.
+    assert system_names() == ("mlr", "mlr-combined", "llm-review", "ai-scientist", "agentreview")
+    assert system_names() == systems.SYSTEMS
+
+
+def test_a_registered_system_is_nameable_but_not_built_in(monkeypatch):
+    monkeypatch.setattr(systems, "_LOADED", dict(systems._LOADED))  # the toy leaves with the test
+    monkeypatch.setattr(systems, "_REGISTERED", dict(systems._REGISTERED))
+
+    class Toy(ReviewerSystem):
+        name = "toy-registry-test"
+
+    register(Toy())
+    assert get_system("toy-registry-test").name == "toy-registry-test"
+    assert "toy-registry-test" not in systems.SYSTEMS
