@@ -13,7 +13,7 @@ every number from the units: any-of-k ensembles, accuracy per distance, Wilson i
 Defaults where the seed is silent (keys of the study's [contradictions] table):
   - repeats = 10 (the Multi-Layered Review paper) under [contradictions.judge]; they differ only at a temperature > 0
     (a seed alone does not change a greedy answer) (temperature: the study's judging default; the paper does not say);
-  - audit = true: the specificity audit runs [default, not in source: the seed ran it once, on 26 papers];
+  - audit = true: the specificity audit runs [ours, the paper does not say: the seed ran it once, on 26 papers];
   - human reviews are not audited (they are not the systems under test) (ours: the paper does not say);
   - detection_review_chars: settings.judge_max_chars(provider) (6,000 on local; the seed's o3 read
     whole reviews); detection_paragraph_chars: 1,500 each on local, 20,000 elsewhere [default, not in

@@ -7,11 +7,11 @@ Study table `[focus]` (every key optional):
   taxonomy = "focus"        the default file prompts/taxonomies/focus.toml, a bare name of a shipped file,
                             or a path to your own (relative to the working directory). Its labels and
                             definitions are in the prompt and its SHA-256 in every judgment's inputs.
-  max_items = 6             items per polarity per review (1..20) [default, not in source: the local
+  max_items = 6             items per polarity per review (1..20) [ours, the paper does not say: the local
                             model's answer budget; the seed's o3-mini labelled every item]
   max_chars                 review characters the judge reads (default settings.judge_max_chars)
   include_variants = false  also label reviews of the experiments' variants (contradiction, hidden text)
-                            [default, not in source: focus is measured on the unmodified papers]
+                            [ours, the paper does not say: focus is measured on the unmodified papers]
   [focus.judge]             the judge model (provider, model, temperature, max_output_tokens, base_url,
                             repeats); the rest from the study's [judging]
 

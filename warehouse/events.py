@@ -602,7 +602,7 @@ class ReferenceLabelImported(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class RevisionOutcomeRecorded(Event):
-    """What one (paper, Writer, Selector) condition of the revision crossover made (seed §6.1):
+    """What one (paper, Writer, Selector) condition of the revision crossover made:
     the Writer's candidate diffs, the Selector's decisions, the validators' checks, and the final
     manuscript (a `paper_variant` of kind revision) or why the paper is blocked from scoring.
 

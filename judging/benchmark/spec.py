@@ -11,7 +11,7 @@ rest: judging/detection.py). Keys and defaults; "ours" marks a choice the paper 
                       had no node limit and its graphs reach distance 8; 8 on `local`, what the
                       embedded model's context holds (ours: the paper does not say)
   max_items           int, default none: at most this many insertions per paper, the smallest distances
-                      (the most severe) kept [default, not in source: for trial runs and tests]
+                      (the most severe) kept [ours, the paper does not say: for trial runs and tests]
   max_paragraph_chars int, default 1200: longer paragraphs are not rewritten (ours: the paper does not say)
   builder             table: the builder's model (provider, model, temperature, max_output_tokens,
                       base_url); the rest from the study's [judging] (read by orchestration/experiments.py)

@@ -82,6 +82,9 @@ def validity_table(papers: pd.DataFrame) -> pd.DataFrame:
     `papers`: one row per (study_id?, reviewer_config, paper_id) with ai_score_mean,
     human_score_mean, venue, year, venue_year, is_accepted, is_withdrawn (any may be null)."""
     keys, rows = key_columns(papers, "reviewer_config"), []
+    # dbt hands the rows over in no fixed order, and a float sum depends on its order: sorted, the same
+    # papers give the same last digit on every build.
+    papers = papers.sort_values([*keys, "paper_id"], kind="stable") if "paper_id" in papers else papers
     for key, part in papers.groupby(keys, sort=True):
         k = key_dict(keys, key)
         rows.append(_validity_row(k, "all", None, None, part))

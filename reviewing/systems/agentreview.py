@@ -8,7 +8,7 @@ one-reviewer draw of the same paper share calls: the request is the same, it rep
 Parameters and where they come from:
 - temperature 0.9, max_tokens 4096: the repo's player backend (role_descriptions.PLAYER_BACKEND).
   Options `temperature`, `max_tokens`; the call asks min(max_tokens, the study's max_output_tokens),
-  and for the embedded model at most `local_max_tokens` (1,000) [default, not in source: the model
+  and for the embedded model at most `local_max_tokens` (1,000) [ours, the paper does not say: the model
   has a 4k-token context that the paper and the answer share].
 - 3 reviewers, each a persona from commitment (responsible / irresponsible), intention (benign /
   malicious), knowledgeability (knowledgeable / unknowledgeable): the repo's reviewer attributes;
@@ -27,7 +27,7 @@ Parameters and where they come from:
 - The paper: the repo sends the PDF's text cut at 16,384 words (args.max_num_words): option
   `max_words`. Text = the anonymized package text (body, references, appendix outline), also cut at
   `paper_chars` characters: default the provider's review budget (settings.review_max_chars), for
-  the embedded model at most 4,000 [default, not in source: prompt ~850 tokens + paper ~1,100 +
+  the embedded model at most 4,000 [ours, the paper does not say: prompt ~850 tokens + paper ~1,100 +
   answer 1,000 + a repair turn's 1,000 stay within 4,096].
 - `sample_one` (default false): one reviewer drawn at random per paper, for the focus analysis (the
   seed: strengths and weaknesses of several reviewers cannot be merged). The draw is seeded by the

@@ -8,7 +8,7 @@ in brackets; no reflection, so every round is 0):
    details, so the review does not ask for what it answers. No appendix → no call (extra says so).
 2. [literature] optional literature agent: searches through `retrieval` (each search a logged,
    replayable `retrieval_call`), then writes a short report from the works found. The queries are
-   the title and the abstract's first sentence [default, not in source: fixed before any model
+   the title and the abstract's first sentence [ours, the paper does not say: fixed before any model
    output, so a search replays even when a later template changes]; the paper itself is dropped
    from the hits; no hit → no call.
 3. [pass1] Keshav's first pass: title, abstract, introduction, conclusion, headings and references

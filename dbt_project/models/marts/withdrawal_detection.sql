@@ -1,6 +1,6 @@
 -- One row per (study, reviewer configuration, withdrawal judge configuration, level): how often a
 -- configuration's reviews of the study's withdrawn papers find the problem the authors gave for
--- withdrawing (seed §d, WithdrarXiv-Check: Exact and Similar). The judge configurations and repeats are
+-- withdrawing (the WithdrarXiv-Check matching: Exact and Similar). The judge configurations and repeats are
 -- the study's: those its newest experiment_withdrawals run recorded (study_resolved, judges_json); the
 -- levels are those that judge configuration judged on the study's reviews.
 --

@@ -94,3 +94,21 @@ def test_auc_counts_ties_as_half():
         if labels.any() and (~labels).any():
             assert acceptance_auc(scores, labels) == pytest.approx(brute_auc(scores, labels), abs=1e-12)
     assert np.isnan(acceptance_auc([5, 6], [True, True]))
+
+
+def test_validity_table_gives_the_same_last_digit_in_any_row_order():
+    # dbt hands a Python model its rows in no fixed order; a float sum depends on the order it adds in.
+    from metrics.stats.validity import validity_table
+
+    rng = np.random.default_rng(7)
+    n = 40
+    papers = pd.DataFrame({
+        "reviewer_config": ["c1"] * n, "paper_id": [f"p{i:02d}" for i in range(n)],
+        "ai_score_mean": rng.uniform(1, 10, n) / 3, "human_score_mean": rng.uniform(1, 10, n) / 7,
+        "venue": ["ICLR"] * n, "year": [2017] * n, "venue_year": ["ICLR 2017"] * n,
+        "is_accepted": rng.integers(0, 2, n).astype(bool), "is_withdrawn": [False] * n})
+    first = validity_table(papers)
+    for seed in range(5):
+        shuffled = validity_table(papers.sample(frac=1, random_state=seed).reset_index(drop=True))
+        for column in ("pearson", "mae", "rmse"):
+            assert shuffled[column].tolist() == first[column].tolist()
