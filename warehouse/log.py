@@ -4,25 +4,19 @@ Write path: each process appends JSON lines to its own write-ahead file (`events
 and fsyncs before `append` returns, so a completed call survives `kill -9`. Nothing is shared
 between writers, so any number of processes append without locks or DuckDB.
 
-Seal path: `seal()` (under an exclusive file lock) copies each WAL's new complete lines into typed
-Parquet segments, `events/segments/event_type=<t>/<wal>-<start>-<end>.parquet`, and then commits a
-manifest naming the byte range and the SHA-256 of every file. The manifest is the commit point: a
-crash before it leaves segment files whose names are a pure function of the WAL range, so the next
-seal finds them and commits exactly that range, after checking they hold exactly its events (a file
-dropped there by someone else is rewritten, never committed). A type with a uniqueness rule
+Seal path: `seal()` copies each WAL's new complete lines into typed Parquet segments, staged first and
+committed by a numbered manifest created with a conditional put on the lake's store (this disk, object
+storage or memory alike; warehouse/commit.py), then copied to
+`events/segments/event_type=<t>/<wal>-<start>-<end>.parquet`. The manifest is the commit point; the seal
+flock only spares this machine's processes a lost race. A type with a uniqueness rule
 (`Event.duplicate_type`: one successful `llm_call` per request_key) never gets a second sealed
 event per key: the later one goes to its duplicate partition, kept for the audit. Every manifest is a
-link of one hash chain (`seq`, `prev_sha256`; warehouse/chain.py), so `verify` notices a deleted,
-rewritten or reordered commit.
+link of one hash chain (`seq`, `prev_sha256`), so `verify` notices a deleted, rewritten or reordered
+commit. A lake written before this protocol keeps its range-named manifests, read into the same chain.
 
 Read path: the sealed segments (listed by a manifest) plus each WAL's lines after its sealed end.
-So a lost WAL file loses nothing that was sealed, and nothing is read twice.
-
-Where the lake has a URL (its shared part on a Store other machines write too), the write and read paths
-are the same; the commit point is a numbered manifest created with a conditional put
-(warehouse/chain_numbered.py), and `tail()` also returns what other machines commit. The manifests of a
-lake on this machine's disk keep the names above (by write-ahead range), so every lake written so far
-reads and verifies as it is.
+So a lost WAL file loses nothing that was sealed, and nothing is read twice. On a lake with a URL,
+`tail()` also returns what other machines commit.
 """
 
 import contextlib
@@ -40,10 +34,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from ulid import ULID
 
-from warehouse.blobs import BlobStore, lake_store, sha256_hex
-from warehouse.chain import ChainWriter, Link, read_head, read_manifests
-from warehouse.chain_numbered import NumberedChain, NumberedSealer, route
+from warehouse.blobs import BlobStore, lake_store
+from warehouse.chain import Link
 from warehouse.claims import request_claim
+from warehouse.commit import NumberedChain, NumberedSealer
 from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
 from warehouse.fsutil import file_lock, fsync_dir
 from warehouse.lake import Lake
@@ -162,10 +156,9 @@ class EventLog:
         self.lake = (lake or Lake.default()).ensure()
         self.store = lake_store(self.lake)
         self.blobs = BlobStore(self.lake, self.store)
-        # A lake with a URL commits numbered manifests (any number of machines); one on this disk keeps
-        # its manifests named by write-ahead range (the stored layout, read as it is).
-        self.chain = NumberedChain.for_lake(self.lake, self.store) if self.lake.url else None
-        self._sealer = NumberedSealer(self, self.chain) if self.chain is not None else None
+        # One commit protocol for every store: numbered manifests (an older lake's range-named ones read too).
+        self.chain = NumberedChain.for_lake(self.lake, self.store)
+        self._sealer = NumberedSealer(self, self.chain)
         self._tail_offsets: dict[str, int] | None = None  # None: tail() has not caught up yet
         self._tail_seq = 0  # numbered: the newest manifest tail() has read
         self._read_seq = 0  # numbered: the newest manifest the last _manifests() call returned
@@ -196,7 +189,7 @@ class EventLog:
         chain = self.chain
 
         def answered() -> bool:
-            return chain is not None and chain.is_answered(event_type, request_key)
+            return chain.is_answered(event_type, request_key)
 
         return request_claim(self.store, self.lake.locks_dir, answered, self.seal_own, request_key, event_type)
 
@@ -257,7 +250,7 @@ class EventLog:
             if data:
                 out.extend(self._parse(data, wal.name, [], types))
                 self._tail_offsets[wal.name] = end
-        if self.chain is not None:
+        if not self.chain.direct:
             # Other machines' events arrive by commit. Listed after reading our own: a file that appears in
             # between is read from 0 by the next tail().
             local = {w.name for w in self.wal_files()}
@@ -325,7 +318,7 @@ class EventLog:
 
     def _read_segment(self, rel_path: str) -> list[Event]:
         cls = EVENT_TYPES[_segment_type(rel_path)]
-        path = self.chain.segment_file(rel_path) if self.chain is not None else self.lake.root / rel_path
+        path = self.chain.segment_file(rel_path)
         return [cls.from_record(row) for row in pq.read_table(path).to_pylist()]
 
     @staticmethod
@@ -345,18 +338,14 @@ class EventLog:
 
     # ---- seal --------------------------------------------------------------------------------
     def _manifests(self) -> list[dict]:
-        if self.chain is not None:
-            ms = self.chain.refresh()
-            self._read_seq = ms[-1].seq if ms else 0
-            return [m.body for m in ms]
-        return [json.loads(p.read_text()) for p in sorted(self.lake.manifests_dir.glob("*.json"))]
+        ms = self.chain.refresh()
+        self._read_seq = ms[-1].seq if ms else 0
+        return self.chain.bodies()
 
     def head(self) -> Link | None:
         """The newest committed manifest (seq, SHA-256): a witness of everything sealed so far."""
-        if self.chain is not None:
-            head = self.chain.refresh()[-1:]
-            return head[0].link if head else None
-        return read_head(self.lake)
+        head = self.chain.refresh()[-1:]
+        return head[0].link if head else None
 
     def sealed_offsets(self) -> dict[str, int]:
         return self._sealed_offsets(self._manifests())
@@ -372,98 +361,15 @@ class EventLog:
     def seal(self) -> SealReport:
         """Copy new WAL lines into Parquet segments. Safe to run from many processes at once."""
         report = SealReport()
-        if self._sealer is not None:
-            with file_lock(self.lake.seal_lock):  # spares local races; across machines the conditional put decides
-                self._sealer.seal(report)
-            return report
-        with file_lock(self.lake.seal_lock):
-            files = read_manifests(self.lake)  # read once: offsets, unique keys and the chain's tip
-            manifests = [f.body for f in files if f.body is not None]
-            chain = ChainWriter(self.lake, files)
-            sealed = self._sealed_offsets(manifests)
-            unique_keys = self._sealed_unique_keys(manifests)
-            interrupted = self._interrupted_ranges(manifests)
-            for wal in self.wal_files():
-                start = sealed.get(wal.name, 0)
-                while True:
-                    # An interrupted seal's range is committed as it was cut, so its segments are not
-                    # left behind when lines were appended since.
-                    stop = interrupted.get(f"{wal.stem}-{start:012d}")
-                    data, end = self._complete_lines(wal, start, stop)
-                    if stop is not None and end != stop:  # not whole lines of this WAL: an ordinary range
-                        stop, (data, end) = None, self._complete_lines(wal, start)
-                    if not data:
-                        break
-                    events = self._parse(data, wal.name, report.bad_lines)
-                    self._seal_range(wal, start, end, data, events, report, unique_keys, chain)
-                    if stop is None:
-                        break
-                    start = end
-            chain.finish()
-            report.head = chain.tip
+        with file_lock(self.lake.seal_lock):  # spares local races; the conditional put decides
+            self._sealer.seal(report)
         return report
 
     def seal_own(self) -> None:
         """Seal until this process's write-ahead file, as of now, is committed (a request claim's release)."""
         wal = self.wal_path
-        if self.chain is None or self.chain.sealed_end(wal.name) < wal.stat().st_size:
+        if self.chain.sealed_end(wal.name) < wal.stat().st_size:
             self.seal()
-
-    def _interrupted_ranges(self, manifests: list[dict]) -> dict[str, int]:
-        """`<wal stem>-<start>` -> end, for segment files no manifest lists that are named for a WAL range:
-        what a seal that crashed before its manifest left (one listing of the segment folders per seal)."""
-        listed = {seg["path"] for m in manifests for seg in m["segments"]}
-        out: dict[str, int] = {}
-        for p in self.lake.segments_dir.glob("event_type=*/*.parquet"):
-            m = RANGE_STEM.fullmatch(p.stem)
-            if m and str(p.relative_to(self.lake.root)) not in listed:
-                key = f"{m['wal']}-{m['start']}"
-                out[key] = min(out.get(key, int(m["end"])), int(m["end"]))
-        return out
-
-    def _sealed_unique_keys(self, manifests: list[dict]) -> dict[str, set[str]]:
-        """For each type with a uniqueness rule, the keys its committed segments already hold."""
-        if self.chain is not None:
-            return self.chain.unique_keys()
-        keys: dict[str, set[str]] = {t: set() for t, cls in EVENT_TYPES.items() if cls.duplicate_type}
-        for m in manifests:
-            for seg in m["segments"]:
-                etype = _segment_type(seg["path"])
-                if etype not in keys or not seg["rows"]:
-                    continue
-                cls = EVENT_TYPES[etype]
-                rows = pq.read_table(self.lake.root / seg["path"], columns=list(cls.unique_fields)).to_pylist()
-                keys[etype].update(k for row in rows if (k := cls.unique_key_of(row)) is not None)
-        return keys
-
-    def _seal_range(self, wal: Path, start: int, end: int, data: bytes, events: list[Event],
-                    report: SealReport, unique_keys: dict[str, set[str]], chain: ChainWriter) -> None:
-        stem = f"{wal.stem}-{start:012d}-{end:012d}"
-        by_type, duplicates = route(events, unique_keys)
-        report.duplicates += duplicates
-        segments = []
-        for etype, evs in sorted(by_type.items()):
-            path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
-            # An existing file was written by a seal that crashed before its manifest, or put there by
-            # someone else: committed only if it holds exactly these events (a seal from before the
-            # uniqueness rule routed differently; a forged file holds other rows).
-            if not path.exists() or not self._holds(path, EVENT_TYPES[etype], evs):
-                self._write_parquet(path, EVENT_TYPES[etype], evs)
-                report.segments_written += 1
-            segments.append({"path": str(path.relative_to(self.lake.root)),
-                             "sha256": sha256_hex(path.read_bytes()), "rows": len(evs)})
-        manifest = {"wal": wal.name, "start": start, "end": end, "wal_sha256": sha256_hex(data),
-                    "segments": segments, "events": len(events)}
-        chain.commit(stem, manifest)  # the commit point: seq + SHA-256 of the previous manifest
-        report.events_sealed += len(events)
-
-    @staticmethod
-    def _holds(path: Path, cls: type[Event], events: list[Event]) -> bool:
-        try:
-            rows = pq.read_table(path).to_pylist()
-            return [cls.from_record(r).to_record() for r in rows] == [ev.to_record() for ev in events]
-        except Exception:  # unreadable, or not this type's columns: not what the seal would write
-            return False
 
     @staticmethod
     def _write_parquet(path: Path, cls: type[Event], events: list[Event]) -> None:
@@ -486,28 +392,11 @@ class EventLog:
         """One zero-row segment per event type and schema version, so every source glob matches
         at least one file (DuckDB errors on an empty glob) and carries the full column set.
 
-        Their manifests are chained like any other (any process may write one at start-up, always
-        under the seal lock), so a schema segment is checked like every committed file."""
-        if self._sealer is not None:
-            if self.chain.head is not None and not self._sealer.missing_schemas():
-                return  # the usual case: this process already saw them all (no lock, no request)
-            with file_lock(self.lake.seal_lock):  # spares local races; across machines the conditional put decides
-                self._sealer.commit_schema_segments()
-            return
-        missing = [(etype, cls) for etype, cls in EVENT_TYPES.items()
-                   if not (self.lake.manifests_dir / f"000000-schema-{etype}-v{cls.schema_version}.json").exists()]
-        if not missing:
-            return
-        with file_lock(self.lake.seal_lock):
-            chain = ChainWriter(self.lake, read_manifests(self.lake))
-            for etype, cls in missing:
-                stem = f"000000-schema-{etype}-v{cls.schema_version}"
-                if (self.lake.manifests_dir / f"{stem}.json").exists():
-                    continue  # another process committed it while we waited for the lock
-                path = self.lake.segments_dir / f"event_type={etype}" / f"{stem}.parquet"
-                if not path.exists() or not self._holds(path, cls, []):  # (a crashed start-up's, or forged)
-                    self._write_parquet(path, cls, [])
-                chain.commit(stem, {"wal": None, "segments": [{
-                    "path": str(path.relative_to(self.lake.root)),
-                    "sha256": sha256_hex(path.read_bytes()), "rows": 0}], "events": 0})
-            chain.finish()
+        Their manifests are chained like any other, so a schema segment is checked like every committed file."""
+        if (self.chain.head is not None or self.chain.legacy) and not self._sealer.missing_schemas():
+            return  # the usual case: this process already saw them all (no lock, no request)
+        with file_lock(self.lake.seal_lock):  # spares local races; the conditional put decides
+            self.chain.refresh()
+            if self.chain.head is None and self.chain.legacy and not self._sealer.missing_schemas():
+                return  # a lake written before the chain: its first seal starts it
+            self._sealer.commit_schema_segments()

@@ -75,8 +75,6 @@ def iter_blob_refs(log: EventLog, manifests: list[dict]) -> Iterator[BlobRef]:
 
 def _segment_path(log: EventLog, rel_path: str) -> Path | None:
     """This machine's copy of a committed segment (None when it cannot be had: verify names it)."""
-    if log.chain is None:
-        return log.lake.root / rel_path
     try:
         return log.chain.segment_file(rel_path)
     except (OSError, RuntimeError):

@@ -2,14 +2,16 @@
 
 - each manifest's segments and sealed WAL range hash to what it recorded, and its file name is the
   pure function of what it commits (a renamed or swapped manifest shows);
-- the manifests form one hash chain with no gap, up to the head pointer (warehouse/chain.py);
+- the manifests form one hash chain with no gap, up to the head pointer (warehouse/chain.py), numbered
+  ones and an older lake's range-named ones alike (each numbered key names its body's seq);
 - every head recorded in the witness log (warehouse/heads.py), and the head `--head H` names, is still
   the manifest at its seq;
 - each WAL's sealed ranges tile it from byte 0 in commit order (a deleted manifest leaves a hole);
 - a segment no manifest lists fails, whatever its name: dbt does not read it, but nothing accounts for
-  it. The one exception, a warning: the segments of a seal interrupted before its manifest, i.e. named
-  for the next unsealed range of a WAL and holding exactly the events of those WAL bytes (`peerlake seal`
-  commits them, after checking that again);
+  it. The one exception, a warning: on a lake on this disk written by the range-named layout, the segments
+  of a seal interrupted before its manifest, i.e. named for the next unsealed range of a WAL and holding
+  exactly the events of those WAL bytes (`peerlake seal` commits them). A staged segment no manifest names
+  is a warning too (a seal interrupted before its commit point);
 - every blob hashes to its name, and every blob an event names exists (warehouse/references.py);
 - prompt template sources are the text of their prompt_hash.
 
@@ -18,11 +20,8 @@ that head: the newest manifest rewritten together with the head pointer, a manif
 rewritten and the chain re-linked after it, manifests reordered and re-linked, and the chain cut back
 (newest manifests deleted with their segments and write-ahead files, the head pointer rewritten).
 Without one it cannot (the chain is then only checked against itself) and says so in a warning.
-On a lake with a URL (numbered manifests, warehouse/chain_numbered.py) the same checks read the store,
-never this machine's caches: seq 1 (the genesis) to the newest with no gap, each key naming its body's seq;
-each committed segment's SHA-256, row count and name; this machine's write-ahead ranges (other machines'
-files are checked on those machines); no object under `events/segments/` outside a manifest (dbt would
-read it); a staged segment no manifest names is a warning (a seal interrupted before its commit point).
+Everything is read from the store, never this machine's caches. On a lake with a URL, write-ahead files
+of other machines are checked on those machines.
 
 Never detectable: a WAL deleted or edited before its first seal (nothing recorded it yet), changes after
 the newest head you check against, and a lake whose chain, head pointer and witness log were all
@@ -30,7 +29,6 @@ rewritten together, unless you check it against a head kept outside the lake (`p
 with a head printed by `peerlake seal`, `run` or `build`, or shown in the report footer).
 """
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,8 +39,19 @@ import pyarrow.parquet as pq
 
 from warehouse import heads
 from warehouse.blobs import BLOBS, blob_key, is_blob_name, sha256_hex
-from warehouse.chain import GENESIS, Link, ManifestFile, check_chain, check_head, read_manifests
-from warehouse.chain_numbered import HEAD, MANIFESTS, SEGMENTS, STAGING, read_head, seq_of_key
+from warehouse.chain import Link, check_chain
+from warehouse.commit import (
+    GENESIS_NAME,
+    HEAD,
+    MANIFESTS,
+    SEGMENTS,
+    STAGING,
+    NumberedManifest,
+    read_head,
+    seq_of_key,
+    upcast,
+)
+from warehouse.events import EVENT_TYPES
 from warehouse.log import RANGE_STEM, EventLog
 from warehouse.references import iter_blob_refs, package_images
 
@@ -66,30 +75,43 @@ class VerifyReport:
 
 def verify_lake(log: EventLog, extends: str | None = None) -> VerifyReport:
     """Everything above; with `extends` (a head published earlier), also that the chain still holds it."""
-    if log.chain is not None:
-        return _verify_numbered(log, extends)
-    lake = log.lake
+    store = log.store
     report = VerifyReport()
-    files = read_manifests(lake)
-    manifests, readable = [], []
-    for mf in files:
+    manifests: list[NumberedManifest] = []
+    for info in store.list(MANIFESTS):
         report.checked_manifests += 1
-        if mf.body is None or (why := _malformed(mf.body)):
-            what = "not a valid JSON object" if mf.body is None else why
-            report.problems.append(f"manifest {lake.manifests_dir / (mf.stem + '.json')}: {what}")
+        where = store.uri(info.key)
+        raw = store.get(info.key)
+        seq = seq_of_key(info.key)
+        m = upcast(info.key, raw)
+        if m is None or (why := _malformed(m.body)):
+            what = "not a manifest (a JSON object with a segments list)" if m is None else why
+            report.problems.append(f"manifest {where}: {what}")
             continue
-        manifests.append(mf.body)
-        readable.append(mf)
-        _check_name(mf, report)
-        _check_committed_files(log, mf, report)
-    chain = check_chain(lake, files)
+        if seq is not None:  # numbered: the key names the seq
+            if m.seq != seq:
+                report.problems.append(f"manifest {where} says seq {m.body.get('seq')}: manifests were renamed, "
+                                       "swapped or reordered")
+                continue
+            m = NumberedManifest(seq, raw, m.body)
+        elif not info.key.endswith(".json"):
+            report.problems.append(f"{where} is not a manifest name: an object was added to the manifests")
+            continue
+        else:  # the range-named layout: the name is a function of what it commits
+            _check_name(m, report)
+        manifests.append(m)
+        _check_stored_segments(log, m, report)
+        _check_wal_range(log, m, report)
+    chain = check_chain(store.uri(HEAD), read_head(store), manifests)
     report.problems += chain.problems
     report.warnings += chain.warnings
     report.head = chain.tip
-    _check_wal_tiling(readable, report)
-    _check_orphan_segments(log, manifests, report)
+    chained = sorted((m for m in manifests if m.seq), key=lambda m: m.seq)
+    _check_wal_tiling([*(m for m in manifests if not m.seq), *chained], report)
+    bodies = [m.body for m in manifests]
+    _check_stray_objects(log, bodies, report)
     existing = _check_blobs(log, report)
-    _check_blob_refs(log, manifests, existing, chain.started_at, report)
+    _check_blob_refs(log, bodies, existing, chain.started_at, report)
     _check_prompt_sources(log, report)
     check_against_heads(log, chain.seq_of_sha, extends, report)
     return report
@@ -120,56 +142,28 @@ def _malformed(body: dict) -> str | None:
     return None
 
 
-def _expected_stem(body: dict) -> str | None:
+def _check_name(m: NumberedManifest, report: VerifyReport) -> None:
+    """A range-named manifest's name is a function of what it commits; a renamed or swapped one breaks that."""
+    body = m.body
     if body.get("genesis"):
-        return GENESIS
-    if body.get("wal"):
-        return f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}"
-    return None  # a schema segment's manifest: its name is its segment's, checked below
-
-
-def _check_name(mf: ManifestFile, report: VerifyReport) -> None:
-    """A manifest's name is a function of what it commits; a renamed or swapped manifest breaks that."""
-    expected = _expected_stem(mf.body)
-    stems = {Path(seg["path"]).stem for seg in mf.body.get("segments", [])}
-    if (expected is not None and expected != mf.stem) or stems - {mf.stem}:
+        expected = GENESIS_NAME
+    elif body.get("wal"):
+        expected = f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}"
+    else:
+        expected = None  # a schema segment's manifest: its name is its segment's
+    stems = {Path(seg["path"]).stem for seg in body.get("segments", [])}
+    if (expected is not None and expected != m.stem) or stems - {m.stem}:
         what = f"{expected}.json" if expected else ", ".join(sorted(stems))
-        report.problems.append(f"manifest {mf.stem}.json holds the record of {what}: manifests were renamed, "
+        report.problems.append(f"manifest {m.stem}.json holds the record of {what}: manifests were renamed, "
                                "swapped or reordered")
 
 
-def _check_committed_files(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
-    lake, manifest = log.lake, mf.body
-    for seg in manifest.get("segments", []):
-        p = lake.root / seg["path"]
-        report.checked_segments += 1
-        if not p.exists():
-            report.problems.append(f"segment {p} is listed in {mf.stem}.json but missing")
-        elif (got := sha256_hex(p.read_bytes())) != seg["sha256"]:
-            report.problems.append(
-                f"segment {p} was modified: sha256 {got[:16]}… but manifest {mf.stem}.json "
-                f"recorded {seg['sha256'][:16]}…")
-    if manifest.get("wal"):
-        wal = lake.wal_dir / manifest["wal"]
-        report.checked_wal_ranges += 1
-        if not wal.exists():
-            report.problems.append(f"write-ahead file {wal} is missing (sealed by {mf.stem}.json)")
-            return
-        with open(wal, "rb") as fh:
-            fh.seek(manifest["start"])
-            data = fh.read(manifest["end"] - manifest["start"])
-        if sha256_hex(data) != manifest["wal_sha256"]:
-            report.problems.append(
-                f"write-ahead file {wal} bytes {manifest['start']}–{manifest['end']} changed "
-                f"after they were sealed (manifest {mf.stem}.json)")
-
-
-def _check_wal_tiling(files: list[ManifestFile], report: VerifyReport) -> None:
+def _check_wal_tiling(files: list[NumberedManifest], report: VerifyReport) -> None:
     """Each WAL is sealed from byte 0 in consecutive ranges, committed in order; a hole is a lost manifest."""
     ranges: dict[str, list[tuple[int, int, str, int | None]]] = {}
     for mf in files:
         if mf.body is not None and mf.body.get("wal"):
-            ranges.setdefault(mf.body["wal"], []).append((mf.body["start"], mf.body["end"], mf.stem, mf.seq))
+            ranges.setdefault(mf.body["wal"], []).append((mf.body["start"], mf.body["end"], mf.stem, mf.seq or None))
     for wal, rs in sorted(ranges.items()):
         rs.sort()
         at, prev = 0, None
@@ -189,37 +183,42 @@ def _check_wal_tiling(files: list[ManifestFile], report: VerifyReport) -> None:
                                    "(a later byte range committed before an earlier one): manifests were reordered")
 
 
-def _check_orphan_segments(log: EventLog, manifests: list[dict], report: VerifyReport) -> None:
-    """A segment in no manifest fails, unless it is an interrupted seal's: the next range of its WAL, whose
-    bytes it holds exactly. dbt reads neither (only what a manifest lists), but only the second is explained."""
-    lake = log.lake
+def _check_stray_objects(log: EventLog, manifests: list[dict], report: VerifyReport) -> None:
+    """An object under `events/segments/` no manifest lists fails (dbt's glob sees it), unless, on a lake on
+    this disk, it is the range-named layout's interrupted seal: the next range of its WAL, whose bytes it holds
+    exactly. A staged segment no manifest names is an interrupted seal's, a warning."""
+    store = log.store
     listed = {seg["path"] for m in manifests for seg in m.get("segments", [])}
+    staged = {seg["staged"] for m in manifests for seg in m.get("segments", []) if seg.get("staged")}
     sealed_end = EventLog._sealed_offsets(manifests)
-    orphans: dict[str, list[Path]] = {}
-    for p in sorted(lake.segments_dir.rglob("*.parquet")):
-        if str(p.relative_to(lake.root)) not in listed:
-            orphans.setdefault(p.stem, []).append(p)
-    for stem, paths in sorted(orphans.items()):
-        names = ", ".join(str(p) for p in paths)
+    orphans: dict[str, list[str]] = {}
+    for info in store.list(SEGMENTS):
+        if info.key not in listed:
+            orphans.setdefault(Path(info.key).stem, []).append(info.key)
+    for stem, keys in sorted(orphans.items()):
+        names = ", ".join(store.uri(k) for k in keys)
         m = RANGE_STEM.fullmatch(stem)
-        if m is None:
-            report.problems.append(f"segment(s) {names} are in no manifest and not named for a write-ahead range: "
-                                   "not written by a seal (added by hand?). dbt does not read them; remove them")
-        elif (mismatch := _wal_disagrees(log, m, paths)) is not None:
+        if m is None or not log.chain.direct:
+            report.problems.append(f"segment(s) {names} are in no manifest: dbt reads them as committed (added by "
+                                   "hand, or their manifest deleted?)")
+        elif (mismatch := _wal_disagrees(log, m, keys)) is not None:
             report.problems.append(f"segment(s) {names} are in no manifest and {mismatch} (was the WAL edited "
                                    "after its manifest was removed?)")
         elif int(m["start"]) != sealed_end.get(f"{m['wal']}.jsonl", 0):
             report.problems.append(f"segment(s) {names} are in no manifest, and bytes {int(m['start'])}–"
                                    f"{int(m['end'])} of write-ahead file {m['wal']}.jsonl are not its next unsealed "
-                                   "range: their manifest was deleted, or they were copied there. dbt does not read "
-                                   "them")
+                                   "range: their manifest was deleted, or they were copied there")
         else:
             report.warnings.append(f"segment(s) {names} are in no manifest: a seal interrupted before its commit "
                                    "point (they hold exactly the next unsealed range of their write-ahead file; dbt "
                                    "does not read them yet). `peerlake seal` commits them")
+    for info in store.list(STAGING):
+        if info.key not in staged:
+            report.warnings.append(f"staged segment {store.uri(info.key)} is in no manifest (a seal interrupted "
+                                   "before its commit point; never read; `peerlake seal` commits the range again)")
 
 
-def _wal_disagrees(log: EventLog, m: re.Match, paths: list[Path]) -> str | None:
+def _wal_disagrees(log: EventLog, m: re.Match, keys: list[str]) -> str | None:
     """Why the WAL range named by an orphan segment's stem does not hold the segment's events; None if it does."""
     wal = log.lake.wal_dir / f"{m['wal']}.jsonl"
     start, end = int(m["start"]), int(m["end"])
@@ -232,8 +231,9 @@ def _wal_disagrees(log: EventLog, m: re.Match, paths: list[Path]) -> str | None:
         return f"write-ahead file {wal} is shorter than the range {start}–{end} they were written from"
     try:
         # Compared as records, not by type: a second success may have been routed to llm_call_duplicated.
-        in_segments = {ev.event_id: ev.to_record() for p in paths
-                       for ev in log._read_segment(str(p.relative_to(log.lake.root)))}
+        in_segments = {ev.event_id: ev.to_record() for k in keys
+                       for row in pq.read_table(log.store.path(k)).to_pylist()
+                       for ev in [EVENT_TYPES[Path(k).parent.name.removeprefix("event_type=")].from_record(row)]}
     except Exception as exc:  # a damaged orphan: unreadable is a disagreement too
         return f"cannot be read ({type(exc).__name__}: {exc})"
     in_wal = {ev.event_id: ev.to_record() for ev in log._parse(data, wal.name, [])}
@@ -309,74 +309,10 @@ def _check_extends(published: str, seq_of_sha: dict[str, int], report: VerifyRep
         report.extends_seq = seq_of_sha[published]
 
 
-# ---- the numbered layout (a lake with a URL) ------------------------------------------------------
-
 _SCHEMA_STEM = re.compile(r"000000-schema-(?P<type>[a-z_]+)-v\d+")
 
 
-def _verify_numbered(log: EventLog, extends: str | None) -> VerifyReport:
-    store = log.store
-    report = VerifyReport()
-    chained: list[ManifestFile] = []
-    seq_of_sha: dict[str, int] = {}
-    prev: ManifestFile | None = None
-    listed: set[str] = set()  # committed segment keys
-    staged: set[str] = set()  # staging keys some manifest names
-    started_at = None
-    for info in store.list(MANIFESTS):
-        report.checked_manifests += 1
-        seq = seq_of_key(info.key)
-        raw = store.get(info.key)
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        where = store.uri(info.key)
-        if seq is None:
-            report.problems.append(f"{where} is not named <seq:012d>.json: an object was added to the manifests")
-            continue
-        if not isinstance(body, dict) or (why := _malformed(body)):
-            what = "not a valid JSON object" if not isinstance(body, dict) else why
-            report.problems.append(f"manifest {where}: {what}")
-            continue
-        mf = ManifestFile(f"{seq:012d}", raw, body)
-        if body.get("seq") != seq:
-            report.problems.append(f"manifest {where} says seq {body.get('seq')}: manifests were renamed or swapped")
-        expected_prev = prev.seq + 1 if prev is not None else 1
-        if seq != expected_prev:
-            missing = f"seq {expected_prev}" if seq == expected_prev + 1 else f"seqs {expected_prev}–{seq - 1}"
-            report.problems.append(f"manifest(s) {missing} missing before {where}: deleted from the chain")
-        elif prev is not None and body.get("prev_sha256") != prev.sha256:
-            report.problems.append(f"manifest {where} does not follow seq {prev.seq}: its prev_sha256 is not the "
-                                   "SHA-256 of that manifest's bytes, so it was rewritten (or reordered)")
-        if seq == 1 and not body.get("genesis"):
-            report.problems.append(f"manifest {where} (seq 1) is not the genesis: the start of the chain was rewritten")
-        if seq == 1 and isinstance(body.get("created_at"), str):
-            started_at = datetime.fromisoformat(body["created_at"])
-        chained.append(mf)
-        seq_of_sha[mf.sha256] = seq
-        prev = mf
-        for seg in body["segments"]:
-            listed.add(seg["path"])
-            if seg.get("staged"):
-                staged.add(seg["staged"])
-        _check_stored_segments(log, mf, report)
-        _check_own_wal(log, mf, report)
-    if prev is not None:
-        report.head = Link(prev.seq, prev.sha256, prev.stem)
-        problems, warnings = check_head(store.uri(HEAD), read_head(store), {int(m.stem): m for m in chained})
-        report.problems += problems
-        report.warnings += warnings
-    _check_wal_tiling(chained, report)
-    _check_stray_objects(log, listed, staged, report)
-    existing = _check_blobs(log, report)
-    _check_blob_refs(log, [m.body for m in chained], existing, started_at, report)
-    _check_prompt_sources(log, report)
-    check_against_heads(log, seq_of_sha, extends, report)
-    return report
-
-
-def _check_stored_segments(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
+def _check_stored_segments(log: EventLog, mf: NumberedManifest, report: VerifyReport) -> None:
     store, body = log.store, mf.body
     stem = f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}" if body.get("wal") else None
     for seg in body["segments"]:
@@ -384,14 +320,14 @@ def _check_stored_segments(log: EventLog, mf: ManifestFile, report: VerifyReport
         key, where = seg["path"], store.uri(seg["path"])
         name = Path(key).stem
         if not key.startswith(SEGMENTS) or (name != stem if stem else not _SCHEMA_STEM.fullmatch(name)):
-            report.problems.append(f"manifest seq {mf.seq} lists {where}, which is not named for what it commits")
+            report.problems.append(f"manifest {mf.stem}.json lists {where}, which is not named for what it commits")
         try:
             data = store.get(key)
         except FileNotFoundError:
-            report.problems.append(f"segment {where} is listed in manifest seq {mf.seq} but missing")
+            report.problems.append(f"segment {where} is listed in manifest {mf.stem}.json but missing")
             continue
         if (got := sha256_hex(data)) != seg["sha256"]:
-            report.problems.append(f"segment {where} was modified: sha256 {got[:16]}… but manifest seq {mf.seq} "
+            report.problems.append(f"segment {where} was modified: sha256 {got[:16]}… but manifest {mf.stem}.json "
                                    f"recorded {seg['sha256'][:16]}…")
             continue
         try:
@@ -400,34 +336,24 @@ def _check_stored_segments(log: EventLog, mf: ManifestFile, report: VerifyReport
             report.problems.append(f"segment {where} cannot be read: {exc}")
             continue
         if rows != seg.get("rows"):
-            report.problems.append(f"segment {where} holds {rows} rows, manifest seq {mf.seq} recorded "
+            report.problems.append(f"segment {where} holds {rows} rows, manifest {mf.stem}.json recorded "
                                    f"{seg.get('rows')}")
 
 
-def _check_own_wal(log: EventLog, mf: ManifestFile, report: VerifyReport) -> None:
+def _check_wal_range(log: EventLog, mf: NumberedManifest, report: VerifyReport) -> None:
     """A committed range of one of this machine's write-ahead files must still hold the sealed bytes."""
     body = mf.body
     if not body.get("wal"):
         return
     wal = log.lake.wal_dir / body["wal"]
-    if not wal.exists():
-        return  # another machine's (or a removed) write-ahead file: the segments are the record
     report.checked_wal_ranges += 1
+    if not wal.exists():
+        if not log.store.shared:  # on a lake only this machine writes, every write-ahead file is its own
+            report.problems.append(f"write-ahead file {wal} is missing (sealed by {mf.stem}.json)")
+        return  # else another machine's: the segments are the record
     with open(wal, "rb") as fh:
         fh.seek(body["start"])
         data = fh.read(body["end"] - body["start"])
     if sha256_hex(data) != body["wal_sha256"]:
         report.problems.append(f"write-ahead file {wal} bytes {body['start']}–{body['end']} changed after they "
-                               f"were sealed (manifest seq {mf.seq})")
-
-
-def _check_stray_objects(log: EventLog, listed: set[str], staged: set[str], report: VerifyReport) -> None:
-    store = log.store
-    for info in store.list(SEGMENTS):
-        if info.key not in listed:
-            report.problems.append(f"{store.uri(info.key)} is in no manifest: dbt reads it as committed "
-                                   "(was it uploaded by hand, or its manifest deleted?)")
-    for info in store.list(STAGING):
-        if info.key not in staged:
-            report.warnings.append(f"staged segment {store.uri(info.key)} is in no manifest (a seal interrupted "
-                                   "before its commit point; never read; `peerlake seal` commits the range again)")
+                               f"were sealed (manifest {mf.stem}.json)")

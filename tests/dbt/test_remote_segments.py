@@ -201,7 +201,7 @@ def test_an_unreadable_bucket_stops_dbt_at_connect_naming_the_settings(s3_server
 
 def test_segments_committed_by_the_remote_event_log_read_like_the_local_ones(built, s3_lake_url, tmp_path,
                                                                            monkeypatch):
-    """End to end through the event log on a lake URL (warehouse/chain_numbered.py): what it commits under
+    """End to end through the event log on a lake URL (warehouse/commit.py): what it commits under
     `<lake url>/events/segments/` is what a reader of the local lake's segments sees."""
     lake, _, _, _, batches = built
     remote = Lake(tmp_path / "machine", s3_lake_url)

@@ -66,18 +66,22 @@ def test_torn_last_line_is_not_sealed_and_the_rest_is(lake):
 def test_interrupted_seal_is_committed_once_without_duplicates(lake, monkeypatch):
     log = EventLog(lake)
     log.append_many([_paper(i) for i in range(3)])
-    import warehouse.chain as wchain  # the manifest (the commit point) is written by the chain
+    import warehouse.commit as numbered  # segments are staged, then the manifest (the commit point)
 
     def crash(*a, **k):
         raise RuntimeError("crash before manifest commit")
 
-    monkeypatch.setattr(wchain, "atomic_write", crash)
+    monkeypatch.setattr(numbered, "after_staging", crash)
     with pytest.raises(RuntimeError):
         log.seal()
     monkeypatch.undo()
+    (staged,) = (lake.events / "staging").glob("*.parquet")  # never read: dbt globs events/segments/ only
+    assert not list(lake.segments_dir.glob("event_type=paper_ingested/01*.parquet"))
     assert any("no manifest" in w for w in verify_lake(EventLog(lake)).warnings)
     report = EventLog(lake).seal()
-    assert report.events_sealed == 3 and report.segments_written == 0
+    assert report.events_sealed == 3
+    (seg,) = lake.segments_dir.glob("event_type=paper_ingested/01*.parquet")
+    assert sha256_hex(seg.read_bytes()) == staged.stem  # the range sealed again is the interrupted seal's bytes
     assert _count(lake, "paper_ingested") == 3
     assert verify_lake(EventLog(lake)).warnings == []
 

@@ -12,7 +12,8 @@ import pytest
 
 from warehouse import EventLog, Lake, LlmCall, PaperIngested
 from warehouse.blobs import BlobCorrupted, sha256_hex
-from warehouse.chain import GENESIS, read_head
+from warehouse.chain import Link
+from warehouse.commit import manifest_bytes
 from warehouse.events import EVENT_TYPES
 from warehouse.references import BLOB_FIELDS, NOT_BLOBS
 from warehouse.verify import verify_lake
@@ -44,7 +45,7 @@ def _call(log: EventLog, key: str) -> LlmCall:
 @pytest.fixture
 def sealed(lake) -> EventLog:
     """Three seals of one WAL: ranges [0,a) [a,b) [b,c), each its own manifest, chained after the
-    genesis and the schema manifests."""
+    genesis and the schema manifest."""
     log = EventLog(lake)
     log.append(_paper(log, 0))
     log.seal()
@@ -55,9 +56,28 @@ def sealed(lake) -> EventLog:
     return log
 
 
+def _chained(lake: Lake) -> list[Path]:
+    """Every manifest file in seq order (numbered: `<seq:012d>.json`)."""
+    return sorted(lake.manifests_dir.glob("*.json"), key=lambda p: json.loads(p.read_bytes())["seq"])
+
+
 def _range_manifests(lake: Lake) -> list[Path]:
-    """The WAL-range manifests in commit (= byte) order: one WAL, so its ranges' names sort by offset."""
-    return sorted(p for p in lake.manifests_dir.glob("*.json") if not p.name.startswith("000000-"))
+    """The WAL-range manifests in commit (= byte) order."""
+    return [p for p in _chained(lake) if json.loads(p.read_bytes()).get("wal")]
+
+
+def _range_stem(manifest: Path) -> str:
+    """The name a manifest's segments have: its write-ahead file and byte range."""
+    body = json.loads(manifest.read_bytes())
+    return f"{Path(body['wal']).stem}-{body['start']:012d}-{body['end']:012d}"
+
+
+def read_head(lake: Lake) -> Link | None:
+    """The head pointer file as stored."""
+    if not lake.chain_head.exists():
+        return None
+    d = json.loads(lake.chain_head.read_bytes())
+    return Link(d["seq"], d["sha256"], d["manifest"])
 
 
 def _problems(lake: Lake) -> list[str]:
@@ -70,8 +90,9 @@ def test_a_clean_lake_verifies_without_warnings(sealed):
     report = verify_lake(sealed)
     assert report.ok, report.problems
     assert report.warnings == []
-    # 1 genesis + one schema manifest per event type + 3 seals
-    assert report.checked_manifests == 1 + len(EVENT_TYPES) + 3
+    # 1 genesis + one schema manifest (a segment per event type) + 3 seals
+    assert report.checked_manifests == 1 + 1 + 3
+    assert [p.name for p in _chained(sealed.lake)] == [f"{seq:012d}.json" for seq in range(1, 6)]
     # paper 0, paper 1: pdf + package each, + the package's image once per package (2 packages named,
     # one distinct): 2*2 + 1 = 5; two calls: request + response each = 4; total 9.
     assert report.checked_blob_refs == 9
@@ -95,11 +116,12 @@ def test_deleted_segment_is_named(sealed):
 
 def test_deleted_middle_manifest_is_named_by_the_chain_and_the_wal_range(sealed):
     first, middle, last = _range_manifests(sealed.lake)
+    stem = _range_stem(middle)
     middle.unlink()
     problems = _problems(sealed.lake)
-    # The chain: a gap between its neighbours. The WAL: a hole named after the deleted file.
+    # The chain: a gap between its neighbours. The WAL: a hole named after the range.
     assert any("missing between" in p and first.name in p and last.name in p for p in problems)
-    assert any(middle.name in p and "was deleted" in p for p in problems)
+    assert any(f"{stem}.json" in p and "was deleted" in p for p in problems)
     # A seal afterwards does not heal it: the gap stays in the chain.
     EventLog(sealed.lake).seal()
     assert any("missing between" in p for p in _problems(sealed.lake))
@@ -109,15 +131,21 @@ def test_deleted_newest_manifest_is_named_by_the_head(sealed):
     newest = _range_manifests(sealed.lake)[-1]
     newest.unlink()
     assert any(newest.stem in p and "newest manifest" in p for p in _problems(sealed.lake))
-    # The next seal re-commits that range after the head, so the gap stays visible.
+    # A seal afterwards does not hide it: a manifest committed again at that seq is not the one the head
+    # pointer and the witness log recorded.
     EventLog(sealed.lake).seal()
-    assert any("missing between" in p for p in _problems(sealed.lake))
+    assert any("no longer in the chain" in p for p in _problems(sealed.lake))
 
 
 def test_deleted_schema_manifest_is_a_gap_even_after_start_up_rewrites_it(sealed):
-    schema = sealed.lake.manifests_dir / "000000-schema-study_resolved-v2.json"
+    (schema,) = [p for p in _chained(sealed.lake) if json.loads(p.read_bytes()).get("schema")]
     schema.unlink()
-    # EventLog() (inside _problems) re-creates it at a new seq; the old seq stays missing.
+    # A process starting afterwards re-creates the schema segments' manifest at a new seq; the old seq stays missing.
+    from warehouse.commit import NumberedChain
+
+    NumberedChain._by_key.clear()  # (this process's view of the chain still holds the deleted manifest)
+    EventLog(sealed.lake)
+    assert any(json.loads(p.read_bytes()).get("schema") for p in _chained(sealed.lake))
     assert any("missing between" in p for p in _problems(sealed.lake))
 
 
@@ -167,16 +195,17 @@ def test_rewritten_newest_manifest_is_named_by_the_head(sealed):
 
 def test_wal_edited_after_its_manifest_was_removed_is_named(sealed):
     _, middle, _ = _range_manifests(sealed.lake)
+    stem = _range_stem(middle)
     middle.unlink()
     wal = sealed.wal_path
     data = wal.read_bytes()
-    start, end = map(int, re.findall(r"-(\d{12})", middle.stem))
+    start, end = map(int, re.findall(r"-(\d{12})", stem))
     edited = data[start:end].replace(b"Paper 1", b"Paper X")  # same length: offsets stay valid
     assert edited != data[start:end]
     wal.write_bytes(data[:start] + edited + data[end:])
     problems = _problems(sealed.lake)
     # The orphan segments of that range no longer match the WAL bytes they were written from.
-    assert any(str(wal) in p and "now hold other events" in p and middle.stem in p for p in problems)
+    assert any(str(wal) in p and "now hold other events" in p and stem in p for p in problems)
 
 
 def test_reordered_manifests_are_named(sealed):
@@ -215,11 +244,11 @@ def test_a_published_head_fails_once_the_log_is_cut_back(lake):
 
 
 def test_a_crash_between_manifest_and_head_is_a_warning_and_the_next_seal_repairs_it(lake, monkeypatch):
-    from warehouse.chain import ChainWriter
+    from warehouse.commit import NumberedChain
 
     log = EventLog(lake)
     log.append(_paper(log, 0))
-    monkeypatch.setattr(ChainWriter, "finish", lambda self: None)  # the process dies before moving the head
+    monkeypatch.setattr(NumberedChain, "publish_head", lambda self: None)  # the process dies before moving the head
     log.seal()
     monkeypatch.undo()
     report = verify_lake(log)
@@ -230,46 +259,121 @@ def test_a_crash_between_manifest_and_head_is_a_warning_and_the_next_seal_repair
     assert report.ok and report.warnings == []
 
 
-def _strip_chain(lake: Lake) -> None:
-    """Make the lake look like one written before the chain: manifests as the old seal wrote them."""
-    (lake.manifests_dir / f"{GENESIS}.json").unlink()
-    lake.chain_head.unlink()
-    lake.head_witness.unlink()  # (the witness log of heads came with the chain too)
-    for p in lake.manifests_dir.glob("*.json"):
-        body = json.loads(p.read_text())
-        del body["seq"], body["prev_sha256"]
-        p.write_text(json.dumps(body, indent=1))
+def _old_lake(lake: Lake, chained: bool = True) -> Path:
+    """The `sealed` lake's events as the range-named layout wrote them (tests/warehouse/old_layout.py)."""
+    from types import SimpleNamespace
+
+    from tests.warehouse.old_layout import write_old_lake
+    from warehouse.blobs import BlobStore, lake_store
+
+    writer = SimpleNamespace(blobs=BlobStore(lake, lake_store(lake)))
+    return write_old_lake(lake, [[_paper(writer, 0)], [_paper(writer, 1), _call(writer, "k1")],
+                                 [_call(writer, "k2")]], chained)
 
 
-def test_a_legacy_lake_verifies_with_a_warning_and_its_manifests_are_pinned_once_chained(sealed):
-    lake = sealed.lake
-    _strip_chain(lake)
-    report = verify_lake(sealed)
+def _old_range_manifests(lake: Lake) -> list[Path]:
+    """The range-named manifests of one WAL in byte order (their names sort by offset)."""
+    return sorted(p for p in lake.manifests_dir.glob("*.json") if "-" in p.stem and not p.name.startswith("000000"))
+
+
+def test_a_legacy_lake_verifies_with_a_warning_and_its_manifests_are_pinned_once_chained(lake):
+    _old_lake(lake, chained=False)  # written before the chain: range-named manifests without seq
+    log = EventLog(lake)
+    report = verify_lake(log)
     assert report.ok, report.problems
     assert any("no hash chain yet" in w for w in report.warnings)
-    EventLog(lake).seal()  # starts the chain: the genesis pins every legacy manifest
-    report = verify_lake(sealed)
+    log.seal()  # starts the chain: the genesis pins every legacy manifest
+    report = verify_lake(log)
     assert report.ok, report.problems
-    assert any(GENESIS in w and "predate the hash chain" in w for w in report.warnings)
-    legacy = _range_manifests(lake)[0]
+    genesis = lake.manifests_dir / f"{1:012d}.json"
+    assert json.loads(genesis.read_bytes())["genesis"]
+    assert any(genesis.name in w and "predate the hash chain" in w for w in report.warnings)
+    legacy = _old_range_manifests(lake)[0]
     legacy.write_text(legacy.read_text().replace('"events": 1', '"events": 7'))
     assert any(legacy.name in p and "rewritten after the chain started" in p for p in _problems(lake))
 
 
-def test_a_pdf_kept_only_since_the_chain_is_a_warning_before_it_and_a_problem_after(sealed):
-    lake = sealed.lake
-    _strip_chain(lake)
-    pdf = sealed.blobs.path(sha256_hex(PDF))
+def test_a_pdf_kept_only_since_the_chain_is_a_warning_before_it_and_a_problem_after(lake):
+    _old_lake(lake, chained=False)
+    log = EventLog(lake)
+    pdf = log.blobs.path(sha256_hex(PDF))
     pdf.unlink()  # a lake from before PDF bytes were kept
-    report = verify_lake(sealed)
+    report = verify_lake(log)
     assert report.ok and any(str(pdf) in w and "before the PDF bytes were kept" in w for w in report.warnings)
-    EventLog(lake).seal()  # the chain starts now; the old papers stay a warning
-    assert verify_lake(sealed).ok
+    log.seal()  # the chain starts now; the old papers stay a warning
+    assert verify_lake(log).ok
     other = b"%PDF-1.4 another manuscript"
-    sealed.append(dataclasses.replace(_paper(sealed, 9), pdf_sha256=sha256_hex(other)))  # never stored
+    log.append(dataclasses.replace(_paper(log, 9), pdf_sha256=sha256_hex(other)))  # never stored
     problems = _problems(lake)
-    assert any(str(sealed.blobs.path(sha256_hex(other))) in p for p in problems)
+    assert any(str(log.blobs.path(sha256_hex(other))) in p for p in problems)
     assert not any(str(pdf) in p for p in problems)
+
+
+def test_a_lake_written_by_the_range_named_layout_reads_verifies_and_its_chain_continues(lake):
+    _old_lake(lake)
+    old = {p.name: p.read_bytes() for p in lake.manifests_dir.glob("*.json")}
+    old_head = read_head(lake)
+    log = EventLog(lake)
+    assert {p.name for p in lake.manifests_dir.glob("*.json")} == set(old)  # start-up writes nothing
+    assert sorted(e.paper_id for e in log.iter_events("paper_ingested")) == ["p0", "p1"]
+    assert log.count("llm_call") == 2
+    report = verify_lake(log)
+    assert report.ok and report.warnings == [], (report.problems, report.warnings)
+    assert report.head == old_head and old_head.seq == 1 + len(EVENT_TYPES) + 3  # the old chain as it was
+
+    log.append(_call(log, "k3"))
+    assert log.seal().events_sealed == 1
+    new = lake.manifests_dir / f"{old_head.seq + 1:012d}.json"  # the numbered chain continues after the old one
+    assert json.loads(new.read_bytes())["prev_sha256"] == old_head.sha256
+    assert {p.name: p.read_bytes() for p in lake.manifests_dir.glob("*.json") if p.name in old} == old  # unrewritten
+    assert log.count("llm_call") == 3
+    report = verify_lake(log)
+    assert report.ok and report.warnings == [], (report.problems, report.warnings)
+    assert report.head.seq == old_head.seq + 1 and read_head(lake) == report.head
+
+    # Tampering with either part is named: the old part by its successor's link, the new part by the head.
+    first, middle, last = _old_range_manifests(lake)
+    middle.write_text(middle.read_text().replace('"events": 2', '"events": 5'))
+    assert any(f"{middle.name} was rewritten" in p for p in _problems(lake))
+    middle.write_bytes(old[middle.name])
+    last.write_text(last.read_text().replace('"events": 1', '"events": 5'))
+    assert any(f"{last.name} was rewritten" in p for p in _problems(lake))  # the link from old to new
+    last.write_bytes(old[last.name])
+    new.write_text(new.read_text().replace('"events": 1', '"events": 5'))
+    assert any(new.name in p and "not the one the chain head recorded" in p for p in _problems(lake))
+    new.write_text(new.read_text().replace('"events": 5', '"events": 1'))
+    assert verify_lake(EventLog(lake)).ok
+    seg = lake.root / json.loads(first.read_bytes())["segments"][0]["path"]
+    data = seg.read_bytes()
+    seg.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    assert any(str(seg) in p and "modified" in p for p in _problems(lake))
+    seg.write_bytes(data)
+    middle.unlink()
+    assert any("missing between" in p and first.name in p and last.name in p for p in _problems(lake))
+
+
+def test_an_interrupted_range_named_seal_is_committed_as_it_was_cut(lake):
+    from warehouse.events import to_json_line
+
+    wal = _old_lake(lake)
+    log = EventLog(lake)
+    start = wal.stat().st_size
+    with open(wal, "ab") as fh:  # the old seal read these lines, wrote their segment and died
+        fh.write(to_json_line(_paper(log, 5)))
+    end = wal.stat().st_size
+    orphan = lake.segments_dir / "event_type=paper_ingested" / f"{wal.stem}-{start:012d}-{end:012d}.parquet"
+    (ev,) = EventLog._parse(wal.read_bytes()[start:end], wal.name, [])
+    EventLog._write_parquet(orphan, PaperIngested, [ev])
+    with open(wal, "ab") as fh:  # … and the writer went on: the next seal's range is longer than the orphan's
+        fh.write(to_json_line(_paper(log, 6)))
+    report = verify_lake(log)
+    assert report.ok and any(str(orphan) in w and "`peerlake seal` commits them" in w for w in report.warnings)
+    assert log.seal().events_sealed == 2
+    report = verify_lake(log)
+    assert report.ok and report.warnings == [], (report.problems, report.warnings)
+    committed = [seg["path"] for p in lake.manifests_dir.glob("0*.json")
+                 for seg in json.loads(p.read_bytes())["segments"]]
+    assert str(orphan.relative_to(lake.root)) in committed  # committed as it was cut
 
 
 def test_a_lost_head_pointer_is_a_warning_and_the_next_seal_rewrites_it(sealed):
@@ -337,7 +441,7 @@ def test_a_sealed_segment_copied_into_another_partition_fails_verify(sealed):
     # The copy holds exactly the WAL bytes it is named for, but those bytes are sealed already: read, it
     # would count every call twice. Not an interrupted seal, whatever its name says.
     newest = _range_manifests(sealed.lake)[-1]  # its range holds one call: the copy holds all its events
-    seg = sealed.lake.segments_dir / "event_type=llm_call" / f"{newest.stem}.parquet"
+    seg = sealed.lake.segments_dir / "event_type=llm_call" / f"{_range_stem(newest)}.parquet"
     copy = sealed.lake.segments_dir / "event_type=llm_call_duplicated" / seg.name
     copy.write_bytes(seg.read_bytes())
     problems = _problems(sealed.lake)
@@ -366,23 +470,24 @@ def _killed(*_):
     raise RuntimeError("killed before the manifest was written")
 
 
-def test_an_interrupted_seal_overtaken_by_new_lines_is_committed_as_it_was_cut(lake, monkeypatch):
-    import warehouse.chain as wchain
+def test_an_interrupted_seal_overtaken_by_new_lines_is_committed_once(lake, monkeypatch):
+    import warehouse.commit as numbered
 
     log = EventLog(lake)
     log.append(_paper(log, 0))
-    monkeypatch.setattr(wchain, "atomic_write", _killed)
+    monkeypatch.setattr(numbered, "after_staging", _killed)
     with pytest.raises(RuntimeError):
-        log.seal()  # the segment is written, its manifest is not
+        log.seal()  # the segment is staged, its manifest is not written
     monkeypatch.undo()
-    (orphan,) = lake.segments_dir.glob("event_type=paper_ingested/01*.parquet")
+    (orphan,) = (lake.events / "staging").glob("*.parquet")
+    assert not list(lake.segments_dir.glob("event_type=paper_ingested/01*.parquet"))  # dbt sees nothing of it
     log.append(_paper(log, 1))  # the writer went on: the next seal's range is longer than the orphan's
     report = verify_lake(log)
-    assert report.ok and any(str(orphan) in w and "`peerlake seal` commits them" in w for w in report.warnings)
+    assert report.ok and any(orphan.name in w and "in no manifest" in w for w in report.warnings)
     assert log.seal().events_sealed == 2
     report = verify_lake(log)
     assert report.ok and report.warnings == [], (report.problems, report.warnings)
-    assert (lake.manifests_dir / f"{orphan.stem}.json").exists()  # committed as it was cut
+    assert not orphan.exists() and len(list(log.iter_events("paper_ingested"))) == 2
 
 
 # ---- the chain checked against its heads (issue 23 §4) ---------------------------------------------------
@@ -391,18 +496,16 @@ def _rechain(lake: Lake, edit=None) -> None:
     """Apply `edit(bodies)` (a list of the chained manifests' bodies in seq order, changed in place), then
     re-link every manifest from the first changed one on and point the head at the end: a forger who
     knows how the chain works."""
-    from warehouse.chain import Link, manifest_bytes, read_manifests
-
-    files = sorted((m for m in read_manifests(lake) if m.seq is not None), key=lambda m: m.seq)
-    bodies = [dict(m.body) for m in files]
-    stems = [m.stem for m in files]
+    files = _chained(lake)
+    bodies = [json.loads(p.read_bytes()) for p in files]
+    stems = [p.stem for p in files]
     if edit is not None:
         stems = edit(bodies, stems) or stems
     prev = None
     for stem, body, old in zip(stems, bodies, files, strict=True):
         body["prev_sha256"] = prev
         data = manifest_bytes(body)
-        if data != old.raw or stem != old.stem:
+        if data != old.read_bytes() or stem != old.stem:
             (lake.manifests_dir / f"{stem}.json").write_bytes(data)
         prev = sha256_hex(data)
     lake.chain_head.write_bytes(Link(bodies[-1]["seq"], prev, stems[-1]).to_json())
@@ -463,7 +566,7 @@ def test_a_re_chained_middle_manifest_is_caught_against_a_recorded_head(sealed):
             # A consistent forgery: a segment changed AND the hash its manifest records, then the chain re-linked.
             body = bodies[stems.index(middle.stem)]
             seg = lake.root / body["segments"][0]["path"]
-            seg.write_bytes(seg.read_bytes() + b"forged")
+            _forged_copy(seg, seg)  # a valid segment, other rows
             body["segments"] = [{**body["segments"][0], "sha256": sha256_hex(seg.read_bytes())},
                                 *body["segments"][1:]]
         _rechain(lake, forge)
@@ -478,10 +581,10 @@ def test_two_reordered_and_re_linked_manifests_are_caught_against_a_recorded_hea
     def tamper():
         def swap(bodies, stems):
             # The last range of the first writer and the second writer's range change places in the chain.
+            # Numbered files are named by seq, so each keeps its name and takes the other's record.
             a, b = len(bodies) - 2, len(bodies) - 1
             bodies[a]["seq"], bodies[b]["seq"] = bodies[b]["seq"], bodies[a]["seq"]
             bodies[a], bodies[b] = bodies[b], bodies[a]
-            return [*stems[:a], stems[b], stems[a]]
         _rechain(lake, swap)
 
     _assert_caught_with_a_head_and_warned_without(lake, tamper, published)
@@ -495,14 +598,13 @@ def test_a_chain_cut_back_by_one_with_its_segments_and_wal_is_caught_against_a_r
     assert "otherhost" in body["wal"]  # the second writer's only range: no hole left in any other WAL
 
     def tamper():
-        from warehouse.chain import Link, read_manifests
-
         newest.unlink()
         for seg in body["segments"]:
             (lake.root / seg["path"]).unlink()
         (lake.wal_dir / body["wal"]).unlink()
-        tip = max((m for m in read_manifests(lake) if m.seq is not None), key=lambda m: m.seq)
-        lake.chain_head.write_bytes(Link(tip.seq, tip.sha256, tip.stem).to_json())
+        tip = _chained(lake)[-1]
+        lake.chain_head.write_bytes(Link(json.loads(tip.read_bytes())["seq"], sha256_hex(tip.read_bytes()),
+                                         tip.stem).to_json())
         assert verify_lake(EventLog(lake)).head.seq == body["seq"] - 1
 
     _assert_caught_with_a_head_and_warned_without(lake, tamper, published)

@@ -6,7 +6,7 @@ tests/warehouse/remote/.)"""
 import pytest
 
 from tests.warehouse.conformance.support import committed_rows, keys, machine, paper
-from warehouse import chain_numbered
+from warehouse import commit
 from warehouse.log import _WalWriter
 from warehouse.verify import verify_lake
 
@@ -37,7 +37,7 @@ def test_a_sealer_that_loses_the_race_retries_at_the_new_head(tmp_path, store_ur
         if len(calls) == 1:
             b.seal()
 
-    monkeypatch.setattr(chain_numbered, "after_staging", b_commits_first)
+    monkeypatch.setattr(commit, "after_staging", b_commits_first)
     assert a.seal().events_sealed == 3
     assert len(calls) == 3  # a staged, b staged and committed, a staged again and committed at the new head
     assert [m.body.get("wal") for m in a.chain.refresh()][-2:] == [b.wal_path.name, a.wal_path.name]
@@ -48,10 +48,10 @@ def test_dying_between_upload_and_manifest_commits_nothing_and_the_next_seal_com
                                                                                           monkeypatch):
     a = machine(tmp_path, "a", store_url)
     ids = [a.append(paper(a, i)).event_id for i in range(3)]
-    monkeypatch.setattr(chain_numbered, "after_staging", _die)
+    monkeypatch.setattr(commit, "after_staging", _die)
     with pytest.raises(Killed):
         a.seal()
-    monkeypatch.setattr(chain_numbered, "after_staging", None)
+    monkeypatch.setattr(commit, "after_staging", None)
     (orphan,) = keys(store_url, "events/staging/")  # uploaded, never committed
     assert committed_rows(store_url, "paper_ingested") == []  # dbt sees nothing of it
     report = verify_lake(a)
@@ -72,10 +72,10 @@ def test_dying_between_upload_and_manifest_commits_nothing_and_the_next_seal_com
 def test_dying_after_the_manifest_is_rolled_forward_by_the_next_reader(tmp_path, store_url, monkeypatch):
     a = machine(tmp_path, "a", store_url)
     ids = [a.append(paper(a, i)).event_id for i in range(3)]
-    monkeypatch.setattr(chain_numbered, "after_manifest", _die)
+    monkeypatch.setattr(commit, "after_manifest", _die)
     with pytest.raises(Killed):
         a.seal()
-    monkeypatch.setattr(chain_numbered, "after_manifest", None)
+    monkeypatch.setattr(commit, "after_manifest", None)
     assert committed_rows(store_url, "paper_ingested") == []  # committed, not yet copied
     assert len(keys(store_url, "events/staging/")) == 1
     other = machine(tmp_path, "b", store_url)  # another machine, which only reads

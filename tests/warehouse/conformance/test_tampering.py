@@ -8,7 +8,7 @@ import pytest
 from tests.warehouse.conformance.support import keys, machine, paper, store
 from warehouse.blobs import BlobCorrupted, blob_key, sha256_hex
 from warehouse.chain import Link
-from warehouse.chain_numbered import HEAD, manifest_key
+from warehouse.commit import HEAD, manifest_key
 from warehouse.verify import verify_lake
 
 

@@ -10,7 +10,7 @@ from warehouse.verify import verify_lake
 KILLED_SEALER = """
 import os, signal
 from tests.warehouse.remote.support import paper
-from warehouse import chain_numbered
+from warehouse import commit
 from warehouse.log import EventLog
 
 log = EventLog()
@@ -30,7 +30,7 @@ def _killed_seal(home, url, module: str, hook: str) -> None:
 def test_kill_between_upload_and_manifest_commits_nothing_and_the_next_seal_commits_once(tmp_path, s3_lake_url,
                                                                                          s3_server):
     s3 = s3_server.client()
-    _killed_seal(tmp_path / "a", s3_lake_url, "chain_numbered", "after_staging")
+    _killed_seal(tmp_path / "a", s3_lake_url, "commit", "after_staging")
     (orphan,) = keys(s3, s3_lake_url, "events/staging/")  # uploaded, never committed
     assert committed_rows(s3, s3_lake_url, "paper_ingested") == []  # dbt sees nothing of it
     log = machine(tmp_path, "a", s3_lake_url)
@@ -51,7 +51,7 @@ def test_kill_between_upload_and_manifest_commits_nothing_and_the_next_seal_comm
 
 def test_kill_after_the_manifest_is_rolled_forward_by_the_next_reader(tmp_path, s3_lake_url, s3_server):
     s3 = s3_server.client()
-    _killed_seal(tmp_path / "a", s3_lake_url, "chain_numbered", "after_manifest")
+    _killed_seal(tmp_path / "a", s3_lake_url, "commit", "after_manifest")
     assert committed_rows(s3, s3_lake_url, "paper_ingested") == []  # committed, not yet copied
     assert len(keys(s3, s3_lake_url, "events/staging/")) == 1
     other = machine(tmp_path, "b", s3_lake_url)  # another machine, which only reads

@@ -12,11 +12,11 @@ N = 4
 SEALER = """
 import json, sys, time
 from tests.warehouse.remote.support import paper
-from warehouse import chain_numbered
+from warehouse import commit
 from warehouse.log import EventLog
 
 attempts = []
-chain_numbered.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
+commit.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
 log = EventLog()
 print("ready", flush=True)
 sys.stdin.readline()

@@ -15,7 +15,15 @@ each head this machine moves it to is also appended to this machine's witness lo
 `verify` checks both: a deleted newest manifest leaves the pointer past the chain's end.
 
 Committed manifests and segments never change, so this machine caches them by seq and by SHA-256
-(`Lake.remote_cache_dir`); `verify` re-reads the remote bytes instead.
+(`Lake.remote_cache_dir`); `verify` re-reads the remote bytes instead. A lake on this machine's disk
+(an unshared LocalStore) needs no cache: its files are read where they are.
+
+Lakes written before every store used this protocol keep their manifests as they were written: named by
+write-ahead range (`<wal stem>-<start>-<end>.json`, `000000-chain-genesis.json`, `000000-schema-….json`),
+each carrying `seq` and `prev_sha256`, or, older still, neither. They are never rewritten; `upcast` reads
+them into the chain at their seq, so the chain continues after them (the next numbered manifest's
+`prev_sha256` is the SHA-256 of the newest range-named one), and a pre-chain manifest is read as committed
+and pinned by the genesis.
 """
 
 import hashlib
@@ -37,9 +45,10 @@ from warehouse import heads
 from warehouse.blobs import sha256_hex
 from warehouse.chain import Link
 from warehouse.events import EVENT_TYPES, Event
-from warehouse.fsutil import atomic_write
+from warehouse.fsutil import atomic_write, fsync_dir
 from warehouse.lake import Lake
 from warehouse.stores import ObjectMissing, ObjectStoreError, Store
+from warehouse.stores.local import LocalStore
 
 
 class _Log(Protocol):
@@ -96,17 +105,36 @@ def manifest_bytes(body: dict) -> bytes:
 
 @dataclass(frozen=True)
 class NumberedManifest:
-    seq: int
+    seq: int  # 0: a manifest written before the chain existed (pinned by the genesis, in no seq)
     raw: bytes
     body: dict
+    name: str | None = None  # the file stem of a range-named manifest (the older layout); None: numbered
 
     @property
     def sha256(self) -> str:
         return sha256_hex(self.raw)
 
     @property
+    def stem(self) -> str:
+        return self.name if self.name is not None else f"{self.seq:012d}"
+
+    @property
     def link(self) -> Link:
-        return Link(self.seq, self.sha256, f"{self.seq:012d}")
+        return Link(self.seq, self.sha256, self.stem)
+
+
+def upcast(key: str, raw: bytes) -> NumberedManifest | None:
+    """A manifest of the range-named layout, read as a link of the chain (seq 0 when it predates the chain);
+    None when it is not a manifest at all (verify names it)."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("segments"), list):
+        return None
+    seq = body.get("seq")
+    name = key.removeprefix(MANIFESTS).removesuffix(".json")
+    return NumberedManifest(seq if isinstance(seq, int) and seq > 0 else 0, raw, body, name)
 
 
 def read_head(store: Store) -> Link | None:
@@ -143,10 +171,14 @@ class NumberedChain:
         self.lake, self.store = lake, store
         self.lock = threading.Lock()
         self.manifests: list[NumberedManifest] = []
+        self.legacy: list[NumberedManifest] = []  # range-named manifests from before the chain (seq 0)
+        self._listed = False  # the first refresh lists every manifest, the range-named layout's too
+        # A lake on this machine's disk: files are read in place, not copied into a cache.
+        self.direct = isinstance(store, LocalStore) and not store.shared
         self.segments: dict[str, dict] = {}  # committed key -> its manifest's segment record
         self.committed_staged: set[str] = set()  # staging keys that committed manifests name
         self._unique: dict[str, set[str]] = {t: set() for t, c in EVENT_TYPES.items() if c.duplicate_type}
-        self._unique_upto = 0  # the seq up to which _unique holds the committed keys
+        self._unique_upto = -1  # the seq up to which _unique holds the committed keys (0: the legacy ones)
         self._ok_keys: dict[str, set[str]] = {}  # committed segment -> request keys it answers (is_answered)
         self._pointer_seq: int | None = None  # the bucket's head pointer as this process last read or wrote it
         url_id = hashlib.sha256(store.url.encode()).hexdigest()[:16]
@@ -169,6 +201,9 @@ class NumberedChain:
     def refresh(self) -> list[NumberedManifest]:
         """Every committed manifest in seq order, after listing the ones committed since the last call."""
         with self.lock:
+            if not self._listed:
+                self._list_all()
+                return list(self.manifests)
             after = manifest_key(self.head.seq) if self.manifests else None
             for info in self.store.list(MANIFESTS, start_after=after):
                 seq = seq_of_key(info.key)
@@ -177,9 +212,30 @@ class NumberedChain:
                 self._adopt(self._load(seq, info.key, info.etag))
             return list(self.manifests)
 
+    def _list_all(self) -> None:
+        """Every manifest in the store, numbered and range-named (upcast), adopted in seq order."""
+        found: list[NumberedManifest] = []
+        for info in self.store.list(MANIFESTS):
+            seq = seq_of_key(info.key)
+            if seq is not None:
+                found.append(self._load(seq, info.key, info.etag))
+            elif info.key.endswith(".json") and (m := upcast(info.key, self.store.get(info.key))) is not None:
+                found.append(m)
+        for m in sorted(found, key=lambda m: (m.seq, m.stem)):
+            if m.seq == 0:
+                self.legacy.append(m)
+                self._adopt_segments(m)
+            elif not self.manifests or m.seq > self.head.seq:  # (a second claim to a seq: verify names it)
+                self._adopt(m)
+        self._listed = True
+
+    def bodies(self) -> list[dict]:
+        """What every committed manifest commits: the pre-chain ones, then the chain in seq order."""
+        return [m.body for m in (*self.legacy, *self.manifests)]
+
     def _load(self, seq: int, key: str, etag: str) -> NumberedManifest:
         cached = self.manifest_cache / f"{seq:012d}.json"
-        if cached.exists():
+        if not self.direct and cached.exists():
             raw = cached.read_bytes()
             # A single-part object's ETag is the MD5 of its bytes: a cache left from a bucket that was
             # since recreated at the same URL is not trusted.
@@ -195,11 +251,15 @@ class NumberedChain:
                                    "is damaged; run `peerlake verify`")
         m = NumberedManifest(seq, raw, body)
         self.roll_forward(m)
-        atomic_write(cached, raw)  # cached only once its segments are in place
+        if not self.direct:
+            atomic_write(cached, raw)  # cached only once its segments are in place
         return m
 
     def _adopt(self, m: NumberedManifest) -> None:
         self.manifests.append(m)
+        self._adopt_segments(m)
+
+    def _adopt_segments(self, m: NumberedManifest) -> None:
         for seg in m.body.get("segments", []):
             self.segments[seg["path"]] = seg
             if seg.get("staged"):
@@ -239,13 +299,22 @@ class NumberedChain:
             log.warning("could not delete %s after committing it: %s", staged, exc)
 
     def sealed_end(self, wal: str) -> int:
-        return max((m.body["end"] for m in self.manifests if m.body.get("wal") == wal), default=0)
+        return max((b["end"] for b in self.bodies() if b.get("wal") == wal), default=0)
+
+    def drop_orphan_staging(self) -> None:
+        """On a lake only this machine writes, under its seal lock: staged segments no manifest names are
+        an interrupted seal's (every sealer here holds that lock from staging to copy), never committed."""
+        for info in list(self.store.list(STAGING)):
+            if info.key not in self.committed_staged:
+                self.store.delete(info.key)
 
     def segment_file(self, key: str) -> Path:
         """A local copy of a committed segment (downloaded once, checked against its manifest's SHA-256)."""
         seg = self.segments.get(key)
         if seg is None:
             raise FileNotFoundError(f"{self.store.uri(key)} is in no committed manifest")
+        if self.direct:
+            return self.store.path(key)
         path = self.segment_cache / f"{seg['sha256']}.parquet"
         if path.exists():
             return path
@@ -264,7 +333,7 @@ class NumberedChain:
     def unique_keys(self) -> dict[str, set[str]]:
         """For each type with a uniqueness rule, the keys its committed segments hold (a copy)."""
         with self.lock:
-            for m in self.manifests:
+            for m in (*self.legacy, *self.manifests):
                 if m.seq <= self._unique_upto:
                     continue
                 for seg in m.body.get("segments", []):
@@ -302,7 +371,7 @@ class NumberedChain:
         head = self.head
         if head is None:
             return None
-        if self._pointer_seq is None:
+        if self._pointer_seq is None or self.direct:  # (a file on this disk: re-read, a lost pointer is rewritten)
             pointer = read_head(self.store)
             self._pointer_seq = pointer.seq if pointer else 0
         if head.seq > self._pointer_seq:
@@ -326,7 +395,8 @@ class NumberedChain:
         except ObjectMissing:
             self.roll_forward(m)  # a reader rolled it forward meanwhile and dropped the staged copy: check
         parallel(self.drop_staged, sorted({seg["staged"] for seg in segs}))
-        atomic_write(self.manifest_cache / f"{seq:012d}.json", raw)
+        if not self.direct:
+            atomic_write(self.manifest_cache / f"{seq:012d}.json", raw)
         with self.lock:
             if (self.head.seq if self.head else 0) == seq - 1:
                 self._adopt(m)  # else the next refresh lists it with the ones before it
@@ -350,11 +420,29 @@ class NumberedSealer:
     def seal(self, report: Any) -> None:
         """Commit this machine's new WAL lines (the caller holds the local seal lock, which only spares
         local races: the conditional put decides)."""
+        self.chain.refresh()
+        if self.chain.head is None:  # a lake written before the chain: its first seal starts it
+            self.commit_schema_segments()
+        if self.chain.direct:
+            self.chain.drop_orphan_staging()
         for wal in self.log.wal_files():
-            self._seal_wal(wal, report)
+            while self._seal_wal(wal, report):
+                pass
         report.head = self.chain.publish_head()
 
-    def _seal_wal(self, wal: Path, report: Any) -> None:
+    def _interrupted_end(self, wal: Path, start: int) -> int | None:
+        """On a lake on this disk written by the range-named layout's seal: the end of the range a seal that
+        crashed before its manifest left segments for (in place, named by range), so that range is committed
+        as it was cut and its files are not left behind when lines were appended since."""
+        if not self.chain.direct:
+            return None
+        prefix = f"{wal.stem}-{start:012d}-"
+        ends = [int(p.stem[len(prefix):]) for p in self.store.path(SEGMENTS).glob(f"event_type=*/{prefix}*.parquet")
+                if p.stem[len(prefix):].isdigit() and f"{SEGMENTS}{p.parent.name}/{p.name}" not in self.chain.segments]
+        return min(ends, default=None)
+
+    def _seal_wal(self, wal: Path, report: Any) -> bool:
+        """Commit the next range of `wal`; True when lines are left after it (an interrupted range was cut)."""
         abandoned: set[str] = set()  # staged by an attempt that lost its race
         try:
             for attempt in range(MAX_RACES):
@@ -366,7 +454,13 @@ class NumberedSealer:
                 start = self.chain.sealed_end(wal.name)
                 data, end = self.log._complete_lines(wal, start)
                 if not data:
-                    return
+                    return False
+                if (stop := self._interrupted_end(wal, start)) is not None:
+                    cut = self.log._complete_lines(wal, start, stop)
+                    if cut[1] == stop:  # (else not whole lines of this WAL: an ordinary range)
+                        data, end = cut
+                    else:
+                        stop = None
                 bad: list[str] = []
                 events = self.log._parse(data, wal.name, bad)
                 stem = f"{wal.stem}-{start:012d}-{end:012d}"
@@ -387,7 +481,7 @@ class NumberedSealer:
                 report.events_sealed += len(events)
                 report.duplicates += duplicates
                 report.bad_lines += bad
-                return
+                return stop is not None
         finally:
             # A lost attempt's segments hold this WAL's events (no other sealer can produce the same bytes:
             # the WAL is this machine's and we hold its seal lock), so nobody will commit them: drop them
@@ -397,6 +491,13 @@ class NumberedSealer:
 
     def _stage(self, key: str, cls: type[Event], events: list[Event]) -> dict:
         """Write the segment, keep it in the local cache and upload it to staging under its SHA-256."""
+        if self.chain.direct:  # written in place: the staging folder is this lake's
+            tmp = self.store.path(STAGING) / f".staging-{os.getpid()}-{threading.get_ident()}.parquet"
+            self.log._write_parquet(tmp, cls, events)
+            sha = sha256_hex(tmp.read_bytes())
+            os.replace(tmp, self.store.path(staging_key(sha)))
+            fsync_dir(tmp.parent)  # the manifest will name it: it must outlive a crash before the copy
+            return {"path": key, "staged": staging_key(sha), "sha256": sha, "rows": len(events)}
         tmp = self.chain.segment_cache / f".staging-{os.getpid()}-{threading.get_ident()}.parquet"
         self.log._write_parquet(tmp, cls, events)
         data = tmp.read_bytes()
@@ -419,8 +520,11 @@ class NumberedSealer:
             head = self.chain.head
             try:
                 if head is None:
+                    # A lake written before the chain: the genesis pins its manifests' SHA-256s.
+                    legacy = {m.stem: m.sha256 for m in self.chain.legacy}
                     self.chain.commit({"wal": None, "segments": [], "events": 0, "genesis": True,
-                                       "name": GENESIS_NAME, "created_at": datetime.now(UTC).isoformat()}, None)
+                                       "name": GENESIS_NAME, "created_at": datetime.now(UTC).isoformat(),
+                                       **({"legacy_manifests": legacy} if legacy else {})}, None)
                     committed = True
                     continue
                 missing = self.missing_schemas()
