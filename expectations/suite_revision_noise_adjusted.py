@@ -1,5 +1,5 @@
 """Suite `revision_noise_adjusted`: one row per (study, quantity, condition, Scorer pair); ρ_adj is null
-exactly when a reason says why (it is NOT range-checked: the seed keeps values outside [−1, 1]), the
+exactly when a reason says why (it is NOT range-checked: the source paper keeps values outside [−1, 1]), the
 invalid-resample counts fit in the resamples, and the observed r is a correlation."""
 
 MODEL = "revision_noise_adjusted"

@@ -17,7 +17,7 @@ white and invisible text shrinks (not below MIN_FONT_PT, above the tiny threshol
 left on that page, and a paper with no room is recorded as not built ("no_room_after_anchor").
 
 [defaults, not in source: the text (written for peerlake in the style of Ye et al. 2024), 9 pt,
-0.05 pt, the column placement.] Deviation: the seed's papers were LaTeX sources; we edit the PDF.
+0.05 pt, the column placement.] Deviation: the source paper's papers were LaTeX sources; we edit the PDF.
 """
 
 import hashlib

@@ -1,6 +1,6 @@
 """Replace one text record's paragraph in a PDF, in place (the contradiction benchmark's edit).
 
-The seed edits a paper's LaTeX and recompiles; our papers are PDFs, so the edit is made on the page:
+The source paper edits a paper's LaTeX and recompiles; our papers are PDFs, so the edit is made on the page:
 the record's box is redacted (its text removed, the page's other content kept) and the new text is
 set into the same box, the font shrunk until it fits. Only a record that is exactly the text blocks
 inside its box can be replaced: a paragraph joined across a column or page break has a box that

@@ -10,12 +10,12 @@ Subjects are `<variant_id>|<review_key>`:
 The marts (int_contradiction_detections → contradiction_detection, contradiction_judge_audit) compute
 every number from the units: any-of-k ensembles, accuracy per distance, Wilson intervals.
 
-Defaults where the seed is silent (keys of the study's [contradictions] table):
+Defaults where the source paper is silent (keys of the study's [contradictions] table):
   - repeats = 10 (the Multi-Layered Review paper) under [contradictions.judge]; they differ only at a temperature > 0
     (a seed alone does not change a greedy answer) (temperature: the study's judging default; the paper does not say);
-  - audit = true: the specificity audit runs [ours, the paper does not say: the seed ran it once, on 26 papers];
+  - audit = true: the specificity audit runs [ours, the paper does not say: the source paper ran it once, on 26 papers];
   - human reviews are not audited (they are not the systems under test) (ours: the paper does not say);
-  - detection_review_chars: settings.judge_max_chars(provider) (6,000 on local; the seed's o3 read
+  - detection_review_chars: settings.judge_max_chars(provider) (6,000 on local; the source paper's o3 read
     whole reviews); detection_paragraph_chars: 1,500 each on local, 20,000 elsewhere [default, not in
     source]. (The builder's own max_paragraph_chars bounds the rewrite, not this judge.)
 """

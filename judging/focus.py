@@ -8,7 +8,7 @@ Study table `[focus]` (every key optional):
                             or a path to your own (relative to the working directory). Its labels and
                             definitions are in the prompt and its SHA-256 in every judgment's inputs.
   max_items = 6             items per polarity per review (1..20) [ours, the paper does not say: the local
-                            model's answer budget; the seed's o3-mini labelled every item]
+                            model's answer budget; the source paper's o3-mini labelled every item]
   max_chars                 review characters the judge reads (default settings.judge_max_chars)
   include_variants = false  also label reviews of the experiments' variants (contradiction, hidden text)
                             [ours, the paper does not say: focus is measured on the unmodified papers]

@@ -1,6 +1,6 @@
 """The injection-mention judge (the Multi-Layered Review paper): does a review point out the text hidden in its paper?
 One call per (variant, review, repeat) with the injected text and the review (cut to the judge's
-budget); step `mention`. The seed counts it by hand ("MLR pointed out the injected text in 8 of 50").
+budget); step `mention`. The source paper counts it by hand ("MLR pointed out the injected text in 8 of 50").
 
 Subjects are `<variant_id>|<review_key>`:
   - injected: every review of a built hidden_text variant (ingest.hidden_text made it) in the study;
@@ -9,7 +9,7 @@ Subjects are `<variant_id>|<review_key>`:
 The judgment's paper_id (the review's paper) and the unit's `role` tell them apart. The marts
 (int_hidden_text_mentions → hidden_text_effects) count the reviews judged to mention it.
 
-Defaults where the seed is silent (keys of the study's [hidden_text] table):
+Defaults where the source paper is silent (keys of the study's [hidden_text] table):
   - repeats = 1 under [hidden_text.judge] (ours: the paper does not say);
   - control = false (ours: the paper does not say);
   - review_chars: settings.judge_max_chars(provider) (6,000 on local) (ours: the paper does not say).

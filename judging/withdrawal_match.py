@@ -14,11 +14,11 @@ study's `[judging]`):
 - `comment_chars` = 1500 (ours: the paper does not say): the withdrawal comment is cut to this many characters.
 - `review_chars` = the judge's budget (`settings.judge_max_chars(provider)`, 6,000 on the local model)
   minus `comment_chars` (ours: the paper does not say): the review is cut to this prefix.
-- repeats: `[withdrawals.judge] repeats`, default 1 (DEFAULT_REPEATS): the seed's counts out of 211 read
+- repeats: `[withdrawals.judge] repeats`, default 1 (DEFAULT_REPEATS): the source paper's counts out of 211 read
   as one verdict per paper (derived from the paper's counts).
 
 Which note: the paper's newest `withdrawal_note_imported` (ingest/withdrawals.py); a review is judged
-against it, and a newer note makes new requests, so the judgment slot is recorded anew. The seed's
+against it, and a newer note makes new requests, so the judgment slot is recorded anew. The source paper's
 literature agent is off for this experiment (web search could leak the withdrawal notice): that is the
 study's reviewer options (`literature_agent` is false by default in mlr), not checked here.
 

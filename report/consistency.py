@@ -1,7 +1,7 @@
 """The report's semantic-consistency section: how alike two AI reviews' strengths
 and concerns are, within one reviewer configuration and across two. A table and a bar chart of the
 within and cross means with their bootstrap intervals per polarity; the embedding model is named, with
-its deviation from the seed's all-mpnet-base-v2."""
+its deviation from the source paper's all-mpnet-base-v2."""
 
 import html
 
@@ -87,7 +87,7 @@ def section(data: ReportData, labels: dict) -> str:
             "longer list. Within: pairs of reviews by one configuration; cross: pairs by two. Averaged per paper,"
             f" then over papers, with a {int(first['n_resamples'])}-resample paper bootstrap. No threshold: S is a"
             f" mean cosine, not an agreement rate.</p><p class='note'>Embedding model: {model}. This deviates "
-            "from the seed's all-mpnet-base-v2 (768-d): the smaller packaged all-MiniLM-L6-v2 (384-d) runs in "
+            "from the source paper's all-mpnet-base-v2 (768-d): the smaller packaged all-MiniLM-L6-v2 (384-d) runs in "
             "numpy without torch; values are not comparable with the paper's.</p>"
             + f'<img src="{bars(df)}" alt="within vs cross consistency">' + _table(df)
             + audit_block(MART, df, "the consistency values"))

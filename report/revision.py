@@ -1,6 +1,6 @@
 """The report's revision-crossover section (from "Can We Believe AI Peer Review?"):
 does revising a paper to please a reviewer
-make it better, and who says so? Mean gains with 95% intervals per Scorer (the seed's Figure 4), the bubble
+make it better, and who says so? Mean gains with 95% intervals per Scorer (the source paper's Figure 4), the bubble
 scatter of one Scorer's gains against the other's per Writer/Selector condition (Figure F1), and the tables
 of gaps, directions, noise-adjusted correlations, Selector agreement, validators and fixed-rule cases."""
 

@@ -543,7 +543,7 @@ class PaperVariantRecorded(Event):
     """A manuscript made from another for an experiment: a contradiction inserted (judging.benchmark),
     hidden text injected (ingest.hidden_text). Built variants are also ingested as papers of their
     own (`paper_ingested` under `variant_id`, is_synthetic), so any reviewer reads them like any paper;
-    one that could not be built is still recorded (built = false, with the reason), as the seed keeps
+    one that could not be built is still recorded (built = false, with the reason), as the source paper keeps
     its compile failures.
 
     `variant_key` is the SHA-256 of (kind, base package, experiment config, details, the request

@@ -7,7 +7,7 @@ Steps, each batched over all subjects (one progress bar each), each a `judgment_
   graph    subject `paper:<paper_id>`              one call per paper (contradiction_graph)
   rewrite  subject `item:<paper_id>:<distance>`    one call per item (contradiction_rewrite)
   validate subject `variant:<variant_id>`          one call per built variant, when spec.validate
-Deviation from the seed, recorded here and in the README: the seed edits the LaTeX source and
+Deviation from the source paper, recorded here and in the README: the source paper edits the LaTeX source and
 recompiles (dropping variants that fail to compile); we edit the PDF (ingest/rewrite_pdf.py) and
 re-extract it, and a variant whose modified paragraph does not come back from the new PDF is not
 built (`render_lost_text`), nor one where other text of the page was lost (`render_damaged_text`).

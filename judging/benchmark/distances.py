@@ -1,5 +1,5 @@
 """Severity as graph distance (the MLR paper): a node's distance is the length of its shortest path to the
-nearest main claim; a main claim is at 0. The seed is silent on two points, settled here as its spec
+nearest main claim; a main claim is at 0. The source paper is silent on two points, settled here as its spec
 note proposes: edges are read undirected (a method that supports a claim is one step from it either
 way), and a node no main claim reaches is left out (and counted), not given a distance."""
 

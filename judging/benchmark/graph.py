@@ -33,7 +33,7 @@ NODE_TOKENS = 170
 EDGE_TOKENS = 20
 # Without a node cap (hosted builders) the budget is what a whole paper's graph may need: ~75 nodes
 # at the schema's longest, the 16,000 tokens a hosted reviewer system gets per call
-# (settings.system_max_output_tokens) [ours, the paper does not say: the seed gives no limit].
+# (settings.system_max_output_tokens) [ours, the paper does not say: the source paper gives no limit].
 UNCAPPED_ANSWER_TOKENS = 16_000
 
 

@@ -5,7 +5,7 @@ from (seed, paper id, d), so a paper's items do not change when other papers joi
 draw is among the nodes at d whose paragraph can be found: a kept quote lies verbatim inside one
 text record that is a body or front-matter paragraph, at most `max_paragraph_chars` long
 [ours, the paper does not say: the rewrite answer must fit the model's output budget], and that the PDF
-can rewrite in place (`ingest.rewrite_pdf.replaceable`). The seed draws among all nodes at d and
+can rewrite in place (`ingest.rewrite_pdf.replaceable`). The source paper draws among all nodes at d and
 locates them in LaTeX; a node we cannot locate would be a drop there too, so drawing among the
 locatable ones keeps an item at d whenever one exists. When none is locatable, the item is kept as
 not built (`paragraph_not_found`) for a node drawn among all nodes at d.

@@ -3,7 +3,7 @@ rest: judging/detection.py). Keys and defaults; "ours" marks a choice the paper 
 
   papers              list of paper ids to build from; default: every paper of the study
   seed                int, default 0: seeds the draw of one node per distance (ours: the paper does not say)
-  validate            bool, default false: run the validation judge on each built variant (beyond the seed)
+  validate            bool, default false: run the validation judge on each built variant (beyond the source paper)
   manuscript_chars    int, the paper text the graph call reads; default settings.judge_max_chars(provider)
                       (6,000 on the embedded model's 4k context, 128,000 on hosted models) (ours)
   max_nodes           int, nodes per graph (edges ≤ 2 × max_nodes); 0 = no cap. Default by the builder's

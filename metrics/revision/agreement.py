@@ -2,7 +2,7 @@
 final manuscripts.
 
 For one study and Writer/Selector condition, the papers complete in both Scorers' cells (W S x) and (W S y),
-x and y from letter_pairs (x the rows: the seed's Luna rows, Haiku columns). The noise-adjusted correlation
+x and y from letter_pairs (x the rows: the source paper's Luna rows, Haiku columns). The noise-adjusted correlation
 is also given for the original manuscripts' means (quantity 'original_means', condition null): each Scorer's
 original scores are shared by all its cells, so a paper's original mean and e_o are taken from any of its
 complete revision_gains rows of that Scorer. One bootstrap draw per row (its own papers), from the seed var.

@@ -30,7 +30,7 @@ CASE_MIN_CHARS, CASE_MAX_CHARS = 70, 750  # the paper's rule: both texts of the 
 
 def letter_pairs(letters) -> list[tuple[str, str]]:
     """Every unordered pair of role letters once, as (first, second) with the letters in REVERSE alphabetical
-    order, so the seed's L (Luna) / H (Haiku) give L − H: gaps read first − second, direction tables have the
+    order, so the source paper's L (Luna) / H (Haiku) give L − H: gaps read first − second, direction tables have the
     first as rows, and a Selector change goes from the first to the second ((LHL − LHH) − (LLL − LLH))."""
     ordered = sorted(set(letters), reverse=True)
     return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:]]
@@ -157,7 +157,7 @@ class NoiseAdjusted:
 
 def _rho_adj(x: np.ndarray, y: np.ndarray, ex: np.ndarray, ey: np.ndarray):
     """Row-wise over the last axis: ρ_adj = c / sqrt((v_x − e_x)(v_y − e_y)), v and c with the n − 1 denominator
-    (the seed's proposal, consistent with S²), e = mean of the papers' noise variances. Also returns v, e, c."""
+    (the source paper's proposal, consistent with S²), e = mean of the papers' noise variances. Also returns v, e, c."""
     n = x.shape[-1]
     dx, dy = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
     vx, vy = (dx * dx).sum(axis=-1) / (n - 1), (dy * dy).sum(axis=-1) / (n - 1)
@@ -240,7 +240,7 @@ STRATA = ("x+/y-", "x+/y+", "x-/y-", "x-/y+", "any_zero", "x+/y0")
 
 
 def strata(direction_x: int, direction_y: int) -> list[str]:
-    """The strata a paper belongs to; 'x+/y0' is a sub-stratum of 'any_zero' (the seed's HH case)."""
+    """The strata a paper belongs to; 'x+/y0' is a sub-stratum of 'any_zero' (the source paper's HH case)."""
     out = []
     if direction_x == 0 or direction_y == 0:
         out.append("any_zero")

@@ -9,7 +9,7 @@ int_revision_outcomes). A paper whose final is unchanged counts as its `unchange
 One bootstrap world per (study, venue_year group — each venue_year and 'all'): the papers with a complete
 gain in any cell of the study in that group, sorted by paper_id, drawn once with resample_indices(seed).
 Every cell mean, every Scorer gap and every gap change of the group reads that draw, each averaging the
-drawn papers it has a value for (all cells of the seed hold the same 199 papers, so there the draw is
+drawn papers it has a value for (all cells of the source paper hold the same 199 papers, so there the draw is
 exactly the paired paper bootstrap); both marts rebuild the same draw from the same papers and seed.
 """
 
@@ -160,7 +160,7 @@ def scorer_gaps_table(gains: pd.DataFrame, *, n_resamples: int, seed: int) -> pd
     """revision_scorer_gaps: per (study, venue_year group) the gap between two Scorers on one final manuscript
     (cell(W S a) − cell(W S b), over the papers complete in both) and its change when the Selector changes
     from s to t ((W t a − W t b) − (W s a − W s b), over the papers complete in all four); pairs and their
-    order from letter_pairs (the seed's LLL − LLH and (LHL − LHH) − (LLL − LLH))."""
+    order from letter_pairs (the source paper's LLL − LLH and (LHL − LHH) − (LLL − LLH))."""
     rows = []
     for study, vy, g, union in comparison_groups(gains):
         rows += _group_gaps(g, union, _draw(union, n_resamples, seed), {

@@ -14,7 +14,7 @@ configurations); per comparison, the pair values are averaged within each paper,
 a paper-bootstrap percentile interval (metrics.stats.bootstrap). An overall row per (study, polarity,
 kind) pools the configuration pairs: each paper's mean over all its pairs of that kind.
 A review takes part in a polarity only if it has at least one item of it (int_review_items has no rows
-for an empty or unparsed list; the seed's corpus has none).
+for an empty or unparsed list; the source paper's corpus has none).
 """
 
 from dataclasses import dataclass

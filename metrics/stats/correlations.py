@@ -1,7 +1,7 @@
 """Score prediction's correlations (the Multi-Layered Review paper): per (study, judge configuration, reviewer,
 venue, year), a paper's mean predicted score against its human mean rating, over the papers that have
 both. Pearson r, Spearman ρ (Pearson on average ranks) and Kendall τ-b (ties in either variable
-corrected; scipy's default, the seed does not say which variant) from scipy.stats.
+corrected; scipy's default, the source paper does not say which variant) from scipy.stats.
 
 Null with a reason, never 0: fewer than MIN_PAPERS papers (`fewer_than_3_papers`), or one side
 constant (`constant_predictions` / `constant_human_scores`: no correlation is defined)."""

@@ -1,5 +1,5 @@
 """The Wilson score interval for a proportion (Wilson 1927), from the formula so that p̂ may be
-fractional: a detection rate averaged over judge repeats is not k/n for an integer k. The seed's
+fractional: a detection rate averaged over judge repeats is not k/n for an integer k. The source paper's
 Figure 3 uses it with n = the items at a distance (not items × repeats: repeats of one judgment are
 not independent samples) and z = 1.96.
 

@@ -27,13 +27,13 @@ from reviewing.scoring import ReviewerConfig
 from warehouse import settings
 
 # Record kinds a Writer may rewrite. Page markers, images, titles, references and equations are
-# protected: the seed's Writer keeps pages, non-text material and the leading records untouched.
+# protected: the source paper's Writer keeps pages, non-text material and the leading records untouched.
 EDITABLE_KINDS = ("paragraph", "caption", "footnote", "heading")
 FEEDBACK = ("own",)  # or a role letter: that model's first scoring review of the original
 # A final manuscript the Selector left unchanged (nothing accepted) is the original, so its true gain is
 # 0. zero_noise: its final side reads the original's own scores and its gain counts as exactly 0 with no
 # noise variance (the default: no call, and no noise that is not there enters ρ_adj). rescore: it is
-# scored again in sessions of its own, like any final (the seed scores every final in independent sessions).
+# scored again in sessions of its own, like any final (the source paper scores every final in independent sessions).
 UNCHANGED_FINAL = ("zero_noise", "rescore")
 MODEL_KEYS = {"provider", "model", "base_url", "temperature", "max_output_tokens"}
 KEYS = {"papers", "cells", "repeats", "models", "feedback", "manuscript_chars", "max_edits", "editable_kinds",

@@ -15,7 +15,7 @@ Parameters and where they come from:
   an attribute left out is the repo's BASELINE (no biography line for it). Option `personas`: one
   entry per reviewer, a name made of those words ("benign knowledgeable responsible", "malicious",
   "baseline") or a dict {"commitment", "intention", "knowledgeability"} (values or null). Default:
-  all three benign, knowledgeable and responsible: the seed's "benign" reviewers [the seed does not
+  all three benign, knowledgeable and responsible: the source paper's "benign" reviewers [the source paper does not
   say which attributes; the repo's benign_Rx1 makes ONE reviewer benign (intention only) and two
   baseline: personas = ["benign", "baseline", "baseline"]].
 - The review format (overall rating first, significance and novelty, 4 reasons for acceptance, 4

@@ -17,7 +17,7 @@ strengths, weaknesses, questions, decision) is the meta-review's. `extra` keeps 
 review and how many reflection rounds it took.
 
 Options (defaults; "ours" where the original is silent):
-    ensemble              5      members (the seed's A.2; its §4.1 says 4: set 4 to compare)
+    ensemble              5      members (the source paper's A.2; its §4.1 says 4: set 4 to compare)
     few_shot              1      example reviews (0 or 1; peerlake ships one, see below)
     reflections           5      most reflection rounds per member (see the deviations)
     temperature_ensemble  0.75   the members' first reviews (hard-coded in the original)

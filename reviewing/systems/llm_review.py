@@ -7,7 +7,7 @@ and "Main Content:", concatenated and cut to `max_input_tokens` = 6,500 tokens o
 tokenizer, a closing fence added when the cut removed it (llm_calls/tokens.py: the embedded model's
 own llama.cpp tokenizer for provider "local"; 4 characters per token for hosted providers, since
 tiktoken cannot load its encodings offline; the method is recorded in `extra["tokens_method"]`).
-`max_input_tokens = 0` sends the ten pages uncut (the seed's "LLM-Review + Claude" ablation).
+`max_input_tokens = 0` sends the ten pages uncut (the source paper's "LLM-Review + Claude" ablation).
 
 Options (defaults; "ours" where the original is silent):
     max_pages         10     pages of the PDF read (the original keeps the first 10 PDF pages)

@@ -15,7 +15,7 @@ in brackets; no reflection, so every round is 0):
    → an outline (paper type, context, assumptions, contributions, clarity).
 4. [pass2] the body, guided by the outline → notes on claims with evidence, weaknesses and gaps;
    with a model that reads images the body's page renders ride on this message (`page_images`).
-   [deviation] No web search here: the seed's pass 2 verifies uncertain claims on the web; the only
+   [deviation] No web search here: the source paper's pass 2 verifies uncertain claims on the web; the only
    search is the literature agent's, before the review agent starts.
 5. [pass3] the final review (Strengths, Weaknesses, Questions, Overall Recommendation, Score on
    the NeurIPS 1-10 scale with its rubric; To-do List with `todo_list`) from the appendix summary,
@@ -27,10 +27,10 @@ MLR-Combined replaces steps 3-5 with one call [combined] that writes all three p
 (ours: the paper does not say): temperature 0.7 on every step (independent samples must differ, as the
 paper's "MLR (4 reviews)" do; a hosted model's default of 1.0 is rough on the 1.5B local model), the
 per-step max_tokens below (DEFAULTS on the local model; HOSTED_STEP_TOKENS on a hosted one, room for
-the seed's ~3.9k output tokens a run), and the character budgets, derived from
+the source paper's ~3.9k output tokens a run), and the character budgets, derived from
 settings.review_max_chars(provider) (9,000 local: each step then fits the embedded model's 4,096-token
-context; 200,000 hosted). `preset` switches the agents as each of the seed's experiments did (PRESETS);
-`appendix_model` / `literature_model` give an agent its own model (the seed: Haiku for the appendix).
+context; 200,000 hosted). `preset` switches the agents as each of the source paper's experiments did (PRESETS);
+`appendix_model` / `literature_model` give an agent its own model (the source paper: Haiku for the appendix).
 MLR gives no confidence and no summary: both null.
 """
 
@@ -94,9 +94,9 @@ DEFAULTS: dict[str, Any] = {
 HOSTED_STEP_TOKENS = {"appendix_max_tokens": 2000, "literature_max_tokens": 2000, "outline_max_tokens": 2000,
                       "notes_max_tokens": 4000, "review_max_tokens": 4000, "combined_max_tokens": 8000}
 
-# Which agents each of the seed's experiments ran. `preset` sets them; an option the study sets
+# Which agents each of the source paper's experiments ran. `preset` sets them; an option the study sets
 # itself wins. review_only: contradictions, withdrawals, hidden text (search could leak the answer; the
-# appendix agent was off). conference: conference submissions and focus (appendix agent + search: the seed
+# appendix agent was off). conference: conference submissions and focus (appendix agent + search: the source paper
 # searched the web from pass 2, here the literature agent searches `retrieval`). user_study: every agent and
 # the To-do List.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -104,7 +104,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "conference": {"appendix_agent": True, "literature_agent": True},
     "user_study": {"appendix_agent": True, "literature_agent": True, "todo_list": True},
 }
-# A model per agent (the seed: the appendix agent on Claude Haiku, the review and literature agents on
+# A model per agent (the source paper: the appendix agent on Claude Haiku, the review and literature agents on
 # Sonnet): a model name on the system's provider and endpoint; unset = the system's model.
 AGENT_MODELS = {"appendix_model": "appendix", "literature_model": "literature"}
 # Options in the resolved options only when a study sets them, so configurations that never used them
