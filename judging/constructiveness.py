@@ -24,6 +24,8 @@ from judging.spans import judged_text
 
 JUDGE = "constructiveness"
 ORDER = 4  # its place in judging.registry's lists
+# every section: PRISM "needs the complete review" (constructiveness/src/utils.py format_human_review_full)
+SECTIONS = None
 STEP = "comments"
 REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_constructiveness_comments",)

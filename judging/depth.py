@@ -29,11 +29,12 @@ from collections.abc import Sequence
 from judging import depth_taxonomy
 from judging.base import JudgeContext, Judgment, answer, budgeted, judge_request, review_inputs
 from judging.depth_taxonomy import DepthTaxonomy
-from judging.reviews import JudgedReview
+from judging.reviews import ARGUMENT, JudgedReview
 from judging.spans import field_at, heading_end, judged_text, verbatim_span
 
 JUDGE = "depth"
 ORDER = 1  # PRISM's order of dimensions: depth, novelty, flaws, constructiveness
+SECTIONS = ARGUMENT  # PRISM reads Summary / Strengths / Weaknesses (depth_of_analysis run_human.py L30-38)
 STEP = "units"
 REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_depth_units", "judge_depth_labels", "judge_depth_grounding")

@@ -31,6 +31,7 @@ from judging.variants import built_variants, variant_subjects
 EXPERIMENT = "contradictions"
 JUDGE = "detection"
 ORDER = 1  # its place in judging.registry's lists
+SECTIONS = None  # "the full review text" (the Multi-Layered Review paper)
 BUILDER = "judging.benchmark"  # makes the manuscripts this experiment judges
 STEP = "identify"
 TEMPLATES = ("detection_judge",)

@@ -25,6 +25,8 @@ from warehouse import settings
 
 JUDGE = "flaws"
 ORDER = 3  # its place in judging.registry's lists
+# PRISM reads Summary / Weaknesses / Questions (flaw_identification format_human_review_text)
+SECTIONS = frozenset({"summary", "weaknesses", "questions"})
 REVIEW_STEP = "order"  # one judgment per (pool, review): the per-review step (benchmarks/judge_cost.py)
 TEMPLATES = ("judge_flaws_extract", "judge_flaws_validate", "judge_flaws_order")
 PARSER_VERSION = "flaws-2"  # 2: order rows carry their section, raise rows how their quote matched

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 
 from judging import taxonomy as taxonomies
 from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.reviews import JudgedReview
+from judging.reviews import ARGUMENT, JudgedReview
 from judging.spans import judged_text
 from judging.taxonomy import Taxonomy
 
 EXPERIMENT = "focus"
 JUDGE = "focus"
 ORDER = 5  # its place in judging.registry's lists
+SECTIONS = ARGUMENT  # a review's strengths and weaknesses (the MLR paper), read as depth reads them
 STEP = "label"
 TEMPLATES = ("focus_label",)
 PARSER_VERSION = "focus-1"

@@ -26,6 +26,7 @@ from judging.variants import built_variants, variant_subjects
 EXPERIMENT = "hidden_text"
 JUDGE = "injection"
 ORDER = 2  # its place in judging.registry's lists
+SECTIONS = None  # whether the review points out the hidden text anywhere (the Multi-Layered Review paper)
 BUILDER = "ingest.hidden_text"  # makes the manuscripts this experiment judges
 STEP = "mention"
 TEMPLATES = ("injection_judge",)

@@ -36,6 +36,9 @@ from warehouse.blobs import BlobCorrupted
 
 JUDGE = "novelty"
 ORDER = 2  # its place in judging.registry's lists
+# every section: PRISM's extractor reads a human review's Summary, Strengths, Weaknesses, Questions and
+# Limitations (novelty_vefification/scripts/run_pipeline.py _reviews_to_text) and a system's whole text
+SECTIONS = None
 REVIEW_STEP = "claims"  # the step with one judgment per judged review (benchmarks/judge_cost.py counts them)
 TEMPLATES = ("judge_novelty_paper", "judge_novelty_claims", "judge_novelty_verify")
 PARSER_VERSION = "2"  # 2: every section read, the claims cap a setting, relevance from the backend's score

@@ -25,6 +25,9 @@ def _modules() -> tuple[ModuleType, ...]:
         if isinstance(getattr(module, "JUDGE", None), str):
             if not isinstance(getattr(module, "ORDER", None), int):
                 raise ImportError(f"judge module {module.__name__} needs ORDER = <int> beside JUDGE")
+            if not hasattr(module, "SECTIONS"):  # what it reads is a choice each judge states
+                raise ImportError(f"judge module {module.__name__} needs SECTIONS (a set of review sections, "
+                                  "or None for every section) beside JUDGE")
             found.append(module)
     for attr in ("JUDGE", "EXPERIMENT"):  # a name is an asset key and a study key: one module each
         names = [getattr(m, attr) for m in found if hasattr(m, attr)]
@@ -43,6 +46,12 @@ def judges() -> dict[str, ModuleType]:
 def experiments() -> dict[str, ModuleType]:
     """Experiment name -> the module of the judge that reads its reviews."""
     return {m.EXPERIMENT: m for m in _modules() if hasattr(m, "EXPERIMENT")}
+
+
+@cache
+def by_judge() -> dict[str, ModuleType]:
+    """Every judge module, quality and experiment judges alike, by its JUDGE name."""
+    return {m.JUDGE: m for m in _modules()}
 
 
 def judge_names() -> tuple[str, ...]:

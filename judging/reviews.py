@@ -12,7 +12,7 @@ A review key names a review across the lake and the marts (dbt builds the same s
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from ingest.prism_reviews import fields_of, snake, split_sections
@@ -83,34 +83,37 @@ _WHOLE = frozenset({"summary", "strengths", "weaknesses", "questions", "suggesti
                     "recommendation", "other"})
 _STANDS_FOR = {"assessment": frozenset({"strengths", "weaknesses"}), "whole": _WHOLE}
 
-# What each judge reads, the same for humans and systems. PRISM's sets: depth = Summary / Strengths /
-# Weaknesses (depth_of_analysis run_human.py L30-38, run_llm.py L42-54); flaws = Summary / Weaknesses /
-# Questions (flaw_identification format_human_review_text); constructiveness = every section
-# (constructiveness/src/utils.py format_human_review_full: "needs the complete review"). None = every
-# readable section (all but ratings and meta).
-# - novelty: PRISM's extractor reads a human review's Summary, Strengths, Weaknesses, Questions and
-#   Limitations (novelty_vefification/scripts/run_pipeline.py _reviews_to_text) and a system's whole
-#   text: every section.
-# - score_prediction: the review's "non-numeric text" with the venue's rubric (the Multi-Layered Review paper):
-#   every section but the ratings, whose numbers the predictor must not see.
-# - detection: "the full review text" (the MLR paper); injection: whether the review points out the hidden
-#   text anywhere (the Multi-Layered Review paper); withdrawal_match: whether the review names the withdrawal's problem
-#   anywhere (the Multi-Layered Review paper): every section.
-# - focus: labels a review's strengths and weaknesses (the MLR paper); it keeps the argument set it read
-#   before (depth's).
-JUDGE_SECTIONS: dict[str, frozenset[str] | None] = {
-    "depth": frozenset({"summary", "strengths", "weaknesses"}),
-    "flaws": frozenset({"summary", "weaknesses", "questions"}),
-    "constructiveness": None,
-    "novelty": None,
-    "score_prediction": None,
-    "detection": None,
-    "injection": None,
-    "withdrawal_match": None,
-    "focus": frozenset({"summary", "strengths", "weaknesses"}),
-}
-# The argument of a review as text overlap reads it (metrics.text.review_texts): depth's sections.
-ARGUMENT = JUDGE_SECTIONS["depth"]
+# The argument of a review: PRISM's depth set, Summary / Strengths / Weaknesses (depth_of_analysis
+# run_human.py L30-38, run_llm.py L42-54). Depth and focus read it; so does text overlap
+# (metrics.text.review_texts).
+ARGUMENT = frozenset({"summary", "strengths", "weaknesses"})
+
+
+class _JudgeSections(Mapping):
+    """Judge name -> the sections it reads, the same for humans and systems (None = every readable section:
+    all but ratings and meta). Each judge module declares its own `SECTIONS` beside `JUDGE`, with the source
+    of its choice; they are read on first use because the judge modules import this one."""
+
+    _read: dict[str, frozenset[str] | None] | None = None
+
+    def _sections(self) -> dict[str, frozenset[str] | None]:
+        if self._read is None:
+            from judging import registry
+
+            self._read = {name: module.SECTIONS for name, module in registry.by_judge().items()}
+        return self._read
+
+    def __getitem__(self, judge: str) -> frozenset[str] | None:
+        return self._sections()[judge]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sections())
+
+    def __len__(self) -> int:
+        return len(self._sections())
+
+
+JUDGE_SECTIONS: Mapping[str, frozenset[str] | None] = _JudgeSections()
 
 
 def field_kind(name: str, guess: bool = False) -> str | None:

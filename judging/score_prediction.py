@@ -41,6 +41,9 @@ from warehouse import EventLog, settings
 EXPERIMENT = "score_prediction"
 JUDGE = "score_prediction"
 ORDER = 4  # its place in judging.registry's lists
+# the review's "non-numeric text" (the Multi-Layered Review paper): every section but the ratings, whose
+# numbers the predictor must not see (ratings are never a readable section)
+SECTIONS = None
 STEP = "predict"
 TEMPLATES = ("score_predictor",)
 PARSER_VERSION = "score_prediction-1"

@@ -38,6 +38,7 @@ from warehouse import EventLog, settings
 EXPERIMENT = "withdrawals"
 JUDGE = "withdrawal_match"
 ORDER = 3  # its place in judging.registry's lists
+SECTIONS = None  # whether the review names the withdrawal's problem anywhere (the MLR paper)
 LEVELS = ("exact", "similar")
 TEMPLATES = ("withdrawal_match_exact", "withdrawal_match_similar")
 TEMPLATE_OF = dict(zip(LEVELS, TEMPLATES, strict=True))

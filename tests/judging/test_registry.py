@@ -56,3 +56,36 @@ def test_the_study_package_lists_the_registry():
     assert tuple(studies.JUDGES) == registry.judge_names()
     assert tuple(studies.EXPERIMENTS) == registry.experiment_names()
     assert tuple(studies.VARIANT_EXPERIMENTS) == registry.variant_experiments()
+
+
+def test_each_judge_states_what_it_reads_and_the_sections_table_is_theirs():
+    # judging.reviews.JUDGE_SECTIONS is read from the judge modules' SECTIONS, not kept as a list.
+    from judging.reviews import ARGUMENT, JUDGE_SECTIONS
+
+    assert set(JUDGE_SECTIONS) == set(registry.by_judge()) == {m.JUDGE for m in registry.by_judge().values()}
+    for name, module in registry.by_judge().items():
+        assert JUDGE_SECTIONS[name] is module.SECTIONS
+    # PRISM's sets, as its code forms them: the argument for depth, Summary/Weaknesses/Questions for flaws.
+    assert JUDGE_SECTIONS["depth"] == ARGUMENT == frozenset({"summary", "strengths", "weaknesses"})
+    assert JUDGE_SECTIONS["flaws"] == frozenset({"summary", "weaknesses", "questions"})
+    assert JUDGE_SECTIONS["constructiveness"] is None
+
+
+def test_a_judge_module_without_sections_is_refused(monkeypatch):
+    import types
+
+    import pytest
+
+    fake = types.ModuleType("judging.nosections")
+    fake.JUDGE, fake.ORDER = "nosections", 99
+    real_import = importlib.import_module
+    monkeypatch.setattr(registry.pkgutil, "iter_modules",
+                        lambda path: [pkgutil.ModuleInfo(None, "nosections", False)])
+    monkeypatch.setattr(registry.importlib, "import_module",
+                        lambda name: fake if name == "judging.nosections" else real_import(name))
+    registry._modules.cache_clear()
+    try:
+        with pytest.raises(ImportError, match="needs SECTIONS"):
+            registry._modules()
+    finally:
+        registry._modules.cache_clear()
