@@ -20,6 +20,11 @@ class ObjectMissing(ObjectStoreError, FileNotFoundError):
     """The key does not exist (a FileNotFoundError, so readers treat it like a missing local file)."""
 
 
+class KeyOutsideStore(ObjectMissing):
+    """A key that would leave the store's folder (`../…`, an absolute path): refused on every verb. It reads
+    as absent, so a forged path in a manifest is reported by verify, never followed or written to."""
+
+
 @dataclass(frozen=True)
 class ObjectInfo:
     key: str  # relative to the store's root
@@ -79,4 +84,4 @@ def open_store(url: str) -> Store:
     return LocalStore(Path(url.removeprefix("file://")), shared=True)
 
 
-__all__ = ["ObjectInfo", "ObjectMissing", "ObjectStoreError", "Store", "open_store"]
+__all__ = ["KeyOutsideStore", "ObjectInfo", "ObjectMissing", "ObjectStoreError", "Store", "open_store"]

@@ -4,10 +4,10 @@ folder; `put_if_absent` links a fully written temp file to its name, which fails
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from warehouse.fsutil import atomic_write, create_exclusive
-from warehouse.stores import ObjectInfo, ObjectMissing
+from warehouse.stores import KeyOutsideStore, ObjectInfo, ObjectMissing
 
 
 class LocalStore:
@@ -19,6 +19,9 @@ class LocalStore:
         self.shared = shared
 
     def path(self, key: str) -> Path:
+        # Keys come from manifests too, which are files from outside once a lake is copied or shared.
+        if not key or key.startswith("/") or ".." in PurePosixPath(key).parts:
+            raise KeyOutsideStore(f"{key!r} would leave the lake folder {self.root}; refused")
         return self.root / key
 
     def uri(self, key: str) -> str:

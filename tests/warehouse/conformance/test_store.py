@@ -53,3 +53,19 @@ def test_put_if_absent_has_exactly_one_winner(store_url):
     assert len(wins) == 1
     assert s.get("events/manifests/000000000001.json") == f"writer {wins[0]}".encode()  # the winner's, whole
     assert not s.put_if_absent("events/manifests/000000000001.json", b"late")
+
+
+@pytest.mark.parametrize("key", ["../outside.json", "events/../../outside.json", "/tmp/outside.json", ""])
+def test_a_local_key_never_leaves_the_lake_folder(tmp_path, key):
+    # A manifest names the keys a roll-forward copies to and verify reads: a forged one must not reach
+    # a file outside the lake.
+    from warehouse.stores import KeyOutsideStore
+    from warehouse.stores.local import LocalStore
+
+    s = LocalStore(tmp_path / "lake")
+    s.put("events/staging/x", b"staged")
+    for verb in (lambda: s.get(key), lambda: s.put(key, b"x"), lambda: s.put_if_absent(key, b"x"),
+                 lambda: s.copy("events/staging/x", key)):
+        with pytest.raises(KeyOutsideStore):
+            verb()
+    assert not (tmp_path / "outside.json").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["lake"]
