@@ -65,6 +65,8 @@ class PipelineRun:
     failed_checks: list[FailedCheck] = field(default_factory=list)
     failed_steps: list[str] = field(default_factory=list)
     asset_metadata: dict[str, dict] = field(default_factory=dict)
+    plan_summary: str = ""  # what the build rebuilt and why (orchestration.build_plan)
+    skipped: bool = False  # nothing changed since the published build: no run was made
 
 
 def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,

@@ -7,9 +7,13 @@ hold every study, keyed by study_id). Which assets belong to which run is read o
 from dataclasses import dataclass
 from functools import cache
 
+from dagster import AssetKey
+
 from orchestration.assets.attribution import MAX_COST_TAG
 from orchestration.assets.partitions import studies
+from orchestration.build_plan import AUTO, EXPLICIT
 from orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
+from warehouse import settings
 
 OPTIONAL_TAG = "peerlake/optional"  # assets a study runs only when asked (e.g. probes)
 
@@ -76,8 +80,28 @@ def run_study(study: str, probes: bool = False, tags: dict | None = None,
         return StudyRun(first, None)
     if not build:
         return StudyRun(first, None, build_skipped=True)
-    return StudyRun(first, run_pipeline(selection=build_asset_keys(), tags=tags))
+    return StudyRun(first, build_all(tags, mode=AUTO))
 
 
-def build_all(tags: dict | None = None) -> PipelineRun:
-    return run_pipeline(selection=build_asset_keys(), tags=tags)
+def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
+    """Build what changed since the published build (orchestration.build_plan), gate it and publish; with
+    nothing changed, no Dagster run at all. `mode`: auto (after a study's run: run records alone wait),
+    explicit (`peerlake build`), force (everything)."""
+    from orchestration.build_plan import PLAN_TAG, plan_for_lake, stash_plan
+    from warehouse import Lake
+
+    lake = Lake(settings.lake_root(), settings.lake_url())
+    build = plan_for_lake(lake, mode)
+    if build.empty:
+        return PipelineRun(success=True, run_id="", plan_summary=build.summary(), skipped=True)
+    tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build)}
+    if build.full:
+        selection = build_asset_keys()
+    else:
+        graph = _graph()
+        dbt_keys = set(build.models)
+        selection = sorted(k for k in build_asset_keys()
+                           if k in dbt_keys or not graph.get(AssetKey.from_user_string(k)).group_name.startswith("dbt"))
+    run = run_pipeline(selection=selection, tags=tags)
+    run.plan_summary = build.summary()
+    return run

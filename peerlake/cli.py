@@ -58,17 +58,24 @@ def demo() -> None:
 
 
 @app.command()
-def build() -> None:
-    """Build every mart from the event log into a candidate, run every gate on it, and publish it
-    only if all pass; then the summary and the report. No model call."""
+def build(force: bool = typer.Option(False, "--force", help="rebuild every model and run every gate, "
+                                                             "even when nothing changed")) -> None:
+    """Build the marts from the event log into a candidate, run the gates on it, and publish it only if
+    they pass; then the summary and the report. No model call. Only what changed since the published
+    build is rebuilt (new events, changed models or gates, and what is downstream); with nothing
+    changed, nothing runs."""
+    from orchestration.build_plan import EXPLICIT, FORCE
     from orchestration.studies import build_all
 
-    run = run_quietly(build_all, "build", tags={"peerlake/command": "build"})
+    run = run_quietly(build_all, "build", tags={"peerlake/command": "build"}, mode=FORCE if force else EXPLICIT)
     report_run(run)
     print_chain_head()
     if not run.success:
         raise typer.Exit(1)
-    console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
+    if run.skipped:
+        console.print("The published marts are up to date (`peerlake build --force` rebuilds them all).")
+    else:
+        console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
 
 
 @app.command()

@@ -54,6 +54,8 @@ def print_quality(study: str) -> None:
 def report_run(run) -> None:
     """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
     and say what users now see: a failed build publishes nothing."""
+    if getattr(run, "plan_summary", ""):  # a build: what it rebuilt and why, or that nothing changed
+        console.print(run.plan_summary, markup=False, highlight=False, soft_wrap=True)
     for check in run.failed_checks:
         kind = f"suite {check.suite}" if check.suite else "dbt test"
         console.print(f"[bold red]GATE FAILED[/] {check.check} on {check.asset} ({kind})", soft_wrap=True)

@@ -342,6 +342,15 @@ class EventLog:
         self._read_seq = ms[-1].seq if ms else 0
         return self.chain.bodies()
 
+    def committed_segments(self) -> dict[str, list[tuple[str, int]]]:
+        """Each event type's committed segments as (key, rows), in commit order. Committed segments never
+        change, so this list grows exactly when events of the type were sealed: what a build compares."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for m in self._manifests():
+            for seg in m.get("segments", []):
+                out.setdefault(_segment_type(seg["path"]), []).append((seg["path"], int(seg.get("rows", 0))))
+        return out
+
     def head(self) -> Link | None:
         """The newest committed manifest (seq, SHA-256): a witness of everything sealed so far."""
         head = self.chain.refresh()[-1:]

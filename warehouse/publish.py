@@ -65,10 +65,28 @@ def _copy_synced(src: Path, dst: Path) -> None:
     _rename_synced(tmp, dst)
 
 
-def reset_candidate(lake: Lake) -> Path:
-    """Make the candidate a copy of the published file (none yet: no candidate) before dbt runs."""
+def _fingerprint_path(lake: Lake) -> Path:
+    return lake.duckdb_path.with_name("published_build.json")
+
+
+def published_fingerprint(lake: Lake) -> dict | None:
+    """What the published file was built from (orchestration.build_plan), or None: then a build rebuilds
+    everything. Written after the file is in place and removed before it is replaced, so it never claims
+    more than the file holds."""
+    try:
+        return json.loads(_fingerprint_path(lake).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def reset_candidate(lake: Lake, run_id: str | None = None) -> Path:
+    """Make the candidate a copy of the published file (none yet: no candidate) before dbt runs. With a
+    run id, once per run: the first dbt step of a build resets, the next one builds on what it made."""
     candidate = lake.candidate_duckdb_path
     candidate.parent.mkdir(parents=True, exist_ok=True)
+    status = candidate_status(lake)
+    if run_id is not None and status and status.get("state") == BUILDING and status.get("run_id") == run_id:
+        return candidate
     # A dbt run killed mid-build leaves a write-ahead log; DuckDB would replay it onto the fresh
     # copy and resurrect the failed build's tables.
     _wal(candidate).unlink(missing_ok=True)
@@ -76,7 +94,7 @@ def reset_candidate(lake: Lake) -> Path:
         _copy_synced(lake.duckdb_path, candidate)
     else:
         candidate.unlink(missing_ok=True)
-    _write_status(lake, {"state": BUILDING, "started_at": _now(), "failed_gates": {}})
+    _write_status(lake, {"state": BUILDING, "started_at": _now(), "failed_gates": {}, "run_id": run_id})
     return candidate
 
 
@@ -89,8 +107,10 @@ def record_gate_failure(lake: Lake, gate: str, summary: str) -> None:
     _write_status(lake, status)
 
 
-def publish(lake: Lake) -> Path:
-    """Atomically replace the published file with the (audited) candidate; return its path."""
+def publish(lake: Lake, fingerprint: dict | None = None) -> Path:
+    """Atomically replace the published file with the (audited) candidate; return its path. `fingerprint`
+    says what the candidate was built from (orchestration.build_plan); without one the next build
+    rebuilds everything."""
     import duckdb
 
     candidate, published = lake.candidate_duckdb_path, lake.duckdb_path
@@ -109,7 +129,10 @@ def publish(lake: Lake) -> Path:
     _wal(published).unlink(missing_ok=True)
     # The candidate itself becomes the published file (one rename, same file system): no second copy
     # of a file that is gigabytes at a million events. The next build copies it back (reset_candidate).
+    _fingerprint_path(lake).unlink(missing_ok=True)  # a crash from here on leaves no fingerprint: rebuild all
     _rename_synced(candidate, published)
+    if fingerprint is not None:
+        atomic_write(_fingerprint_path(lake), json.dumps(fingerprint, sort_keys=True).encode())
     status = candidate_status(lake) or {"started_at": None}
     _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "published_at": _now()})
     return published

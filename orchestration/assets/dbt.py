@@ -80,23 +80,31 @@ def _stage_one_ids(manifest) -> set[str]:
             dagster_dbt_translator=PeerlakeDbtTranslator(), op_tags=DUCKDB_TAG)
 def dbt_inputs(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
     """Stage 1: the input marts, built into a candidate that starts as a copy of the published file."""
-    from warehouse import settings
-    from warehouse.publish import reset_candidate
-
-    lake.event_log().seal()  # dbt reads sealed segments only
-    reset_candidate(lake.lake())
-    settings.export_lake_env()
+    _begin(context, lake)
     yield from _build(context, dbt)
 
 
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt, exclude=INPUTS_SELECT,
             dagster_dbt_translator=StatisticsTranslator(), op_tags=DUCKDB_TAG)
-def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource):
+def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
     """Stage 2: every other model (statistics, costs), from input marts whose gates passed."""
-    from warehouse import settings
-
-    settings.export_lake_env()
+    _begin(context, lake)
     yield from _build(context, dbt)
+
+
+def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
+    """The run's first dbt step seals the log (dbt reads sealed segments only) and starts the candidate
+    from the published file; a build that rebuilds only statistics (orchestration.build_plan) has no
+    stage 1, so either stage may be first."""
+    from warehouse import settings
+    from warehouse.publish import BUILDING, candidate_status, reset_candidate
+
+    root = lake.lake()
+    status = candidate_status(root) or {}
+    if not (status.get("state") == BUILDING and status.get("run_id") == context.run.run_id):
+        lake.event_log().seal()  # once per build, so both stages read the same committed events
+    reset_candidate(root, context.run.run_id)
+    settings.export_lake_env()
 
 
 PARTIAL_PARSE = "partial_parse.msgpack"

@@ -8,26 +8,43 @@ from orchestration.resources import LakeResource
 
 @asset(group_name="publish", op_tags=DUCKDB_TAG, deps=MART_KEYS,
        description="Publishes the candidate DuckDB file (every mart) over <lake>/peerlake.duckdb, "
-                   "only after every gate passed on it in this run.")
+                   "only after the gate of every mart this run rebuilt passed on it in this run.")
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from orchestration.assets.checks import gate_check_keys
-    from warehouse.publish import publish
+    from dagster import DagsterEventType
 
-    # In a run with the gates, a failed one already skips this step (they block). A run without
-    # some of them (e.g. a UI selection of one mart + this asset) would publish an unaudited
-    # candidate: the candidate is published whole, so it must be audited whole, in this run.
+    from orchestration.assets.checks import gate_check_keys
+    from orchestration.build_plan import PLAN_TAG, take_plan
+    from warehouse.publish import candidate_status, publish
+
+    root = lake.lake()
+    # The candidate must be this run's: started from the published file by this run's first dbt step.
+    status = candidate_status(root) or {}
+    if status.get("run_id") != context.run.run_id:
+        raise Failure(description="not published: no dbt step of this run built the candidate. Materialize "
+                                  "the marts with their checks (`peerlake build`).")
+    # Every mart this run rebuilt must have passed its gate in this run (a failed one already skips this
+    # step: gates block). A mart the run did not rebuild is the published one, audited when it was
+    # published (orchestration.build_plan); a UI selection of one mart without its check is refused.
+    built = {rec.asset_key for rec in context.instance.get_records_for_run(
+        run_id=context.run.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION, limit=100_000).records
+        if rec.asset_key is not None}
     unaudited = []
     for key in gate_check_keys():
+        if key.asset_key not in built:
+            continue
         record = context.instance.get_latest_asset_check_evaluation_record(key)
         evaluation = record.evaluation if record else None
-        if record is None or record.run_id != context.run_id or evaluation is None or not evaluation.passed:
+        if record is None or record.run_id != context.run.run_id or evaluation is None or not evaluation.passed:
             unaudited.append(key.to_user_string())
     if unaudited:
         raise Failure(description="not published: these gates did not pass in this run: "
                                   + ", ".join(unaudited) + ". Materialize all marts with their checks.")
-    path = publish(lake.lake())
+    fingerprint = take_plan(root, context.run.tags.get(PLAN_TAG))
+    path = publish(root, fingerprint)
     head = lake.event_log().head()  # the event log's chain head, kept here as a witness outside the lake
+    gated = sum(1 for key in gate_check_keys() if key.asset_key in built)
     return MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size,
-                                       "marts": len(MART_KEYS),
+                                       "marts": len(MART_KEYS), "marts_rebuilt": sum(k in built for k in MART_KEYS),
+                                       "gates_run": gated,
                                        "chain_head_seq": head.seq if head else 0,
                                        "chain_head_sha256": head.sha256 if head else ""})
