@@ -4,9 +4,11 @@ One temporary lake (build_at_scale's synthetic events: --papers papers × --conf
 calls, one study "bench") is scanned (DuckDB parsing every review's JSON: the floor) and built. Then
 +1 % events arrive — a second study "bench-plus" of papers/100 new papers under the same
 configurations, written and sealed by the log's own code — and the lake is built again, as a user
-would: `peerlake build`, whose candidate starts as a copy of the published file (warehouse.publish),
-so the per-(study, configuration) statistics of "bench" are reused (metrics.stats.memo) and only
-"bench-plus" is computed. With --verify, the final lake is also built from nothing in a copy and every
+would: `peerlake build`, which rebuilds only the models downstream of the event types that grew
+(orchestration.build_plan) into a candidate that starts as a copy of the published file
+(warehouse.publish), so the per-(study, configuration) statistics of "bench" are reused
+(metrics.stats.memo) and only "bench-plus" is computed. Then a third build with nothing new (no dbt,
+no gate: the no-op), and an empty lake's first build and its no-op. With --verify, the final lake is also built from nothing in a copy and every
 table of the two published files is compared row for row (EXCEPT ALL both ways).
 Run: .venv/bin/python benchmarks/rebuild_incremental.py [--papers 10000] [--verify]
 """
@@ -96,6 +98,12 @@ def main() -> int:
         rebuild = bas.run_build(root)
         print(f"  rebuild {rebuild['seconds']} s (exit {rebuild['returncode']})", *_slowest(rebuild), sep="\n    ",
               flush=True)
+        noop = bas.run_build(root)
+        print(f"  no-op build (nothing new) {noop['seconds']} s (exit {noop['returncode']})", flush=True)
+        empty_root = tmp / "empty"
+        empty = bas.run_build(empty_root)
+        empty_again = bas.run_build(empty_root)
+        print(f"  empty lake: first build {empty['seconds']} s, again {empty_again['seconds']} s", flush=True)
         scan_after = bas.duckdb_scan(root, args.scan_repeats)
         parse_best = min(scan["parse_scan_seconds_best"], scan_after["parse_scan_seconds_best"])
         verify = None
@@ -118,10 +126,14 @@ def main() -> int:
                       "llm_call_events": lake["events"]["llm_call"], "added_papers": extra,
                       "added_llm_call_events": plus["events"]["llm_call"]},
             "lake": lake, "added": plus, "parse_scan": scan, "parse_scan_after": scan_after,
-            "full_build": full, "rebuild": rebuild, "verify": verify,
+            "full_build": full, "rebuild": rebuild, "noop_build": noop, "empty_build": empty,
+            "empty_build_again": empty_again, "verify": verify,
             "parse_scan_seconds_best": parse_best,
             "full_over_parse_scan": round(full["seconds"] / parse_best, 1),
             "rebuild_over_full": round(rebuild["seconds"] / full["seconds"], 3),
+            "noop_over_full": round(noop["seconds"] / full["seconds"], 3),
+            "goals": {"rebuild_over_full": 0.15, "full_over_parse_scan": 10, "empty_build_seconds": 15,
+                      "noop_over_full": 0.05},
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                         "platform": platform.platform(), "duckdb": duckdb.__version__},
         }
@@ -130,9 +142,11 @@ def main() -> int:
         tmp_path.write_text(json.dumps(result, indent=1) + "\n")
         os.replace(tmp_path, args.result)
         print(f"full build {full['seconds']} s / parsing scan {parse_best} s = {result['full_over_parse_scan']}×; "
-              f"rebuild after +1 % {rebuild['seconds']} s / full = {result['rebuild_over_full']}")
+              f"rebuild after +1 % {rebuild['seconds']} s / full = {result['rebuild_over_full']} (goal ≤ 0.15); "
+              f"no-op {noop['seconds']} s / full = {result['noop_over_full']}; empty lake {empty['seconds']} s "
+              f"(goal ≤ 15 s), again {empty_again['seconds']} s")
         print(f"wrote {args.result}")
-        ok = full["returncode"] == 0 and rebuild["returncode"] == 0
+        ok = all(b["returncode"] == 0 for b in (full, rebuild, noop, empty, empty_again))
         return 0 if ok and not (verify and verify["differing_beyond_rounding"]) else 1
     finally:
         if args.keep:
