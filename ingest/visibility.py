@@ -54,7 +54,9 @@ def page_backdrop(page) -> Callable[[float, float], bool]:
         nonlocal boxes
         if boxes is None:
             boxes = []
-            for d in page.get_drawings():
+            # get_cdrawings: the same paths as get_drawings without wrapping every item in Point/Rect
+            # objects (most of its cost); only each path's fill and rect are read here.
+            for d in page.get_cdrawings():
                 fill = d.get("fill")
                 if fill is not None and min(fill) < NEAR_WHITE / 255:
                     boxes.append(tuple(d["rect"]))
