@@ -10,29 +10,18 @@ def at_least(a: str, b: str, *, ignore_missing: bool = False):
         **({"ignore_row_if": "either_value_is_missing"} if ignore_missing else {}))
 
 
-def counts(columns) -> list:
-    """Each column is a count: never null, never negative."""
-    import great_expectations as gx
-
-    return [e for c in columns for e in (gx.expectations.ExpectColumnValuesToNotBeNull(column=c),
-                                         gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0))]
-
-
 # Percentages are stored as doubles; three shares of one count add up to 100 within this much.
 PCT_TOLERANCE = 0.01
 
 
-def share_expectations(key: str) -> list:
-    """The same / tie / reverse share marts' expectations (rank_reproducibility, close_pairs)."""
+def share_expectations() -> list:
+    """The same / tie / reverse share marts' expectations (rank_reproducibility, close_pairs); their
+    plain column checks (keys, k >= 1) are dbt tests in the marts' yml."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
     compared = Column("n_comparisons") > 0
     return [
-        gx.expectations.ExpectColumnValuesToNotBeNull(column=key),
-        gx.expectations.ExpectColumnValuesToBeUnique(column=key),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="k", min_value=1),
         *[gx.expectations.ExpectColumnValuesToBeBetween(
             column=c, min_value=0, max_value=100, row_condition=compared)
           for c in ("pct_same", "pct_tie", "pct_reverse")],

@@ -22,11 +22,6 @@ def expectations() -> list:
     # without a confidence.
     own = (Column("source") == "peerlake") & Column("system_review_id").is_null()
     return [
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="review_score_id"),
-        gx.expectations.ExpectColumnValuesToBeUnique(column="review_score_id"),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="paper_id"),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="is_parsed"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="llm_call_id", row_condition=own),
         # A parsed review must carry a usable score and confidence; an unparsed one is flagged by
         # parse_error instead, so a null there would hide why it was not parsed.

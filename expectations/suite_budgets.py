@@ -26,20 +26,14 @@ def expectations() -> list:
 
     within_cap = Column("is_variance_hat_within_cap") == True  # noqa: E712 - a GX condition
     return [
-        gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectColumnValuesToBeBetween(column="tolerance", min_value=0,
                                                       strict_min=True),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="variance_hat", min_value=0),
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="variance_upper", column_B="variance_hat_capped", or_equal=True),
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="variance_cap", column_B="variance_upper", or_equal=True),
-        *[e for col in BUDGETS for e in (
-            gx.expectations.ExpectColumnValuesToNotBeNull(column=col),
-            gx.expectations.ExpectColumnValuesToBeInTypeList(
-                column=col, type_list=["int", "int8", "int16", "int32", "int64", "Int64"]),
-            gx.expectations.ExpectColumnValuesToBeBetween(column=col, min_value=1))],
+        *[gx.expectations.ExpectColumnValuesToBeInTypeList(
+            column=col, type_list=["int", "int8", "int16", "int32", "int64", "Int64"]) for col in BUDGETS],
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="certified_budget", column_B="planning_budget", or_equal=True,
             row_condition=within_cap),

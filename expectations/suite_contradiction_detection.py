@@ -21,18 +21,10 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "judge_config", "reviewer_config", "item_set", "distance")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="item_set", value_set=["all", "validated"]),
-        *counts(COUNTS),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="k", min_value=1),
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_items_unaccounted", min_value=0, max_value=0),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1)
-          for c in ("accuracy", "wilson_lo", "wilson_hi")],
         at_least("accuracy", "wilson_lo", ignore_missing=True),
         at_least("wilson_hi", "accuracy", ignore_missing=True),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="null_reason", row_condition=Column("accuracy").is_null()),

@@ -22,18 +22,11 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "reviewer_config", "polarity", "dimension", "label")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="polarity", value_set=["strength", "weakness"]),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="dimension", value_set=["target", "aspect"]),
-        *counts(COUNTS),
         at_least("n_items_total", "n_items"),
         at_least("n_reviews", "n_reviews_labelled"),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="share", min_value=0, max_value=1),
         gx.expectations.ExpectColumnValuesToBeBetween(column="share_sum", min_value=1 - 1e-9, max_value=1 + 1e-9),
         gx.expectations.ExpectColumnValuesToBeNull(column="share", row_condition=Column("n_items_total") == 0),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="share_null_reason",

@@ -16,16 +16,9 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import counts
-
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in (KEY, "study_id", "reviewer_config")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(column_list=["study_id", "reviewer_config"]),
         gx.expectations.ExpectColumnValuesToNotBeInSet(column="reviewer_config", value_set=["human"]),
-        *counts(COUNTS),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_components", min_value=0, max_value=4),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0) for c in KL],
         gx.expectations.ExpectColumnValuesToNotBeNull(column="kl_mean", row_condition=Column("n_components") == 4),
         gx.expectations.ExpectColumnValuesToBeNull(column="kl_mean", row_condition=Column("n_components") < 4),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="null_reason", row_condition=Column("n_components") < 4),

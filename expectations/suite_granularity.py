@@ -13,14 +13,8 @@ def expectations() -> list:
     import great_expectations as gx
 
     return [
-        gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_decimal_invalid", min_value=0),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="decimal_invalid_rate", min_value=0, max_value=0.5),
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="mean_shift", column_B="mean_shift_ci_low", or_equal=True),
         gx.expectations.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="mean_shift_ci_high", column_B="mean_shift", or_equal=True),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="within_paper_sd_integer", min_value=0),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="within_paper_sd_decimal", min_value=0),
     ]

@@ -16,7 +16,7 @@ def expectations() -> list:
     from expectations.quality_reviews import judged_review_expectations
 
     return [
-        *judged_review_expectations(KEY, "mcs", shares=SHARES, sds=("mcs_sd",)),
+        *judged_review_expectations("mcs"),
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="n_comments", min_value=1, row_condition=Column("mcs").is_not_null()),
     ]

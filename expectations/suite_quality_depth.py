@@ -19,13 +19,12 @@ def expectations() -> list:
     from expectations.quality_reviews import judged_review_expectations
 
     return [
-        *judged_review_expectations(KEY, "doa", shares=SHARES, sds=("doa_sd",)),
+        *judged_review_expectations("doa"),
         # A scored review has units (no units is null, never DoA 0).
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="n_units", min_value=1, row_condition=Column("doa").is_not_null()),
         shared.at_least("n_units", "n_premises", ignore_missing=True),
         shared.at_least("n_premises", "n_premises_grounded", ignore_missing=True),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_units_cut_by_cap", min_value=0),
         # a scored review says what the cap cut (0 when nothing), so its units can be read beside it
         gx.expectations.ExpectColumnValuesToNotBeNull(column="n_units_cut_by_cap",
                                                       row_condition=Column("doa").is_not_null()),

@@ -21,19 +21,9 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
 
-    from expectations.quality_reviews import SOURCES
-    from expectations.shared import counts
 
     one = {"min_value": 1 - 1e-9, "max_value": 1 + 1e-9}
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "judge_config", "review_key", "depth_taxonomy", "aspect", "share_units")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="source", value_set=SOURCES),
-        *counts(("n_repeats_scored", "aspect_order")),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_repeats_scored", min_value=1),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1)
-          for c in ("share_units", "share_premises")],
         gx.expectations.ExpectColumnValuesToBeBetween(column="share_units_sum", **one),
         gx.expectations.ExpectColumnValuesToBeBetween(column="share_premises_sum", **one),
     ]

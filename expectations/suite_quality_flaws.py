@@ -34,9 +34,7 @@ def expectations() -> list:
     return [
         # is_null and null_reason are the row's (no repeat has a scored pool for the review): the counts
         # are null exactly then
-        *judged_review_expectations(KEY, "n_critical_flaws", shares=SHARES, sds=("ncps_sd",)),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="pool_key"),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="pool_system"),
+        *judged_review_expectations("n_critical_flaws"),
         *present_where("recall_critical", "n_critical_flaws"),
         *present_where("recall_minor", "n_minor_flaws"),
         *present_where("recall_critical_weighted", "n_critical_flaws"),
@@ -54,8 +52,6 @@ def expectations() -> list:
             column="ncps", max_value=0, row_condition=Column("n_mentions") == 0),
         # N = the humans + one system review: a scored pool has at least that review
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_pool_members", min_value=1, row_condition=scored),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_flaws_over_cap", min_value=0),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_raisers_over_cap", min_value=0),
         shared.at_least("n_critical_flaws", "n_critical_found", ignore_missing=True),
         shared.at_least("n_minor_flaws", "n_minor_found", ignore_missing=True),
         shared.at_least("n_flaws_raised", "n_invalid_raised", ignore_missing=True),

@@ -18,7 +18,7 @@ def expectations() -> list:
     from expectations.quality_reviews import judged_review_expectations
 
     return [
-        *judged_review_expectations(KEY, "ns", shares=SHARES, sds=("ns_sd",)),
+        *judged_review_expectations("ns"),
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="n_claims_scored", min_value=1, row_condition=Column("ns").is_not_null()),
         shared.at_least("n_claims", "n_claims_scored", ignore_missing=True),

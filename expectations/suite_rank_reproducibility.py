@@ -11,4 +11,4 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     from expectations.shared import share_expectations
 
-    return share_expectations(KEY)
+    return share_expectations()

@@ -10,7 +10,6 @@ COUNTS = ("n_papers", "n_pairs", "n_reviews", "n_items", "n_resamples", "n_embed
           "n_embeddings_cached")
 COLUMNS = [KEY, "study_id", "polarity", "kind", "config_a", "config_b", "s_mean", "s_ci_low", "s_ci_high",
            "embedding_model", "embedding_model_hash", "bootstrap_seed", *COUNTS]
-_SLACK = 1e-6  # float32 unit vectors: a cosine of a text with itself may read 1.0000001
 
 
 def expectations() -> list:
@@ -18,22 +17,12 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "polarity", "kind", "config_a", "config_b", "s_mean", "embedding_model",
-                    "embedding_model_hash")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(column_list=["study_id", "polarity", "kind", "config_a",
                                                                      "config_b"]),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="polarity", value_set=["strength", "concern"]),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="kind", value_set=["within", "cross"]),
-        *counts(COUNTS),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_papers", min_value=1),
         at_least("n_pairs", "n_papers"),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=-1 - _SLACK, max_value=1 + _SLACK)
-          for c in ("s_mean", "s_ci_low", "s_ci_high")],
         at_least("s_mean", "s_ci_low"),
         at_least("s_ci_high", "s_mean"),
         gx.expectations.ExpectColumnPairValuesToBeEqual(column_A="config_a", column_B="config_b",

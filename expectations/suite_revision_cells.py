@@ -22,17 +22,13 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in (KEY, "study_id", "cell", "venue_year")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(column_list=["study_id", "cell", "venue_year"]),
-        *counts(COUNTS),
         gx.expectations.ExpectColumnValuesToBeBetween(column="direction_count_gap", min_value=0, max_value=0),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="mean_gain", row_condition=Column("n_papers") > 0),
         gx.expectations.ExpectColumnValuesToBeNull(column="mean_gain", row_condition=Column("n_papers") == 0),
         at_least("mean_gain", "ci_low", ignore_missing=True),
         at_least("ci_high", "mean_gain", ignore_missing=True),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="mean_gain_noise_sd", min_value=0),
     ]

@@ -5,7 +5,6 @@ invalid-resample counts fit in the resamples, and the observed r is a correlatio
 MODEL = "revision_noise_adjusted"
 KEY = "revision_noise_adjusted_id"
 STAGE = "statistics"
-REASONS = ["fewer_than_3_papers", "adjusted_variance_not_positive", "fewer_than_2_repeats"]
 COLUMNS = [KEY, "study_id", "quantity", "scorer_x", "scorer_y", "n_papers", "r_observed", "rho_adj", "n_resamples",
            "n_undefined", "n_out_of_range", "null_reason", "bootstrap_seed", "n_papers_unchanged", "unchanged_final"]
 
@@ -21,18 +20,9 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import counts
-
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in (KEY, "study_id", "quantity")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="quantity", value_set=["original_means", "gains"]),
-        *counts(("n_papers", "n_resamples", "n_undefined", "n_out_of_range", "n_resamples_in_range",
-                 "bootstrap_seed", "n_papers_unchanged")),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="unchanged_final",
-                                                    value_set=["zero_noise", "rescore", "mixed"]),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="r_observed", min_value=-1, max_value=1),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="null_reason", value_set=REASONS),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="n_resamples_in_range"),
+        gx.expectations.ExpectColumnValuesToBeBetween(column="n_resamples_in_range", min_value=0),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="rho_adj", row_condition=Column("null_reason").is_null()),
         gx.expectations.ExpectColumnValuesToBeNull(column="rho_adj",
                                                    row_condition=Column("null_reason").is_not_null()),

@@ -13,14 +13,9 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in (KEY, "study_id", "venue_year",
-                                                                            "expression")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="quantity", value_set=["gap", "gap_change"]),
-        *counts(("n_papers", "n_resamples", "bootstrap_seed")),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="estimate", row_condition=Column("n_papers") > 0),
         gx.expectations.ExpectColumnValuesToBeNull(column="estimate", row_condition=Column("n_papers") == 0),
         at_least("estimate", "ci_low", ignore_missing=True),

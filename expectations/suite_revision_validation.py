@@ -19,12 +19,9 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c) for c in (KEY, "study_id", "condition")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        *counts(COUNTS),
         gx.expectations.ExpectColumnValuesToBeBetween(column="status_gap", min_value=0, max_value=0),
         at_least("n_candidates", "n_edited_blocks"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="blocked_reasons", row_condition=Column("n_blocked") > 0),

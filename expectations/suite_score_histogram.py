@@ -5,7 +5,6 @@ MODEL = "reliability_score_histogram"
 KEY = "score_histogram_id"
 STAGE = "statistics"
 COLUMNS = ["score_histogram_id", "reviewer_config", "score_bin", "n_scores", "share_of_scores"]
-BINS = list(range(1, 11))
 # Shares are doubles; a share and its count's fraction, or a histogram's shares' sum, agree
 # within this much.
 TOLERANCE = 1e-9
@@ -29,16 +28,8 @@ def expectations() -> list:
     import great_expectations as gx
 
     return [
-        gx.expectations.ExpectColumnValuesToNotBeNull(column=KEY),
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer_config"),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="score_bin", value_set=BINS),
         gx.expectations.ExpectCompoundColumnsToBeUnique(column_list=["histogram", "score_bin"]),
         gx.expectations.ExpectColumnValuesToBeBetween(column="histogram_n_bins", min_value=10, max_value=10),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="n_scores"),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_scores", min_value=0),
-        gx.expectations.ExpectColumnValuesToNotBeNull(column="share_of_scores"),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="share_of_scores", min_value=0, max_value=1),
         # A histogram exists only for a configuration with parsed scores, so its shares sum to 1.
         gx.expectations.ExpectColumnValuesToBeBetween(
             column="histogram_share_total", min_value=1 - TOLERANCE, max_value=1 + TOLERANCE),

@@ -14,19 +14,14 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "judge_config", "source", "reviewer", "paper_id", "is_variant")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(
             column_list=["study_id", "judge_config", "source", "reviewer", "paper_id"]),
-        *counts(COUNTS),
         at_least("n_reviews", "n_reviews_predicted"),
         gx.expectations.ExpectColumnValuesToNotBeNull(column="null_reason",
                                                      row_condition=Column("predicted_score").is_null()),
         gx.expectations.ExpectColumnValuesToBeNull(column="null_reason",
                                                   row_condition=Column("predicted_score").is_not_null()),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="acceptance_label", value_set=[0, 1]),
     ]

@@ -26,25 +26,19 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "system_name", "system_config", "is_scored")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(column_list=["study_id", "system_config"]),
-        *counts(COUNTS),
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_reviews_unaccounted", min_value=0, max_value=0),
         at_least("n_reviews", "n_papers"),
         at_least("n_ok_reviews", "n_scored_reviews"),
         at_least("n_null_reviews", "n_top_null_reason"),
         at_least("n_calls", "n_calls_made_by_study"),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0) for c in NON_NEGATIVE],
         gx.expectations.ExpectColumnValuesToBeNull(
             column="cost_total_usd", row_condition=Column("n_reviews_cost_unknown") > 0),
         gx.expectations.ExpectColumnValuesToNotBeNull(
             column="top_null_reason", row_condition=Column("n_null_reviews") > 0),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="score_mean", min_value=1, max_value=10),
         gx.expectations.ExpectColumnValuesToBeNull(
             column="score_mean", row_condition=Column("is_scored") == False),  # noqa: E712
         gx.expectations.ExpectColumnValuesToBeNull(

@@ -28,24 +28,14 @@ def expectations() -> list:
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
 
-    from expectations.shared import at_least, counts
+    from expectations.shared import at_least
 
     return [
-        *[gx.expectations.ExpectColumnValuesToNotBeNull(column=c)
-          for c in (KEY, "study_id", "source", "reviewer_config", "judge_config", "match_level", "matched_count",
-                    "accuracy_of_all")],
-        gx.expectations.ExpectColumnValuesToBeUnique(column=KEY),
         gx.expectations.ExpectCompoundColumnsToBeUnique(
             column_list=["study_id", "source", "reviewer_config", "judge_config", "match_level"]),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="match_level", value_set=["exact", "similar"]),
-        gx.expectations.ExpectColumnValuesToBeInSet(column="source", value_set=["human", "peerlake", "external"]),
-        *counts(COUNTS),
-        gx.expectations.ExpectColumnValuesToBeBetween(column="n_repeats", min_value=1),
         at_least("n_papers", "n_papers_reviewed"),
         at_least("n_paper_repeats", "n_paper_repeats_decided"),
         at_least("n_paper_repeats_decided", "n_paper_repeats_matched"),
-        *[gx.expectations.ExpectColumnValuesToBeBetween(column=c, min_value=0, max_value=1)
-          for c in ("accuracy", "accuracy_of_all")],
         gx.expectations.ExpectColumnValuesToBeBetween(column="accuracy_error", min_value=0, max_value=1e-9),
         gx.expectations.ExpectColumnValuesToBeBetween(column="accuracy_of_all_error", min_value=0, max_value=1e-9),
         gx.expectations.ExpectColumnValuesToNotBeNull(

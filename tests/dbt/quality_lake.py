@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.dbt.sample_lake import CONFIG_A, _call, _request, review_json
 from warehouse import EventLog, HumanReviewImported, Lake
-from warehouse.events import ExternalReviewImported, JudgmentRecorded, StudyResolved
+from warehouse.events import ExternalReviewImported, JudgmentRecorded, PaperStatusRecorded, StudyResolved
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 DEPTH, CONSTRUCTIVE, NOVELTY, FLAWS = "d000000000000001", "c000000000000001", "n000000000000001", "f000000000000001"
@@ -203,6 +203,9 @@ def build_quality_lake(root: Path) -> QualityLake:
                                     paper_ids_json=json.dumps(["P1", "P2"]), reviewers_json="[]",
                                     external_systems_json='["*"]', paper_source="test", asset="judgments",
                                     judges_json=json.dumps(judged)))
+    # the venue's decisions, so the human reviews are of papers the lake knows (a dbt test of fct_human_reviews)
+    events += [PaperStatusRecorded(occurred_at=T0, paper_id=paper, venue="TEST 2026", status="rejected",
+                                   decision="Reject", is_accepted=False, source="test") for paper in ("P1", "P2")]
     log.append_many(events)
     log.seal()
     log.close()

@@ -384,12 +384,13 @@ def test_gates_pass_and_fail_on_a_planted_bad_row(built, tmp_path):
     shutil.copy(db, bad)
     key = f"q|{DEPTH}|{H1}"
     with duckdb.connect(str(bad)) as con:
-        con.execute("update quality_depth set doa = 1.5 where quality_depth_id = ?", [key])
+        # a reason beside a score (a DoA out of [0, 1] is a dbt test in quality_depth.yml now)
+        con.execute("update quality_depth set doa = 0.5, null_reason = 'no_units' where quality_depth_id = ?", [key])
         con.execute("update quality_novelty set null_reason = null where null_reason = 'not_judged'"
                     " or review_key = ?", [H3])
-    failures = run_gate("quality_depth", bad).failures
-    assert failures == [f"expect_column_values_to_be_between(doa, min_value=0.0, max_value=1.0): 1 of 6 rows "
-                        f"unexpected; values [1.5]; quality_depth_id ['{key}']"]
+    [failure] = run_gate("quality_depth", bad).failures
+    assert failure.startswith("expect_column_values_to_be_null(null_reason, where doa is not null): 1 of ")
+    assert failure.endswith(f"rows unexpected; values ['no_units']; quality_depth_id ['{key}']")
     [failure] = run_gate("quality_novelty", bad).failures
     assert failure.startswith("expect_column_values_to_not_be_null(null_reason, where ns is null)")
     assert f"q|{NOVELTY}|{H3}" in failure

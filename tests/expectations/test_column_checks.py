@@ -1,0 +1,139 @@
+"""The plain column checks the Great Expectations suites gave to dbt (each mart's `column_checks` test in its
+yml, dbt_project/macros/tests/column_checks.sql), run by real dbt on the suites' hand-made frames with one
+broken value each: exactly the broken rows fail, each naming the checks it breaks. One dbt invocation for
+the module (~25 s). A failed dbt test fails `dbt build`, so it blocks publishing as a failed gate does."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from tests.expectations import test_quality_suites as quality
+from tests.expectations import test_statistic_suites as statistic
+from tests.expectations import test_suite_systems as systems
+from tests.expectations.test_gates import calls, write_db
+from tests.expectations.test_input_suites import human
+
+PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
+AUDIT = "main_dbt_test__audit"  # where --store-failures writes each failing test's rows
+
+
+def _histogram() -> pd.DataFrame:
+    bad = statistic.HIST.copy()
+    bad.loc[0, ["score_bin", "score_histogram_id"]] = [11, "c1|11"]  # a bin off the 1-10 scale
+    bad.loc[10, "n_scores"] = -1
+    return bad
+
+
+# mart -> (its frame with broken values, its key, {key: the checks that row breaks})
+CASES = {
+    "fct_llm_calls": (
+        calls(cached_input_tokens=pd.array([-1, None, None, 0], dtype="Int64"),
+              reasoning_tokens=pd.array([50, None, None, -3], dtype="Int64"),
+              cost_status=["priced", "mystery", "unknown_model", "free"],
+              cost_usd=[0.002, None, -0.5, 0.0]),  # e3: a negative cost, for fct_llm_calls.yml's own `between`
+        "llm_call_id", {"e1": "cached_input_tokens < 0", "e2": "cost_status not in accepted values",
+                        "e4": "reasoning_tokens < 0"}),
+    # "1-10" is not NAME:v1,v2,… : the mart gets no bounds; r2's 7 is not on ICLR 2025's gapped scale
+    "fct_human_reviews": (
+        human(rating_scale=["ICLR2025:1,3,5,6,8,10", "ICLR2025:1,3,5,6,8,10", "1-10"],
+              rating_scale_min=[1.0, 1.0, None], rating_scale_max=[10.0, 10.0, None],
+              rating=[6.0, 7.0, 0.0], is_rating_on_scale=[True, False, None]),
+        "human_review_id", {"r2": "is_rating_on_scale not in accepted values",
+                            "r3": "rating_scale_max is null; rating_scale_min is null"}),
+    "reliability_score_histogram": (
+        _histogram(), "score_histogram_id",
+        {"c1|11": "score_bin not in accepted values", "c2|1": "n_scores < 0"}),
+    "reliability_validity": (
+        statistic.frame(statistic.VALIDITY, mae=[-1.0, 0.5, None], rmse=[1.5, -0.5, None], n_accepted=[3, 1, None]),
+        "validity_id", {"c|all": "mae < 0", "c|venue_year:ICLR / 2017": "rmse < 0", "d|all": "n_accepted is null"}),
+    "reliability_repeatability": (
+        statistic.frame(statistic.REPEATABILITY, reviews_per_paper_min=[0, None], paper_variance_p10=[-0.4, None]),
+        "repeatability_id", {"s|c1": "paper_variance_p10 < 0; reviews_per_paper_min < 1"}),
+    "cost_by_model": (
+        statistic.costs(output_tokens=[-5, None, None], cached_input_tokens=[40, -1, None]),
+        "cost_group_id", {"g1": "output_tokens < 0", "g2": "cached_input_tokens < 0"}),
+    "quality_depth": (
+        quality.frame(quality.DEPTH, doa=[1.2, 0.0, None, None], premise_ratio=[0.5, 1.5, None, None]),
+        "quality_depth_id", {"s|c|human:a": "doa > 1", "s|c|human:b": "premise_ratio > 1"}),
+    "quality_constructiveness": (
+        quality.frame(quality.CONSTRUCTIVE, mcs_sd=[-0.1, None], n_repeats_scored=[1, -1]),
+        "quality_constructiveness_id", {"s|c|human:a": "mcs_sd < 0", "s|c|human:b": "n_repeats_scored < 0"}),
+    "quality_judge_repeatability": (
+        quality.frame(quality.REPEATABILITY, score_mean=[0.35, 1.5]),
+        "judge_repeatability_id", {"s|d|mcs": "score_mean > 1"}),
+    "system_review_costs": (
+        systems.frame(systems.COSTS, overall_score=[11.0, None, None], wall_seconds=[20.0, 4.0, -1.0]),
+        "system_review_cost_id", {"S|cfg-ai|P1|0": "overall_score > 10", "S|cfg-llm|P2|0": "wall_seconds < 0"}),
+    "system_summary": (
+        systems.frame(systems.SUMMARY, cost_per_paper_mean_usd=[-1.0, None]),
+        "system_summary_id", {"S|cfg-ai": "cost_per_paper_mean_usd < 0"}),
+}
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """The DuckDB file after `dbt test --store-failures` of every case's column_checks (and fct_llm_calls'
+    per-column between tests, which already owned the cost and latency ranges); each test's status."""
+    work = tmp_path_factory.mktemp("column_checks")
+    db = write_db(work / "marts.duckdb", **{mart: frame for mart, (frame, _, _) in CASES.items()})
+    env = {**os.environ, "PEERLAKE_HOME": str(work / "lake"), "PEERLAKE_DUCKDB_PATH": str(db)}
+    selectors = [f"test_name:column_checks,{mart}" for mart in CASES] + ["test_name:between,fct_llm_calls"]
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("dbt")), "test", "--store-failures", "--select", *selectors,
+         "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
+         "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout[-4000:]  # dbt exits 1 when a test fails: the build stops there
+    results = json.loads((work / "target" / "run_results.json").read_text())["results"]
+    return db, {r["unique_id"].split(".")[2]: r["status"] for r in results}
+
+
+@pytest.mark.parametrize("mart", sorted(CASES))
+def test_exactly_the_broken_rows_fail_naming_their_checks(checked, mart):
+    db, status = checked
+    assert status[f"{mart}_column_checks"] == "fail"
+    _, key, expected = CASES[mart]
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(f'select "{key}", failed_checks from {AUDIT}.{mart}_column_checks').fetchall()
+    assert {k: "; ".join(sorted(c.split("; "))) for k, c in rows} == expected
+
+
+def test_the_ranges_dbt_already_owned_fail_too_and_nothing_else_ran(checked):
+    # A negative cost was a GX range and a per-column dbt `between` (fct_llm_calls.yml): only dbt keeps it.
+    _, status = checked
+    assert {name for name, s in status.items() if s == "pass"} == {
+        "between_fct_llm_calls_input_tokens__0", "between_fct_llm_calls_output_tokens__0",
+        "between_fct_llm_calls_latency_ms__0"}
+    assert {name for name, s in status.items() if s == "fail"} == {
+        "between_fct_llm_calls_cost_usd__0", *(f"{mart}_column_checks" for mart in CASES)}
+
+
+def test_a_failed_column_check_publishes_nothing_and_the_cli_names_it(tmp_path):
+    """Through `peerlake build` (real Dagster and dbt): a human review of a paper the lake does not know fails
+    fct_human_reviews_column_checks in the first dbt stage; the CLI names the test and its mart, and no mart
+    is published, as for a failed Great Expectations gate (tests/orchestration/test_pipeline.py)."""
+    from datetime import UTC, datetime
+
+    from warehouse import EventLog, HumanReviewImported, Lake
+
+    root = tmp_path / "lake"
+    log = EventLog(Lake(root))
+    log.append_many([HumanReviewImported(
+        occurred_at=datetime(2026, 1, 1, tzinfo=UTC), paper_id="P-unknown", review_id="H1", source="openreview",
+        venue="TEST 2026", rating=5.0, rating_scale="TEST:1,2,3,4,5,6,7,8,9,10", confidence=3.0, body_sha256="e" * 64)])
+    log.seal()
+    log.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PEERLAKE_") or k == "PEERLAKE_LOCAL_THREADS"}
+    proc = subprocess.run([str(Path(sys.executable).with_name("peerlake")), "build"],
+                          env={**env, "PEERLAKE_HOME": str(root)}, capture_output=True, text=True, timeout=900,
+                          cwd=PROJECT_DIR.parent)
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 1, out
+    assert "GATE FAILED fct_human_reviews_column_checks on fct_human_reviews (dbt test)" in out
+    assert "Nothing was published" in out and not (root / "peerlake.duckdb").exists()
