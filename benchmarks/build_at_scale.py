@@ -8,7 +8,9 @@ through the log's own write and seal code: they are serialized with `to_json_lin
 write-ahead files of --chunk events each (one file per chunk, named like the log's own), then
 `EventLog.seal()` turns every file into Parquet segments and a manifest, as it does in production.
 The build is the real CLI in a subprocess: `.venv/bin/peerlake build` (every dbt model and test,
-every Great Expectations gate, the summary and the report page; no model call).
+every Great Expectations gate, the summary and the report page; no model call). Its peak memory is
+sampled over the whole process tree (TreeMemory), with the dbt nodes running at the peak, and its time
+is split into dbt steps, gate steps, other steps and what runs outside any step.
 Run: .venv/bin/python benchmarks/build_at_scale.py [--papers 1000,10000] [--configs 10] [--rounds 10]
 """
 
@@ -23,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -43,6 +46,7 @@ from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngeste
 from warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "build_at_scale.json"
+PEAK_GOAL_MB = 4096  # peak memory of the whole build at 1 M llm_call events
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 # (provider, model, temperature): ten configurations a user might compare, all in the price table.
 CONFIGS = [("openai", "gpt-5-mini", 1.0), ("openai", "gpt-4.1-mini", 0.7), ("openai", "gpt-4.1", 0.7),
@@ -255,13 +259,96 @@ def duckdb_scan(root: Path, repeats: int) -> dict:
             "parse_scan_avg_score": round(parse_row[1], 3)}
 
 
-def _run_results(after: float, run_id: str | None) -> Path | None:
-    """dagster-dbt writes each run's dbt target to dbt_project/target/<asset>-<run id[:7]>-<…>/."""
+def _run_results(after: float, run_id: str | None) -> list[Path]:
+    """dagster-dbt writes each dbt invocation's target to dbt_project/target/<step>-<run id[:7]>-<…>/: one per
+    stage (dbt_inputs, dbt_statistics), all of this run's."""
     found = [Path(p) for p in glob.glob(str(REPO / "dbt_project" / "target" / "*" / "run_results.json"))]
     found = [p for p in found if p.stat().st_mtime >= after]
     if run_id:  # other people's dbt runs share the folder; prefer ours
         found = [p for p in found if f"-{run_id[:7]}-" in p.parent.name] or found
-    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+    return sorted(found, key=lambda p: p.stat().st_mtime)
+
+
+class TreeMemory(threading.Thread):
+    """Samples the resident memory of a process and all its descendants (the CLI, Dagster's step
+    processes, each dbt process) every `every` seconds: the peak of their sum, the peak of the dbt
+    processes' sum, and what each process held at the peak. A sum of RSS counts shared pages (libraries)
+    once per process, so it is an upper bound on what the tree needs; GNU time's figure beside it is the
+    largest single process."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        super().__init__(daemon=True)
+        self.pid, self.every = pid, every
+        self.done = threading.Event()
+        self.peak = self.peak_dbt = 0
+        self.peak_at = self.peak_dbt_at = None
+        self.at_peak: list[tuple[str, int]] = []
+        self.samples = 0
+
+    @staticmethod
+    def _kind(proc) -> str:
+        try:
+            argv = proc.cmdline()
+        except Exception:
+            return "?"
+        names = [Path(a).name for a in argv[:2]]
+        for kind in ("dbt", "peerlake", "dagster"):
+            if kind in names:
+                return kind
+        return names[0] if names else "?"
+
+    def run(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.Error:
+            return
+        while not self.done.is_set():
+            try:
+                procs = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                break
+            held = []
+            for proc in procs:
+                try:
+                    held.append((self._kind(proc), proc.memory_info().rss))
+                except psutil.Error:
+                    continue
+            total = sum(r for _, r in held)
+            dbt = sum(r for k, r in held if k == "dbt")
+            now = time.time()
+            if total > self.peak:
+                self.peak, self.peak_at = total, now
+                self.at_peak = sorted(held, key=lambda kr: -kr[1])[:6]
+            if dbt > self.peak_dbt:
+                self.peak_dbt, self.peak_dbt_at = dbt, now
+            self.samples += 1
+            self.done.wait(self.every)
+
+    def stop(self) -> dict:
+        self.done.set()
+        self.join(timeout=5)
+        mb = 1024 * 1024
+        return {"peak_rss_mb_process_tree": round(self.peak / mb),
+                "peak_rss_mb_dbt_processes": round(self.peak_dbt / mb),
+                "at_peak_mb": [[k, round(r / mb)] for k, r in self.at_peak], "samples": self.samples,
+                "peak_at": self.peak_at, "peak_dbt_at": self.peak_dbt_at}
+
+
+def _running_at(results: list[dict], at: float | None) -> list[str]:
+    """The dbt nodes that were executing at time `at` (run_results' execute timings, UTC)."""
+    if at is None:
+        return []
+    out = []
+    for r in results:
+        for t in r.get("timing", []):
+            if t.get("name") == "execute" and t.get("started_at") and t.get("completed_at"):
+                lo, hi = (datetime.fromisoformat(t[k].replace("Z", "+00:00")).timestamp()
+                          for k in ("started_at", "completed_at"))
+                if lo <= at <= hi + 0.5:  # a sample lands up to one interval after the node ends
+                    out.append(r["unique_id"])
+    return out
 
 
 def step_seconds(root: Path) -> tuple[str | None, dict[str, float]]:
@@ -298,28 +385,46 @@ def run_build(root: Path) -> dict:
         cmd = ["/usr/bin/time", "-f", "%M", "-o", str(rss_file), *cmd]
     started = time.time()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    memory = TreeMemory(proc.pid)
+    memory.start()
+    stdout, stderr = proc.communicate()
     wall = time.perf_counter() - t0
+    mem = memory.stop()
     peak_kb = int(rss_file.read_text().split()[-1]) if rss_file.exists() else None
     out = {"seconds": round(wall, 1), "returncode": proc.returncode,
            # the largest single process (peerlake, or the dbt process it starts), not a sum
            "peak_rss_mb_largest_process": round(peak_kb / 1024) if peak_kb else None,
-           "stdout_tail": proc.stdout.strip().splitlines()[-6:], "stderr_tail": proc.stderr.strip().splitlines()[-6:]}
+           "memory": mem,
+           "stdout_tail": stdout.strip().splitlines()[-6:], "stderr_tail": stderr.strip().splitlines()[-6:]}
     try:
         run_id, out["dagster_step_seconds"] = step_seconds(root)
     except Exception as exc:  # timings are a bonus; never lose the main figures over them
         run_id, out["dagster_step_seconds_error"] = None, f"{type(exc).__name__}: {exc}"
     out["dagster_run_id"] = run_id
-    rr = _run_results(started, run_id)
-    if rr:
-        results = json.loads(rr.read_text())
+    results, elapsed = [], 0.0
+    for rr in _run_results(started, run_id):
+        doc = json.loads(rr.read_text())
+        results.extend(doc["results"])
+        elapsed += doc.get("elapsed_time", 0.0)
+    if results:
         nodes = [{"node": r["unique_id"], "status": r["status"], "seconds": round(r["execution_time"], 2)}
-                 for r in results["results"]]
+                 for r in results]
         nodes.sort(key=lambda r: -r["seconds"])
-        out["dbt_elapsed_seconds"] = round(results.get("elapsed_time", 0.0), 1)
+        out["dbt_elapsed_seconds"] = round(elapsed, 1)
         out["dbt_nodes"] = len(nodes)
+        out["dbt_node_seconds_sum"] = round(sum(n["seconds"] for n in nodes), 1)
         out["dbt_slowest"] = nodes[:12]
         out["dbt_not_success"] = [n for n in nodes if n["status"] not in ("success", "pass")]
+        mem["dbt_nodes_running_at_peak"] = _running_at(results, mem["peak_at"])
+        mem["dbt_nodes_running_at_dbt_peak"] = _running_at(results, mem["peak_dbt_at"])
+    steps = out.get("dagster_step_seconds") or {}
+    dbt_steps = sum(v for k, v in steps.items() if k.startswith("dbt_"))
+    gates = sum(v for k, v in steps.items() if "_gx_" in k or k.startswith("gx_"))
+    out["time_breakdown_seconds"] = {
+        "dbt_steps": round(dbt_steps, 1), "of_which_dbt_nodes": out.get("dbt_node_seconds_sum"),
+        "gate_steps": round(gates, 1), "other_steps": round(sum(steps.values()) - dbt_steps - gates, 1),
+        "outside_steps": round(wall - sum(steps.values()), 1)}  # CLI and Dagster start-up, summary, report
     return out
 
 
@@ -340,9 +445,14 @@ def measure(args, papers: int) -> dict:
         scan_best = min(scan_before["seconds_best"], scan_after["seconds_best"])
         ratio = round(build["seconds"] / scan_best, 1)
         parse_best = min(scan_before["parse_scan_seconds_best"], scan_after["parse_scan_seconds_best"])
-        print(f"  build {build['seconds']} s (exit {build['returncode']}, peak RSS "
-              f"{build['peak_rss_mb_largest_process']} MB) / scan {scan_best} s = {ratio:.0f}×", flush=True)
-        for n in build.get("dbt_slowest", [])[:6]:
+        mem = build["memory"]
+        print(f"  build {build['seconds']} s (exit {build['returncode']}, peak RSS: largest process "
+              f"{build['peak_rss_mb_largest_process']} MB, process tree {mem['peak_rss_mb_process_tree']} MB, "
+              f"dbt {mem['peak_rss_mb_dbt_processes']} MB) / scan {scan_best} s = {ratio:.0f}×", flush=True)
+        print(f"  at the peak: {mem['at_peak_mb']}; dbt running {mem.get('dbt_nodes_running_at_peak')}; at dbt's "
+              f"peak: {mem.get('dbt_nodes_running_at_dbt_peak')}")
+        print(f"  where the time goes (s): {build['time_breakdown_seconds']}")
+        for n in build.get("dbt_slowest", [])[:8]:
             print(f"    {n['seconds']:8.2f} s  {n['node']}")
         return {"shape": {"papers": papers, "configs": args.configs, "rounds": args.rounds,
                           "venue_year_size": args.venue_year_size,
@@ -394,6 +504,9 @@ def main() -> int:
     tmp_path.write_text(json.dumps(result, indent=1) + "\n")
     os.replace(tmp_path, args.result)
     for r in runs:
+        peak = r["build"]["memory"]["peak_rss_mb_process_tree"]
+        print(f"{r['shape']['llm_call_events']:>10,} events: peak RSS {peak} MB (process tree; goal at 1 M events: "
+              f"{PEAK_GOAL_MB} MB)")
         print(f"{r['shape']['llm_call_events']:>10,} events: build {r['build_seconds']} s / scan "
               f"{r['scan_seconds_best']} s = {r['build_over_scan']:.0f}× (JSON-parsing scan "
               f"{r['parse_scan_seconds_best']} s: {r['build_over_parse_scan']:.0f}×; exit {r['build']['returncode']})")

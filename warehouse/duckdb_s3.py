@@ -1,8 +1,8 @@
 """DuckDB reading the lake's committed segments on S3-API object storage, through fsspec.
 
 Every DuckDB connection that reads events goes through here: dbt's (the `Plugin` below, named in
-dbt_project/profiles.yml when the segments are remote) and Python readers' (`connect()`, or
-`register()` on a connection made elsewhere). On a local lake both are plain DuckDB.
+dbt_project/profiles.yml, which also attaches the lake's database file) and Python readers'
+(`connect()`, or `register()` on a connection made elsewhere). On a local lake both are plain DuckDB.
 
 Why fsspec and not DuckDB's own httpfs extension: DuckDB 2.0.1 installs httpfs by downloading it on
 first use, which an offline machine cannot do. s3fs speaks the same S3 API (AWS, MinIO, R2, GCS
@@ -149,20 +149,38 @@ def _plugin_class() -> type:
     from dbt.adapters.duckdb.plugins import BasePlugin
 
     class Plugin(BasePlugin):
-        """dbt-duckdb plugin: registers the S3 filesystem on dbt's connection (cursors share it).
+        """dbt-duckdb plugin on every dbt connection (profiles.yml): attaches the lake's database file under
+        the profile's `database` name and makes it the default, and on a remote lake registers the S3
+        filesystem (cursors share it).
 
-        profiles.yml: `plugins: [{module: warehouse.duckdb_s3, config: {segments_url: …}}]`; the
-        segments URL is checked once per connection so a misconfigured store fails the build at the
+        Both locations are read from the environment when dbt connects (settings.dbt_duckdb_path,
+        settings.dbt_segments_url), not rendered into the profile: dbt hashes the profile's connection
+        fields into its partial-parse state and parses the whole project again when they change (~4 s
+        per invocation), so a profile naming the lake's file made every lake parse from scratch. The
+        segments URL is checked before anything else, so a misconfigured store fails the build at the
         start with the settings to fix, not with DuckDB's attempt to download httpfs."""
 
         def initialize(self, plugin_config: dict[str, Any]) -> None:
-            self.segments_url = str(plugin_config.get("segments_url") or "")
+            # the profile's `database`: the catalog dbt names in every relation ("peerlake"."main"."…")
+            self.database = self.creds.database if self.creds is not None else "peerlake"
 
         def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
-            fs = filesystem()
-            check_readable(self.segments_url, fs)
-            if not conn.filesystem_is_registered("s3"):
-                conn.register_filesystem(fs)
+            segments = settings.dbt_segments_url() or ""
+            if is_remote(segments):
+                fs = filesystem()
+                check_readable(segments, fs)
+                if not conn.filesystem_is_registered("s3"):
+                    conn.register_filesystem(fs)
+            path = str(settings.dbt_duckdb_path()).replace("'", "''")
+            conn.execute(f'attach \'{path}\' as "{self.database}"')
+            conn.execute(f'use "{self.database}"')
+            # where DuckDB spills what does not fit in memory: beside the file, as when dbt opened the
+            # file itself (an in-memory connection would spill into ./.tmp, wherever dbt was started)
+            conn.execute(f"set temp_directory = '{path}.tmp'")
+
+        def configure_cursor(self, cursor: Any) -> None:
+            # A cursor is a new connection to the same instance: it starts in the in-memory catalog.
+            cursor.execute(f'use "{self.database}"')
 
     return Plugin
 

@@ -154,6 +154,18 @@ def candidate_duckdb_path() -> Path:
     return lake_root() / "candidate" / "peerlake.duckdb"
 
 
+def dbt_duckdb_path() -> Path:
+    """The file a dbt process builds into, read by dbt's plugin when it connects (warehouse.duckdb_s3):
+    $PEERLAKE_DUCKDB_PATH (export_lake_env sets the candidate), else the lake's published file."""
+    return Path(os.environ.get("PEERLAKE_DUCKDB_PATH") or duckdb_path())
+
+
+def dbt_segments_url() -> str | None:
+    """Where a dbt process reads the committed segments when they are on object storage
+    ($PEERLAKE_SEGMENTS_URL, set by export_lake_env); None: <PEERLAKE_HOME>/events/segments."""
+    return os.environ.get("PEERLAKE_SEGMENTS_URL") or None
+
+
 def dagster_home() -> Path:
     return lake_root() / "dagster"
 

@@ -7,7 +7,8 @@ the table it is replacing (the candidate starts as a copy of the audited, publis
 warehouse.publish), keeps the rows of every key whose hash is unchanged and computes the rest. The
 result is the table a full recompute gives, row for row: the statistics are deterministic functions
 of exactly the hashed inputs (bootstrap draws are seeded). A change to any metrics/stats module
-changes every hash, so new code never meets old rows.
+changes every hash, so new code never meets old rows. A model reading a large input hashes it in
+DuckDB instead (recompute_changed_relation): a build where no key changed reads none of its rows.
 """
 
 import hashlib
@@ -80,7 +81,63 @@ def recompute_changed(inputs: pd.DataFrame, keys: list[str], compute: Callable[[
     that key's input rows) and give typed columns on an empty input. `hash_columns` (default: all
     but the keys) must determine the result; `salt` carries settings and other code versions."""
     hashes = input_hashes(inputs, keys, salt, hash_columns)
-    schema = compute(inputs.iloc[:0])
+
+    def rows_of(changed: set[tuple]) -> pd.DataFrame:
+        mask = np.array([k in changed for k in zip(*(inputs[k].to_numpy(dtype=object) for k in keys),
+                                                    strict=True)], dtype=bool)
+        return inputs[mask]
+
+    return _combine(hashes, keys, compute, previous, rows_of, inputs.iloc[:0])
+
+
+def relation_hashes(relation, keys: list[str], salt: str = "", columns: list[str] | None = None) -> dict[tuple, str]:
+    """input_hashes of a DuckDB relation, computed in DuckDB: nothing is loaded into pandas.
+
+    Each row is hashed as MD5 of its JSON (NULLs and types kept apart); a key's rows are folded by
+    summing the two 64-bit halves of their hashes (a sum: the same rows in any order fold alike, a
+    repeated row counts twice), then SHA-256 of the code version, `salt`, the columns, the row count
+    and the two sums. Not the same digests as input_hashes (a table moving between the two recomputes
+    once)."""
+    columns = [c for c in relation.columns if c not in keys] if columns is None else columns
+
+    def ident(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    prefix = f"{code_version()}|{salt}|{','.join(columns)}".replace("'", "''")
+    row = "to_json(struct_pack(" + ", ".join(f"{ident(c)} := {ident(c)}" for c in columns) + "))"
+    key_list = ", ".join(ident(k) for k in keys)
+    sql = (f"select {key_list}, sha256('{prefix}|' || count(*) || '|' || sum(md5_number_upper(h)) || '|' "
+           f"|| sum(md5_number_lower(h))) from (select {key_list}, {row} as h from inputs) group by all")
+    return {tuple(r[:-1]): r[-1] for r in relation.query("inputs", sql).fetchall()}
+
+
+def recompute_changed_relation(relation, keys: list[str], compute: Callable[[pd.DataFrame], pd.DataFrame],
+                               previous: pd.DataFrame | None, salt: str = "",
+                               hash_columns: list[str] | None = None, rows=None) -> pd.DataFrame:
+    """recompute_changed over a DuckDB relation (dbt.ref(…)): the inputs are hashed per key in DuckDB
+    (relation_hashes), and only the rows of keys whose hash changed are loaded into pandas and passed
+    to `compute`; when no key changed, nothing is loaded. `rows` (default `relation`, with the same
+    keys) is what the changed keys' rows are read from, when compute needs other columns than the hash."""
+    rows = relation if rows is None else rows
+    hashes = relation_hashes(relation, keys, salt, hash_columns)
+
+    def rows_of(changed: set[tuple]) -> pd.DataFrame:
+        def literal(v) -> str:
+            return "null" if v is None else "'" + str(v).replace("'", "''") + "'"
+
+        match = " or ".join("(" + " and ".join(f'"{k}"::varchar is not distinct from {literal(v)}'
+                                               for k, v in zip(keys, key, strict=True)) + ")"
+                            for key in sorted(changed, key=str))
+        return rows.filter(match).df()
+
+    return _combine(hashes, keys, compute, previous, rows_of, rows.limit(0).df())
+
+
+def _combine(hashes: dict[tuple, str], keys: list[str], compute: Callable[[pd.DataFrame], pd.DataFrame],
+             previous: pd.DataFrame | None, rows_of: Callable[[set[tuple]], pd.DataFrame],
+             empty: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `previous` whose key's hash is unchanged, and compute() of the other keys' rows."""
+    schema = compute(empty)
     columns = [*schema.columns, HASH_COLUMN]
     reusable = previous is not None and list(previous.columns) == columns and not previous.empty
     kept = previous.iloc[:0] if reusable else None
@@ -91,9 +148,7 @@ def recompute_changed(inputs: pd.DataFrame, keys: list[str], compute: Callable[[
                         dtype=bool)
         kept = previous[keep]
         changed_keys -= {k for k, m in zip(old_key, keep, strict=True) if m}
-    mask = np.array([k in changed_keys for k in zip(*(inputs[k].to_numpy(dtype=object) for k in keys),
-                                                    strict=True)], dtype=bool)
-    fresh = compute(inputs[mask]) if mask.any() else schema
+    fresh = compute(rows_of(changed_keys)) if changed_keys else schema
     fresh_key = zip(*(fresh[k].to_numpy(dtype=object) for k in keys), strict=True)
     fresh = fresh.assign(**{HASH_COLUMN: [hashes[k] for k in fresh_key]})
     parts = [p for p in (kept, fresh) if p is not None and not p.empty]

@@ -112,8 +112,7 @@ def _mean(values: list) -> float | None:
 
 
 class _Tokens(dict):
-    """review_key → tokens, read and tokenized on first use: a review of a paper without a human
-    review to compare with is never read (at 1 M reviews, reading every text was most of the mart)."""
+    """review_key → tokens, read and tokenized on first use."""
 
     def __init__(self, text_of: Callable[[str], str | None]):
         super().__init__()
@@ -132,33 +131,51 @@ def overlap_table(reviews: pd.DataFrame, text_of: Callable[[str], str | None] | 
     if len(reviews):
         if text_of is None:
             text_of = dict(zip(reviews["review_key"], reviews["text"], strict=True)).get
-        toks = _Tokens(text_of)
         for study_id, s in reviews.groupby("study_id", sort=True):
-            humans = s[s["source"] == "human"]
-            by_paper = {p: [k for k in g["review_key"] if toks[k]] for p, g in humans.groupby("paper_id")}
+            scored = _score_by_paper(s, text_of)
             for (source, reviewer), g in s.groupby(["source", "reviewer"], sort=True):
-                rows.append(_row(study_id, source, reviewer, g, by_paper, toks))
+                rows.append(_row(study_id, source, reviewer, g, scored, text_of))
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
 
 
-def _row(study_id, source, reviewer, g: pd.DataFrame, by_paper: dict, toks: dict) -> dict:
+def _score_by_paper(s: pd.DataFrame, text_of: Callable[[str], str | None]) -> dict[str, tuple]:
+    """review_key → (its three measures averaged over its paper's other human reviews, pairs, pairs
+    with a BLEU-4), for each review of one study that has text and a human review to compare with.
+    Paper by paper, so only one paper's tokens are held at a time (at 1 M reviews, keeping every
+    review's tokens took gigabytes); a review of a paper without a human review is never read."""
+    scored: dict[str, tuple] = {}
+    for _, paper in s.groupby("paper_id", sort=False):
+        toks = _Tokens(text_of)
+        humans = [k for k in paper.loc[paper["source"] == "human", "review_key"] if toks[k]]
+        if not humans:
+            continue
+        for key in paper["review_key"]:
+            refs = [h for h in humans if h != key]  # a human review is not its own reference
+            if not refs or key in scored:
+                continue
+            cand = toks[key]
+            if not cand:
+                continue
+            scores = [(rouge_1(cand, toks[h]), rouge_l(cand, toks[h]), bleu_4(cand, toks[h])) for h in refs]
+            scored[key] = (tuple(_mean([x[i] for x in scores]) for i in range(3)), len(scores),
+                           sum(b is not None for _, _, b in scores))
+    return scored
+
+
+def _row(study_id, source, reviewer, g: pd.DataFrame, scored: dict, text_of: Callable) -> dict:
     per_review, papers, n_pairs, n_bleu = [], set(), 0, 0
     for key, paper in zip(g["review_key"], g["paper_id"], strict=True):
-        refs = [h for h in by_paper.get(paper, []) if h != key]  # a human review is not its own reference
-        if not refs:
+        if key not in scored:
             continue
-        cand = toks[key]
-        if not cand:
-            continue
-        scores = [(rouge_1(cand, toks[h]), rouge_l(cand, toks[h]), bleu_4(cand, toks[h])) for h in refs]
-        n_pairs += len(scores)
-        n_bleu += sum(b is not None for _, _, b in scores)
+        means, pairs, bleus = scored[key]
+        n_pairs += pairs
+        n_bleu += bleus
         papers.add(paper)
-        per_review.append(tuple(_mean([s[i] for s in scores]) for i in range(3)))
+        per_review.append(means)
     reason = None
     if not per_review:
         reason = "no_other_human_review" if source == "human" else "no_human_review"
-        if not any(toks[k] for k in g["review_key"]):
+        if not any(tokens(text_of(k)) for k in g["review_key"]):
             reason = "no_review_text"
     return {"text_overlap_id": f"{study_id}|{source}|{reviewer}", "study_id": study_id, "source": source,
             "reviewer": reviewer, "is_reference": source == "human", "n_reviews": len(g),

@@ -186,8 +186,9 @@ def test_an_unreadable_bucket_stops_dbt_at_connect_naming_the_settings(s3_server
 
     for k, v in s3_server.env.items():
         monkeypatch.setenv(k, v)
-    # loaded the way dbt-duckdb loads the profile's plugin
-    plugin = BasePlugin.create("warehouse.duckdb_s3", config={"segments_url": "s3://no-such-lake-bucket/x/events/segments"})
+    monkeypatch.setenv("PEERLAKE_SEGMENTS_URL", "s3://no-such-lake-bucket/x/events/segments")
+    # loaded the way dbt-duckdb loads the profile's plugin; it reads the segments URL when dbt connects
+    plugin = BasePlugin.create("warehouse.duckdb_s3")
     con = duckdb.connect()
     with pytest.raises(duckdb_s3.LakeUnreachable, match=r"bucket 'no-such-lake-bucket' does not exist at http.*"
                        r"AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID"):

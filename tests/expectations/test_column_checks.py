@@ -117,7 +117,8 @@ def test_the_ranges_dbt_already_owned_fail_too_and_nothing_else_ran(checked):
 def test_a_failed_column_check_publishes_nothing_and_the_cli_names_it(tmp_path):
     """Through `peerlake build` (real Dagster and dbt): a human review of a paper the lake does not know fails
     fct_human_reviews_column_checks in the first dbt stage; the CLI names the test and its mart, and no mart
-    is published, as for a failed Great Expectations gate (tests/orchestration/test_pipeline.py)."""
+    is published, as for a failed Great Expectations gate (tests/orchestration/test_pipeline.py); it also names
+    the failing row by its key and the check it breaks."""
     from datetime import UTC, datetime
 
     from warehouse import EventLog, HumanReviewImported, Lake
@@ -136,4 +137,7 @@ def test_a_failed_column_check_publishes_nothing_and_the_cli_names_it(tmp_path):
     out = " ".join(proc.stdout.split())
     assert proc.returncode == 1, out
     assert "GATE FAILED fct_human_reviews_column_checks on fct_human_reviews (dbt test)" in out
+    # and the row that broke it, read from the candidate once dbt let go of it: its key and its check
+    assert ("dbt test fct_human_reviews_column_checks on fct_human_reviews: 1 failing row"
+            " - human_review_id 'H1': has_known_paper not in accepted values") in out
     assert "Nothing was published" in out and not (root / "peerlake.duckdb").exists()

@@ -1,11 +1,12 @@
 """Per-key recompute (metrics.stats.memo) gives the table a full recompute gives, and recomputes only
 the (study, configuration) keys whose input rows changed."""
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 
-from metrics.stats.memo import HASH_COLUMN, input_hashes, recompute_changed
+from metrics.stats.memo import HASH_COLUMN, input_hashes, recompute_changed, recompute_changed_relation, relation_hashes
 from metrics.stats.ranking import rank_table
 from metrics.stats.repeatability import drift_table
 
@@ -65,3 +66,36 @@ def test_a_previous_table_of_another_shape_is_recomputed():
     out = recompute_changed(frame, KEYS, counted(drift_table, calls), stale)
     assert calls[-1] == [("s1", "A"), ("s1", "B"), ("s2", "A"), ("s2", "B")]
     assert out[HASH_COLUMN].notna().all()
+
+
+def test_hashed_in_duckdb_rows_are_loaded_only_for_changed_keys_and_the_table_is_a_full_recompute():
+    rng = np.random.default_rng(6)
+    before = scores_frame(rng)
+    with duckdb.connect() as con:
+        first = recompute_changed_relation(con.from_df(before), KEYS, drift_table, None)
+        pdt.assert_frame_equal(first.drop(columns=HASH_COLUMN),
+                               recompute_changed(before, KEYS, drift_table, None).drop(columns=HASH_COLUMN))
+        calls: list = []
+        again = recompute_changed_relation(con.from_df(before.iloc[::-1]), KEYS, counted(drift_table, calls), first)
+        pdt.assert_frame_equal(again, first)
+        assert calls == [[]]  # the schema only: no key changed, so no input row was read
+        after = before.copy()
+        after.loc[after["study_id"].eq("s2") & after["reviewer_config"].eq("A"), "overall_score"] += 1
+        after = pd.concat([after, scores_frame(rng, studies=("s3",), configs=("A",))], ignore_index=True)
+        incremental = recompute_changed_relation(con.from_df(after), KEYS, counted(drift_table, calls), first)
+        assert calls[1:] == [[], [("s2", "A"), ("s3", "A")]]
+        pdt.assert_frame_equal(incremental, recompute_changed_relation(con.from_df(after), KEYS, drift_table, None))
+
+
+def test_duckdb_hash_ignores_row_order_and_sees_a_changed_value_or_null_or_a_repeated_row():
+    rng = np.random.default_rng(7)
+    frame = scores_frame(rng)
+    with duckdb.connect() as con:
+        h = relation_hashes(con.from_df(frame), KEYS)
+        assert relation_hashes(con.from_df(frame.iloc[::-1]), KEYS) == h
+        for changed in (frame.assign(overall_score=frame["overall_score"].where(frame.index != 3)),  # a NULL
+                        frame.assign(paper_id=frame["paper_id"].where(frame.index != 3, "P99")),
+                        pd.concat([frame, frame.iloc[[3]]], ignore_index=True)):  # row 3 twice
+            h2 = relation_hashes(con.from_df(changed), KEYS)
+            assert [k for k in h if h[k] != h2[k]] == [("s1", "A")]  # row 3 belongs to (s1, A)
+        assert relation_hashes(con.from_df(frame), KEYS, salt="resamples=10") != h
