@@ -22,11 +22,12 @@ WHEELS  := $(HOME)/.cache/peerlake/wheels/$(CPU_TAG)
 LLAMA   := llama-cpp-python==0.3.36
 
 .DEFAULT_GOAL := help
-.PHONY: help install model demo test lint ui docs bench clean-lake
+.PHONY: help install model demo test test-fast lint ui docs bench clean-lake
 
 help:
 	@echo "make demo    set up .venv + the embedded model, run the whole pipeline on the demo corpus"
 	@echo "make test    run the test suite (sets up what it needs first; includes the linters)"
+	@echo "make test-fast   the inner loop (~3 min): tests without pipeline builds or the model, dbt unit tests, linters"
 	@echo "make lint    only the linters: ruff, the layer contract (import-linter), sqlfluff on the dbt models"
 	@echo "make ui      open the Dagster UI on http://127.0.0.1:3000 (lineage, runs, checks)"
 	@echo "make bench   run the benchmarks in benchmarks/"
@@ -63,16 +64,42 @@ demo: model
 test: model
 	PEERLAKE_REQUIRE_MODEL=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=15
 
+# The inner loop: the tests that build no marts and load no model (tests/lanes.py marks the others
+# `pipeline` / `model` from what they reach), the dbt unit tests on an empty lake (their models built
+# empty, no data tests), and the linters: ruff and the layer contract in the tests, sqlfluff (~1 min for
+# all models) on the models changed since the last commit, on all of them when anything else under
+# dbt_project/ or .sqlfluff changed, or outside a git checkout. `make test` still runs everything.
+test-fast: install
+	@status=0; scratch=$$(mktemp -d); \
+	echo "==> pytest -m 'not pipeline and not model'"; \
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "not pipeline and not model" \
+	  --deselect tests/test_linters.py::test_sqlfluff_is_clean_on_the_dbt_models || status=1; \
+	echo "==> dbt unit tests"; \
+	$(BIN)/python -c "import pathlib, sys; from warehouse import EventLog, Lake; \
+	  EventLog(Lake(pathlib.Path(sys.argv[1])).ensure()).seal()" $$scratch/lake \
+	  && PEERLAKE_HOME=$$scratch/lake PEERLAKE_DUCKDB_PATH=$$scratch/unit.duckdb $(BIN)/dbt --quiet build \
+	    --select "+test_type:unit" --exclude-resource-type test --project-dir dbt_project \
+	    --profiles-dir dbt_project --target-path $$scratch/target --log-path $$scratch/logs \
+	  && echo "dbt unit tests passed" || status=1; \
+	changed=$$( { git diff --name-only HEAD -- dbt_project .sqlfluff && \
+	  git ls-files --others --exclude-standard -- dbt_project; } 2>/dev/null ) || changed=.sqlfluff; \
+	if echo "$$changed" | grep -qvE '^(dbt_project/models/|$$)'; then models=dbt_project/models; \
+	else models=$$(for f in $$changed; do case $$f in *.sql) [ -f "$$f" ] && echo "$$f";; esac; done); fi; \
+	echo "==> sqlfluff on" $${models:-"no model (none changed)"}; \
+	if [ -n "$$models" ]; then $(SCRATCH_DBT_ENV) $(BIN)/sqlfluff lint --disable-progress-bar --processes 0 \
+	  $$models || status=1; fi; \
+	rm -rf "$$scratch"; exit $$status
+
 # The same checks tests/test_layers.py and tests/test_linters.py run, with the tools' own output. The
 # dbt templater opens the profile's database and writes target/: a scratch folder keeps the lake out.
 # All three run even when one fails, so one pass shows everything.
+SCRATCH_DBT_ENV = PEERLAKE_HOME=$$scratch PEERLAKE_DUCKDB_PATH=$$scratch/lint.duckdb \
+  DBT_TARGET_PATH=$$scratch/target DBT_LOG_PATH=$$scratch/logs
 lint: install
 	@status=0; scratch=$$(mktemp -d); \
 	echo "==> ruff"; $(BIN)/ruff check . || status=1; \
 	echo "==> import-linter"; $(BIN)/lint-imports --no-cache || status=1; \
-	echo "==> sqlfluff"; PEERLAKE_HOME=$$scratch PEERLAKE_DUCKDB_PATH=$$scratch/lint.duckdb \
-	  DBT_TARGET_PATH=$$scratch/target DBT_LOG_PATH=$$scratch/logs \
-	  $(BIN)/sqlfluff lint --disable-progress-bar dbt_project/models || status=1; \
+	echo "==> sqlfluff"; $(SCRATCH_DBT_ENV) $(BIN)/sqlfluff lint --disable-progress-bar dbt_project/models || status=1; \
 	rm -rf "$$scratch"; exit $$status
 
 ui: install

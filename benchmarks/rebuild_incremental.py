@@ -8,8 +8,9 @@ would: `peerlake build`, which rebuilds only the models downstream of the event 
 (orchestration.build_plan) into a candidate that starts as a copy of the published file
 (warehouse.publish), so the per-(study, configuration) statistics of "bench" are reused
 (metrics.stats.memo) and only "bench-plus" is computed. Then a third build with nothing new (no dbt,
-no gate: the no-op), and an empty lake's first build and its no-op. With --verify, the final lake is also built from nothing in a copy and every
-table of the two published files is compared row for row (EXCEPT ALL both ways).
+no gate: the no-op), and an empty lake's first build and its no-op. With --verify, the final lake is
+also built from nothing in a copy and every table of the two published files is compared row for row
+(EXCEPT ALL both ways).
 Run: .venv/bin/python benchmarks/rebuild_incremental.py [--papers 10000] [--verify]
 """
 

@@ -120,11 +120,13 @@ def code_fingerprint(manifest: dict) -> dict[str, str]:
     return out
 
 
-def project_fingerprint(project_dir: Path) -> str:
-    """What changes every model at once: dbt_project.yml (vars, materializations), the profile, dbt's version."""
+def project_fingerprint(project_dir: Path, location: str = "") -> str:
+    """What changes every model at once: dbt_project.yml (vars, materializations), the profile, dbt's version,
+    and where the segments are (the staging views name it: a lake moved to another folder or bucket must
+    rebuild them all, even with no new event)."""
     import dbt.version
 
-    parts = [dbt.version.__version__]
+    parts = [dbt.version.__version__, location]
     for name in ("dbt_project.yml", "profiles.yml"):
         p = project_dir / name
         parts.append(_sha(p.read_bytes()) if p.is_file() else "-")
@@ -177,8 +179,8 @@ class BuildPlan:
                 f"{shown}.")
 
 
-def current_fingerprint(log, manifest: dict, project_dir: Path, expectations_dir: Path) -> dict:
-    return {"version": VERSION, "project": project_fingerprint(project_dir),
+def current_fingerprint(log, manifest: dict, project_dir: Path, expectations_dir: Path, location: str = "") -> dict:
+    return {"version": VERSION, "project": project_fingerprint(project_dir, location),
             "events": event_fingerprint(log), "models": code_fingerprint(manifest),
             "gates": {k: list(v) for k, v in gate_fingerprint(expectations_dir).items()}}
 
@@ -209,7 +211,7 @@ def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLI
     if not previous:
         return full("no published build yet")
     if previous.get("version") != VERSION or previous.get("project") != current["project"]:
-        return full("dbt_project.yml, the profile or dbt's version changed")
+        return full("dbt_project.yml, the profile, dbt's version or the lake's location changed")
 
     before, now = previous.get("events", {}), current["events"]
     grown = sorted(t for t in set(before) | set(now) if before.get(t) != now.get(t))
@@ -247,14 +249,15 @@ def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     from dbt_project import PROJECT_DIR
     from orchestration.dbt_manifest import prepare_dbt_manifest
     from orchestration.project import peerlake_dbt
-    from warehouse import EventLog
+    from warehouse import EventLog, settings
     from warehouse.publish import published_fingerprint
 
     prepare_dbt_manifest()
     log = EventLog(lake)
     log.seal()
     manifest = load_manifest(peerlake_dbt.manifest_path)
-    current = current_fingerprint(log, manifest, Path(PROJECT_DIR), REPO / "expectations")
+    location = settings.lake_url() or str(lake.root.resolve())
+    current = current_fingerprint(log, manifest, Path(PROJECT_DIR), REPO / "expectations", location)
     return plan(current, published_fingerprint(lake), manifest, mode)
 
 

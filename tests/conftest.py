@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import lanes
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Under pytest-xdist the embedded model shares the cores with the other workers: llama.cpp's threads
@@ -32,6 +34,7 @@ def shared_data():
 
 
 def pytest_collection_modifyitems(config, items):
+    lanes.mark(items)  # `pipeline` / `model` by what each test reaches (tests/lanes.py): make test-fast skips both
     # `PEERLAKE_SKIP_MODEL_TESTS=1` lets a developer without the 1.1 GB model run the rest quickly.
     if os.environ.get("PEERLAKE_SKIP_MODEL_TESTS") == "1":
         skip = pytest.mark.skip(reason="PEERLAKE_SKIP_MODEL_TESTS=1")
@@ -40,8 +43,10 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
     # Files whose names end in _model.py run the embedded model (generation): the longest work, so it
     # goes first, spread over the workers (see pytest_xdist_make_scheduler below); then the CLI pipeline
-    # tests (minutes each), so short tests fill the end and the workers finish together.
-    items.sort(key=lambda item: (not _runs_the_model(item.nodeid), not item.nodeid.startswith(HEAVY)))
+    # tests (minutes each), then the other `pipeline` tests (dbt builds, ~30 s a file), so short tests
+    # fill the end and the workers finish together.
+    items.sort(key=lambda item: (not _runs_the_model(item.nodeid), not item.nodeid.startswith(HEAVY),
+                                 "pipeline" not in item.keywords))
 
 
 HEAVY = ("tests/orchestration/", "tests/metrics/stats/test_validity_through_the_lake.py")

@@ -2,10 +2,15 @@
 PDFs) behind every event, two studies that share a paper, two reviewer configurations."""
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from audit.lineage import load_manifest
+from dbt_project import PROJECT_DIR
 from llm_calls.types import LlmRequest
 from studies import resolution_event
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
@@ -102,3 +107,29 @@ def build_audit_lake(root: Path) -> AuditLake:
     log.seal()
     log.close()
     return out
+
+
+MARTS = ("reliability_validity", "reliability_budgets", "fct_ai_review_scores")
+
+
+def dbt_run(lake_root: Path, work: Path) -> Path:
+    """`dbt run` of the three audited marts and their upstream (no data tests: tests/dbt covers them)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PEERLAKE_DUCKDB_PATH", "DBT_TARGET_PATH")}
+    env["PEERLAKE_HOME"] = str(lake_root)
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("dbt")), "run", "--select", *(f"+{m}" for m in MARTS),
+         "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
+         "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"dbt run failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}"
+    return lake_root / "peerlake.duckdb"
+
+
+def build_and_run(work: Path) -> tuple[AuditLake, Path, dict, Path]:
+    """(lake, db, manifest, work): the audit lake under work/lake after `dbt run`, with that run's manifest."""
+    lake = build_audit_lake(work / "lake")
+    db = dbt_run(lake.root, work)
+    # the run just wrote the manifest, so no `dbt parse` is needed (nor run: the checkout's may be mid-edit)
+    manifest, note = load_manifest(PROJECT_DIR, work / "target")
+    assert note is None
+    return lake, db, manifest, work

@@ -6,9 +6,6 @@ are worked out by hand in the comments."""
 
 import io
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -19,38 +16,17 @@ from typer.testing import CliRunner
 from audit.bundle import write_bundle
 from audit.check import check_bundle, verify
 from audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
-from audit.lineage import load_manifest
 from audit.trace import audit_row
 from audit.tree import render
 from dbt_project import PROJECT_DIR
-from tests.audit.audit_lake import SCORES, TEMPLATE, build_audit_lake
+from tests.audit.audit_lake import SCORES, TEMPLATE
 from warehouse import EventLog, Lake
-
-MARTS = ("reliability_validity", "reliability_budgets", "fct_ai_review_scores")
-
-
-def dbt_run(lake_root: Path, work: Path) -> Path:
-    """`dbt run` of the three audited marts and their upstream (no data tests: tests/dbt covers them)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PEERLAKE_DUCKDB_PATH", "DBT_TARGET_PATH")}
-    env["PEERLAKE_HOME"] = str(lake_root)
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("dbt")), "run", "--select", *(f"+{m}" for m in MARTS),
-         "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-         "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
-        env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"dbt run failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}"
-    return lake_root / "peerlake.duckdb"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    work = tmp_path_factory.mktemp("audit")
-    lake = build_audit_lake(work / "lake")
-    db = dbt_run(lake.root, work)
-    # the run just wrote the manifest, so no `dbt parse` is needed (nor run: the checkout's may be mid-edit)
-    manifest, note = load_manifest(PROJECT_DIR, work / "target")
-    assert note is None
-    return lake, db, manifest, work
+def built(audit_built):
+    """(lake, db, manifest, work): the session's audit lake after `dbt run` (tests/audit/conftest.py); read only."""
+    return audit_built
 
 
 def audit(built, mart, key):

@@ -18,26 +18,20 @@ from audit import check
 from audit.bundle import MANIFEST, write_bundle
 from audit.check import check_bundle
 from audit.code import ROOT, code_version, tree_sha256
-from audit.lineage import load_manifest
 from audit.trace import audit_row
 from dbt_project import PROJECT_DIR
-from tests.audit.audit_lake import build_audit_lake
-from tests.audit.test_audit import dbt_run
 from warehouse import EventLog, Lake, settings
 
 MAE = 5 / 9  # worked out by hand in tests/audit/test_audit.py
 
 
 @pytest.fixture(scope="module")
-def honest(tmp_path_factory) -> dict[str, bytes]:
-    """The members of an honest bundle of the validity row test|R|all."""
-    work = tmp_path_factory.mktemp("hostile")
-    lake = build_audit_lake(work / "lake")
-    db = dbt_run(lake.root, work)
-    manifest, _ = load_manifest(PROJECT_DIR, work / "target")
+def honest(audit_built, tmp_path_factory) -> dict[str, bytes]:
+    """The members of an honest bundle of the validity row test|R|all (of the session's audit lake)."""
+    lake, db, manifest, _ = audit_built
     log = EventLog(Lake(lake.root))
     result = audit_row(db, "reliability_validity", f"test|{lake.configs['R']}|all", log, manifest)
-    bundle, _ = write_bundle(result, log.blobs, PROJECT_DIR, work / "honest.zip")
+    bundle, _ = write_bundle(result, log.blobs, PROJECT_DIR, tmp_path_factory.mktemp("hostile") / "honest.zip")
     with zipfile.ZipFile(bundle) as z:
         return {n: z.read(n) for n in z.namelist()}
 
