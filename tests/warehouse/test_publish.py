@@ -75,3 +75,37 @@ def test_a_failed_gate_is_recorded_until_the_next_build(lake):
 
 def test_no_status_before_any_build(tmp_path):
     assert candidate_status(Lake(tmp_path)) is None
+
+
+def test_a_clone_or_copy_of_the_published_file_is_independent(tmp_path):
+    from warehouse.publish import _clone_or_copy
+
+    src, dst = tmp_path / "a.bin", tmp_path / "b.bin"
+    src.write_bytes(b"published" * 1000)
+    how = _clone_or_copy(src, dst)  # "clone" on btrfs/XFS, "copy" on ext4
+    assert how in ("clone", "copy") and dst.read_bytes() == src.read_bytes()
+    with open(dst, "r+b") as fh:
+        fh.write(b"candidate")
+    assert src.read_bytes() == b"published" * 1000
+
+
+def test_a_build_resets_the_candidate_once_per_run(lake):
+    _write(lake.duckdb_path, 1.5)
+    reset_candidate(lake, "run-1")
+    _write(lake.candidate_duckdb_path, 2.5)  # stage 1 built something
+    reset_candidate(lake, "run-1")  # stage 2 of the same run keeps it
+    assert _read(lake.candidate_duckdb_path) == [(2.5,)]
+    reset_candidate(lake, "run-2")  # the next build starts again from the published file
+    assert _read(lake.candidate_duckdb_path) == [(1.5,)]
+
+
+def test_the_fingerprint_never_outlives_the_file_it_describes(lake):
+    from warehouse.publish import published_fingerprint
+
+    _write(lake.duckdb_path, 1.5)
+    reset_candidate(lake, "run-1")
+    publish(lake, {"events": {"llm_call": "a"}})
+    assert published_fingerprint(lake) == {"events": {"llm_call": "a"}}
+    reset_candidate(lake, "run-2")
+    publish(lake)  # a build that was not planned (the Dagster UI): the next planned build rebuilds all
+    assert published_fingerprint(lake) is None
