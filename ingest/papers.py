@@ -106,3 +106,10 @@ def iter_pdfs(paths: list[Path]) -> list[Path]:
     for p in map(Path, paths):
         out.extend(sorted(q for q in p.iterdir() if q.suffix.lower() == ".pdf") if p.is_dir() else [p])
     return out
+
+
+def not_pdfs(paths: list[Path]) -> list[Path]:
+    """The files in the given folders that iter_pdfs leaves out (not *.pdf), so a tally can name them;
+    hidden files (.DS_Store and the like) are nobody's paper and are left out of it too."""
+    return [q for p in map(Path, paths) if p.is_dir() for q in sorted(p.iterdir())
+            if q.is_file() and q.suffix.lower() != ".pdf" and not q.name.startswith(".")]

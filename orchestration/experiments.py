@@ -15,6 +15,7 @@ from judging import registry
 from judging.base import JudgeConfig, judge_config_from
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
 from studies import EXPERIMENTS, Resolution, Study, StudyError
+from studies.parse import did_you_mean
 from warehouse import EventLog
 
 # experiment -> the module that builds its manuscripts / the module of its judge (judging.registry)
@@ -81,7 +82,7 @@ def experiments(study: Study) -> list[Experiment]:
         unknown = sorted(set(table) - known)
         if unknown:
             raise StudyError(f"study {study.name!r}: [{name}] has unknown key(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known))}")
+                             f"{did_you_mean(unknown, known)}known: {', '.join(sorted(known))}")
         for sub in ("judge", "builder"):
             if sub in table and not isinstance(table[sub], dict):
                 raise StudyError(f"study {study.name!r}: [{name}.{sub}] must be a table (provider, model, "

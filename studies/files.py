@@ -5,7 +5,7 @@ import hashlib
 from pathlib import Path
 
 from studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
-from studies.parse import parse_study
+from studies.parse import did_you_mean, parse_study
 from studies.spec import Study
 from warehouse import EventLog
 from warehouse.studies import StudyFiles
@@ -14,6 +14,11 @@ from warehouse.studies import StudyFiles
 def load_study(log: EventLog, name: str) -> Study:
     """The study file from the lake; the built-in studies (studies.builtin) are written on first use."""
     files = StudyFiles(log.lake)
+    if name not in BUILTIN_STUDIES and not files.exists(name):
+        # The built-in studies count as known before their first run writes their file.
+        known = sorted(set(files.names()) | set(BUILTIN_STUDIES))
+        raise FileNotFoundError(f"no study {name!r} in this lake; {did_you_mean([name], set(known))}"
+                                f"known: {', '.join(known)}; create one with `peerlake study new {name} ...`")
     if name in BUILTIN_STUDIES and (not files.exists(name) or hashlib.sha256(files.read(name).encode()).hexdigest()
                                     in OLD_SHA256.get(name, ())):
         files.write(name, builtin_text(name))

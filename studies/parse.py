@@ -165,8 +165,18 @@ def _judging(name: str, table: dict) -> JudgingSpec:
                        max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
 
 
+def did_you_mean(unknown: list[str], known: set[str], prefix: str = "") -> str:
+    """ "did you mean `samples`? " for the unknown keys with a close known one (difflib), else "": said
+    before the list of known keys, which is long and where a typo's fix is hard to spot."""
+    import difflib
+
+    close = [m for k in unknown for m in difflib.get_close_matches(k, sorted(known), n=1)]
+    return f"did you mean {', '.join(f'`{prefix}{m}`' for m in close)}? " if close else ""
+
+
 def _no_unknown(name: str, prefix: str, table: dict, known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise StudyError(f"study {name!r}: unknown key(s) {', '.join(prefix + k for k in unknown)}; "
+                         f"{did_you_mean(unknown, known, prefix)}"
                          f"known: {', '.join(prefix + k for k in sorted(known))}")

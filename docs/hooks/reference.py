@@ -25,8 +25,9 @@ NOT_PRODUCT = {"tests", "benchmarks", "docs", ".venv", "build", "dist", "node_mo
 
 
 def _escape_html(text: str) -> str:
-    """`<config>` in a help string is text, not an HTML tag; inside `code spans` markdown keeps it as is."""
-    parts = str(text).split("`")
+    """`<config>` in a help string is text, not an HTML tag; inside `code spans` markdown keeps it as is.
+    The CLI escapes `[` for Rich (peerlake.cli._plain_brackets); markdown wants the bracket itself."""
+    parts = str(text).replace("\\[", "[").split("`")
     return "`".join(html.escape(p, quote=False) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 

@@ -35,7 +35,7 @@ def _check(path: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(rich_help_panel="Results")
     def audit(
         target: str = typer.Argument(..., help="a mart (reliability_validity, …), a figure id MART:KEY from "
                                                "the report, or `check`"),

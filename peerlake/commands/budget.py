@@ -55,7 +55,7 @@ def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
 def register(app: typer.Typer) -> None:
     """Add `peerlake budget` to the app."""
 
-    @app.command()
+    @app.command(rich_help_panel="Results")
     def budget(
         tolerance: float = typer.Option(..., "--tolerance", "-e",
                                         help="ε: wanted distance from the paper's true mean score"),

@@ -32,7 +32,7 @@ order by cost_usd desc nulls last, dimension_value
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(rich_help_panel="Results")
     def costs(by: str = typer.Option("study", "--by", help=f"one of: {', '.join(DIMENSIONS)}"),
               study: str = typer.Option(None, "--study", help="only what this study's runs did "
                                         "(default: every call in the lake)"),

@@ -21,7 +21,16 @@ def _say_rejected(reason: str, severity: str = "error") -> None:
                 fg=typer.colors.YELLOW if severity == "warning" else typer.colors.RED)
 
 
-def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool) -> None:
+def skipped_not_pdfs(files: list[Path]) -> str:
+    """ "3 files skipped: not PDFs (a.txt, b.docx, c.png, …)", or "" for none: a folder's other files
+    are named in the tally, so a paper saved as .docx is not missed without a word."""
+    if not files:
+        return ""
+    names = ", ".join(f.name for f in files[:3]) + (", …" if len(files) > 3 else "")
+    return f"{len(files)} file{'s' if len(files) != 1 else ''} skipped: not PDFs ({names})"
+
+
+def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool, extra: str = "") -> None:
     """Name every set-aside item, print the tally, seal the log; --strict fails on any rejection."""
     from ingest.batch import counts
 
@@ -29,7 +38,7 @@ def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool) -> Non
         if o.status == "rejected":
             _say_rejected(o.reason, o.severity)
     tally = counts(outcomes, statuses)
-    typer.echo(" · ".join(f"{k} {v}" for k, v in tally.items()))
+    typer.echo(" · ".join([f"{k} {v}" for k, v in tally.items()] + ([extra] if extra else [])))
     log.seal()
     log.close()
     if tally["rejected"] and strict:
@@ -44,7 +53,7 @@ def ingest_pdf_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
 ) -> None:
     """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
-    from ingest.papers import ingest_pdf, iter_pdfs, latest_versions
+    from ingest.papers import ingest_pdf, iter_pdfs, latest_versions, not_pdfs
 
     files = iter_pdfs(paths)
     if paper_id and len(files) != 1:
@@ -60,7 +69,8 @@ def ingest_pdf_cmd(
             typer.echo(f"{o.status:11} {o.paper_id}: {ev.n_pages} pages, {ev.n_chars} chars "
                        f"(body {ev.body_chars}, appendix {ev.appendix_chars}), {ev.n_images} images, "
                        f"{ev.n_references} references")
-    _finish(log, outcomes, ("ingested", "new_version", "unchanged", "rejected"), strict)
+    _finish(log, outcomes, ("ingested", "new_version", "unchanged", "rejected"), strict,
+            extra=skipped_not_pdfs(not_pdfs(paths)))
 
 
 @ingest_app.command("openreview")
@@ -286,5 +296,5 @@ def sample_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(ingest_app, name="ingest")
-    app.command("sample")(sample_cmd)
+    app.add_typer(ingest_app, name="ingest", rich_help_panel="Your data")
+    app.command("sample", rich_help_panel="Your data")(sample_cmd)

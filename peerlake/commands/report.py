@@ -4,7 +4,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(rich_help_panel="Results")
     def report(study: str = typer.Option(None, "--study", help="only this study (default: every study)"),
                open_: bool = typer.Option(False, "--open", help="open the page in a browser"),
                out: str = typer.Option("", "--out",

@@ -70,6 +70,11 @@ def study_new(
     from warehouse.studies import StudyFiles
 
     _checked(name)
+    for folder in papers:  # said now, where the typo is made, not at the first `peerlake run`
+        if not folder.is_dir():
+            what = "is a file, not a folder" if folder.exists() else "does not exist"
+            _fail(f"--papers {folder}: {what} ({folder.resolve()}); give a folder holding the PDFs to review, "
+                  "e.g. `--papers ~/papers/`", code=2)
     log = _log()
     if StudyFiles(log.lake).exists(name) and not force:
         _fail(f"study {name!r} exists ({StudyFiles(log.lake).path(name)}); pass --force to replace it")
@@ -82,7 +87,20 @@ def study_new(
         path = save_study(log, name, text)
     except (StudyError, ValueError) as exc:
         _refuse(exc)
-    typer.echo(f"study {name} written to {path}\nrun it with: peerlake run {name}")
+    typer.echo(f"study {name} written to {path}")
+    for folder in papers:
+        typer.echo(f"  {folder}: {_folder_tally(folder)}")
+    typer.echo(f"run it with: peerlake run {name}")
+
+
+def _folder_tally(folder: Path) -> str:
+    """A papers folder as a study's run reads it: its PDFs, and the other files named, not ignored."""
+    from peerlake.commands.ingest import skipped_not_pdfs
+
+    files = [f for f in sorted(Path(folder).iterdir()) if f.is_file() and not f.name.startswith(".")]
+    pdfs = [f for f in files if f.match("*.pdf")]  # what studies.study_pdfs reads (its glob)
+    skipped = skipped_not_pdfs([f for f in files if f not in pdfs])
+    return f"{len(pdfs)} PDF{'s' if len(pdfs) != 1 else ''}" + (f"; {skipped}" if skipped else "")
 
 
 def _judges(option: str) -> list[str]:
@@ -107,11 +125,50 @@ def study_list() -> None:
     names = StudyFiles(log.lake).names()
     if not names:
         typer.echo("no studies yet: `peerlake demo` writes `demo`; `peerlake study new NAME ...` writes yours")
+    running = _running_studies()
     for name in names:
         e = last.get(name)
         ran = (f"last run {e.occurred_at:%Y-%m-%d %H:%M} UTC, {len(json.loads(e.paper_ids_json))} papers"
                if e else "never run")
+        if name in running:  # a run records its papers only after its ingest step: say it runs
+            ran = f"running (run {running[name]})" + ("" if e is None else f"; {ran}")
         typer.echo(f"{name:24} {ran}")
+    from studies.builtin import BUILTIN_STUDIES
+
+    if unwritten := [b for b in BUILTIN_STUDIES if b not in names]:
+        typer.echo(f"built in, written on first run: {', '.join(unwritten)}")
+
+
+def _running_studies() -> dict[str, str]:
+    """study -> Dagster run id of its runs Dagster marks started whose process is alive on this machine
+    (a run killed with SIGKILL stays marked started forever; its dead pid tells it apart)."""
+    from warehouse import settings
+
+    if not (settings.dagster_home() / "history").is_dir():
+        return {}  # no run ever: do not import Dagster for nothing
+    import os
+
+    from dagster import DagsterEventType, DagsterRunStatus, RunsFilter
+
+    from orchestration.runner import dagster_instance
+
+    instance = dagster_instance()
+    out = {}
+    for run in instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTING, DagsterRunStatus.STARTED])):
+        study = run.tags.get("peerlake/study")
+        if not study:
+            continue
+        starts = instance.all_logs(run.run_id, of_type=DagsterEventType.RUN_START)
+        pid = starts[-1].dagster_event.pid if starts and starts[-1].dagster_event else None
+        if pid is not None:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            except PermissionError:
+                pass  # alive, another user's
+        out[study] = run.run_id
+    return out
 
 
 @study_app.command("show")
@@ -137,6 +194,30 @@ def study_show(name: str) -> None:
     typer.echo(f"\n# sha256 {study.sha256}\n# papers now: {len(res.paper_ids)} ({study.paper_source()}), "
                f"{len(res.reviewable)} with a manuscript a reviewer can read"
                + (f"; {len(res.missing)} selected but unknown to the lake" if res.missing else ""))
+
+
+MODEL_HELP = ("PROVIDER/MODEL (e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-6) for every reviewer and judge "
+              "whose model the study leaves unset: the same as $PEERLAKE_PROVIDER and $PEERLAKE_MODEL for this run; "
+              "the key comes from the provider's variable, e.g. $OPENAI_API_KEY")
+
+
+def use_model(spec: str | None, executor: str = "in_process") -> None:
+    """`--model PROVIDER/MODEL`: set $PEERLAKE_PROVIDER and $PEERLAKE_MODEL for this process and the
+    step processes it starts, before anything reads them. No key check: calls in the log replay without one."""
+    import os
+
+    from warehouse.settings import PROVIDERS
+
+    if spec is None:
+        return
+    provider, _, model = spec.partition("/")  # split once: a model id may hold slashes (org/model)
+    if provider not in PROVIDERS or not model:
+        _fail(f"--model {spec!r}: give PROVIDER/MODEL with PROVIDER one of {', '.join(PROVIDERS)}, "
+              "e.g. --model openai/gpt-4.1", code=2)
+    if executor in ("celery", "dask"):
+        _fail(f"--model with --executor {executor}: the workers read their own environment; set "
+              "PEERLAKE_PROVIDER and PEERLAKE_MODEL where they run", code=2)
+    os.environ["PEERLAKE_PROVIDER"], os.environ["PEERLAKE_MODEL"] = provider, model
 
 
 def _experiments(study) -> list:
@@ -175,6 +256,8 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
         check_ready(executor)  # no broker or no worker: say what to start before anything runs
     except ExecutorError as exc:
         _fail(str(exc))
+    for folder in filter(lambda f: Path(f).is_dir(), study.folders):  # a missing one fails in the ingest step
+        console.print(f"papers folder {folder}: {_folder_tally(Path(folder))}", highlight=False)
     if executor != "in_process":
         console.print(f"The study's steps run on the {executor} executor's workers; the build runs here.")
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
@@ -329,9 +412,9 @@ def report_costs(result) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(study_app, name="study")
+    app.add_typer(study_app, name="study", rich_help_panel="Your data")
 
-    @app.command("run")
+    @app.command("run", rich_help_panel="Your data")
     def run(name: str = typer.Argument(..., help="the study to run (see `peerlake study list`)"),
             probes: bool = typer.Option(False, "--probes",
                                         help="also forced-decimal reviews and logprob probes"),
@@ -346,8 +429,10 @@ def register(app: typer.Typer) -> None:
             executor: str = typer.Option("in_process", "--executor",
                                          help="where the study's steps run: in_process (default), multiprocess, "
                                               "celery (workers on a Redis broker, $PEERLAKE_CELERY_BROKER) or dask "
-                                              "($PEERLAKE_DASK_SCHEDULER); the build runs here")) -> None:
+                                              "($PEERLAKE_DASK_SCHEDULER); the build runs here"),
+            model: str = typer.Option(None, "--model", help=MODEL_HELP)) -> None:
         """Materialize a study: ingest what it reads, review its papers, build and gate the marts."""
+        use_model(model, executor)
         if dry_run:
             show_dry_run(name, probes)
             return

@@ -6,7 +6,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("systems")
+    @app.command("systems", rich_help_panel="Your data")
     def systems(name: str = typer.Argument(None, help="one system: its description and options")) -> None:
         """The reviewer systems a study can name (reviewing/systems): name them in a study's
         [[reviewers]] with `system = "..."`, `samples = n` and `options = { ... }`."""
@@ -23,7 +23,8 @@ def register(app: typer.Typer) -> None:
             print_rows([{"system": s.name, "version": s.version, "score": s.score_scale or "none",
                          "what it does": (s.description or "").split("\n")[0]} for s in impls],
                        title="reviewer systems (`peerlake systems NAME` for its options)")
-            console.print('In a study: [[reviewers]] system = "mlr"  samples = 2  options = { appendix_agent = false }')
+            console.print('In a study: [[reviewers]] system = "mlr"  samples = 2  options = { appendix_agent = false }',
+                          markup=False)  # Rich markup would read [reviewers] as a style and drop it
             return
         s = impls[0]
         console.print(f"[bold]{s.name}[/] v{s.version} · score {s.score_scale or 'none (null, never 0)'}")

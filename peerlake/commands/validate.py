@@ -50,7 +50,7 @@ def validation_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate-judges")
+    @app.command("validate-judges", rich_help_panel="Advanced")
     def validate_judges(
         dataset: str = typer.Argument(..., help="the human-annotated dataset: substanreview"),
         split: str = typer.Option("test", "--split", help="train | test"),

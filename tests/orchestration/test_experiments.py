@@ -35,7 +35,7 @@ def test_every_experiment_table_is_checked_and_configured():
 
 
 @pytest.mark.parametrize("body, says", [
-    ("[focus]\ntaxonmy = \"x\"\n", "[focus] has unknown key(s) taxonmy; known:"),
+    ("[focus]\ntaxonmy = \"x\"\n", "[focus] has unknown key(s) taxonmy; did you mean `taxonomy`? known:"),
     ("[contradictions]\nseed = \"three\"\n", "[contradictions]: contradictions.seed"),
     ("[hidden_text]\njudge = 3\n", "[hidden_text.judge] must be a table"),
 ])

@@ -1,0 +1,107 @@
+"""`peerlake marts`: the published marts, each with what it holds, its key, its rows and its gate.
+
+Read-only: the model ymls give the description and the key (the column tested `unique`), the
+published DuckDB file the row counts (opened read-only), the candidate's status file whether the last
+build passed the mart's gate. Nothing is parsed by dbt, so it answers in about a second."""
+
+import re
+from pathlib import Path
+
+import typer
+
+# A sentence ends at . ! or ? before a space (descriptions start sentences with lowercase column
+# names, so no capital is needed), except after an abbreviation: "e.g. demo" goes on.
+_SENTENCE_END = re.compile(r"(?<![a-z]\.[a-z]\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\betc\.)(?<!\bincl\.)(?<=[.!?])\s")
+
+
+def first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(" ".join((text or "").split()), maxsplit=1)[0]
+
+
+def mart_docs(project_dir: Path) -> dict[str, dict]:
+    """mart -> {"description": its first sentence, "key": the columns tested unique}, from the
+    marts' yml files (the same text dbt puts into its manifest)."""
+    import yaml
+
+    out = {}
+    for path in sorted((project_dir / "models" / "marts").glob("*.yml")):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
+            key = [c["name"] for c in model.get("columns", [])
+                   if "unique" in _test_names(c.get("data_tests") or c.get("tests") or [])]
+            out[model["name"]] = {"description": first_sentence(model.get("description", "")), "key": key}
+    return out
+
+
+def _test_names(tests: list) -> list[str]:
+    return [t if isinstance(t, str) else next(iter(t)) for t in tests]
+
+
+def _failed_marts(failed_gates: dict, marts: list[str]) -> dict[str, list[str]]:
+    """mart -> the gates of the last build that failed on it. A GX check is named gx_<suite>; a dbt
+    test's check name holds its model's name: the longest mart name it holds is its mart."""
+    from expectations.gates import GATES
+
+    out: dict[str, list[str]] = {}
+    for gate in failed_gates:
+        suite = gate.removeprefix("gx_")
+        mart = GATES.get(suite) if gate.startswith("gx_") else \
+            max((m for m in marts if m in gate), key=len, default=None)
+        if mart is not None:
+            out.setdefault(mart, []).append(gate)
+    return out
+
+
+def published_marts(lake, project_dir: Path) -> list[dict]:
+    """One row per mart in the published file: name, description, key, rows, gate, last build."""
+    import duckdb
+
+    from expectations.gates import GATES
+    from warehouse.publish import BUILDING, FAILED, candidate_status
+
+    docs = mart_docs(project_dir)
+    with duckdb.connect(str(lake.duckdb_path), read_only=True) as con:
+        tables = {r[0] for r in con.execute(
+            "select table_name from information_schema.tables where table_type = 'BASE TABLE'").fetchall()}
+        names = sorted(tables & set(docs))
+        rows = {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+    suite_of = {model: suite for suite, model in GATES.items()}
+    status = candidate_status(lake) or {}
+    failed = _failed_marts(status.get("failed_gates") or {}, names) if status.get("state") == FAILED else {}
+    out = []
+    for n in names:
+        if n in failed:
+            last = f"FAILED ({', '.join(failed[n])}): the published rows are older"
+        elif status.get("state") == FAILED:
+            last = "passed when published; the last build failed on another mart"
+        elif status.get("state") == BUILDING:
+            last = "passed when published; a build is running"
+        else:
+            last = "passed"
+        out.append({"mart": n, "what it holds": docs[n]["description"], "key": ", ".join(docs[n]["key"]),
+                    "rows": rows[n], "gate": f"GX {suite_of[n]}" if n in suite_of else "dbt tests only",
+                    "last build": last})
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("marts", rich_help_panel="Results")
+    def marts() -> None:
+        """The published marts: what each holds, its key, its rows and its gate (a Great Expectations
+        suite, or its dbt tests only) and whether the last build passed it. Query them with
+        `peerlake query "select * from MART"`."""
+        from dbt_project import PROJECT_DIR
+        from peerlake.console import console, print_rows
+        from warehouse import Lake
+
+        lake = Lake.default()
+        if not lake.duckdb_path.exists():
+            console.print(f"No published marts yet (no {lake.duckdb_path}): run `make demo` for the demo study, "
+                          "or `peerlake run STUDY` / `peerlake build`.", highlight=False, soft_wrap=True)
+            raise typer.Exit(1)
+        rows = published_marts(lake, PROJECT_DIR)
+        for r in rows:  # one line each: the rest of the description is in the model's yml and the docs
+            if len(r["what it holds"]) > 100:
+                r["what it holds"] = r["what it holds"][:99].rsplit(" ", 1)[0] + " …"
+        print_rows(rows, title=f"published marts ({lake.duckdb_path})")
+        console.print('Rows of one: `peerlake query "select * from MART limit 10"`; where a number comes from: '
+                      "`peerlake audit MART KEY`.", highlight=False, soft_wrap=True)
