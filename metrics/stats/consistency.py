@@ -183,6 +183,14 @@ def _batch_pairs(rev: _Reviews, unit: np.ndarray, vector_id: np.ndarray,
     return (rev.config[ri] * n_cfg + rev.config[rj]) * n_pap + rev.paper[ri], s
 
 
+# paper_sums' columns: one row per (study, polarity, paper, configuration pair) with a review pair.
+PAPER_SUM_COLUMNS = {
+    "study_id": "string", "polarity": "string", "paper_id": "string", "config_a": "string", "config_b": "string",
+    "s_sum": "float64", "n_pairs": "int64",
+    "n_reviews_a": "int64", "n_items_a": "int64", "n_reviews_b": "int64", "n_items_b": "int64",
+}
+
+
 def consistency_table(items: pd.DataFrame, vectors: np.ndarray, *, n_resamples: int, seed: int,
                       embedding_model: str, embedding_model_hash: str, n_computed: int, n_cached: int,
                       vector_of_item: np.ndarray | None = None) -> pd.DataFrame:
@@ -191,35 +199,89 @@ def consistency_table(items: pd.DataFrame, vectors: np.ndarray, *, n_resamples: 
     items can be passed once.
 
     The same table as summarising pair_table, without a row per pair (a 10-configuration × 10-sample
-    study has 4,950 pairs per paper): per-paper sums and counts per configuration pair, from which
-    the rows' paper means, pairs, reviews and items follow. The intervals of the rows over the same
-    papers share one bootstrap draw (bootstrap_mean_cis)."""
+    study has 4,950 pairs per paper): per-paper sums and counts per configuration pair (paper_sums),
+    from which the rows' paper means, pairs, reviews and items follow (table_from_paper_sums)."""
     named = items[["reviewer_config", "reviewer_label"]].drop_duplicates()
     labels = dict(zip(named["reviewer_config"], named["reviewer_label"], strict=True))
-    rows = []
+    return table_from_paper_sums(paper_sums(items, vectors, vector_of_item), labels, n_resamples=n_resamples,
+                                 seed=seed, embedding_model=embedding_model,
+                                 embedding_model_hash=embedding_model_hash, n_computed=n_computed, n_cached=n_cached)
+
+
+def paper_sums(items: pd.DataFrame, vectors: np.ndarray, vector_of_item: np.ndarray | None = None) -> pd.DataFrame:
+    """Per (study, polarity, paper, config_a ≤ config_b) with at least one review pair: S summed over
+    the pairs (s_sum), their number, and each configuration's reviews and items at the paper — all a
+    paper contributes to the mart, so a paper's rows depend on its own items only. `items` as
+    consistency_table's (reviewer_label not needed); study_review_id may be any codes sorting as the
+    ids do, and the other key columns categoricals whose categories are sorted."""
+    parts = []
     if len(items):
         vectors = np.asarray(vectors, dtype=float)
         unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
         vector_id = np.arange(len(items)) if vector_of_item is None else np.asarray(vector_of_item)
         frame = items.reset_index(drop=True).assign(_row=np.arange(len(items)))
-        for (study, pol), part in frame.groupby(["study_id", "polarity"], sort=True):
+        for (study, pol), part in frame.groupby(["study_id", "polarity"], sort=True, observed=True):
             rev, order = _reviews(part)
             sums, counts = _pair_sums(rev, unit, vector_id[order])
-            found = [(kind, *g) for kind, groups in _groups(rev, sums, counts) for g in groups]
-            for (kind, (ca, cb), _, n, n_reviews, n_items), (per_paper, lo, hi) in zip(
-                    found, _paper_means(found, n_resamples, seed), strict=True):
-                rows.append({
-                    "review_consistency_id": "|".join((study, pol, kind, ca, cb)), "study_id": study,
-                    "polarity": pol, "kind": kind, "config_a": ca, "config_b": cb,
-                    "label_a": labels.get(ca, ALL), "label_b": labels.get(cb, ALL),
-                    "n_papers": len(per_paper), "n_pairs": int(n.sum()),
-                    "s_mean": float(per_paper.mean()), "s_ci_low": lo, "s_ci_high": hi,
-                    "n_reviews": n_reviews, "n_items": n_items,
-                    "n_resamples": n_resamples, "bootstrap_seed": seed, "embedding_model": embedding_model,
-                    "embedding_model_hash": embedding_model_hash, "n_embeddings_computed": n_computed,
-                    "n_embeddings_cached": n_cached})
+            n_rev, n_itm = _per_config(rev)
+            # a pair's configurations are in code order (reviews sorted by configuration): a ≤ b
+            ca, cb, p = np.nonzero(counts)
+            configs, papers = np.asarray(rev.configs, dtype=object), np.asarray(rev.papers, dtype=object)
+            parts.append(pd.DataFrame({
+                "study_id": study, "polarity": pol, "paper_id": papers[p], "config_a": configs[ca],
+                "config_b": configs[cb], "s_sum": sums[ca, cb, p], "n_pairs": counts[ca, cb, p],
+                "n_reviews_a": n_rev[ca, p], "n_items_a": n_itm[ca, p],
+                "n_reviews_b": n_rev[cb, p], "n_items_b": n_itm[cb, p]}))
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(PAPER_SUM_COLUMNS))
+    return out.astype(PAPER_SUM_COLUMNS)
+
+
+def table_from_paper_sums(sums: pd.DataFrame, labels: dict, *, n_resamples: int, seed: int, embedding_model: str,
+                          embedding_model_hash: str, n_computed: int, n_cached: int) -> pd.DataFrame:
+    """The review_consistency mart from paper_sums' rows (of whole studies); `labels` names each
+    configuration. A paper without a review pair has no row and takes part in no mean, as in
+    consistency_table, and the papers keep paper_id order, so the bootstrap draws the same papers.
+    The intervals of the rows over the same papers share one bootstrap draw (bootstrap_mean_cis)."""
+    rows = []
+    for (study, pol), part in sums.groupby(["study_id", "polarity"], sort=True, observed=True):
+        paper, papers = pd.factorize(part["paper_id"], sort=True)
+        config_a, config_b = part["config_a"].to_numpy(dtype=object), part["config_b"].to_numpy(dtype=object)
+        configs = sorted(set(config_a) | set(config_b))
+        code = {c: i for i, c in enumerate(configs)}
+        ca = np.array([code[c] for c in config_a], dtype=np.intp)
+        cb = np.array([code[c] for c in config_b], dtype=np.intp)
+        shape = (len(configs), len(configs), len(papers))
+        s, n = np.zeros(shape), np.zeros(shape, dtype=np.int64)
+        s[ca, cb, paper] = part["s_sum"].to_numpy(dtype=float)
+        n[ca, cb, paper] = part["n_pairs"].to_numpy(dtype=np.int64)
+        n_rev, n_itm = np.zeros(shape[1:], dtype=np.int64), np.zeros(shape[1:], dtype=np.int64)
+        for side, cfg in (("a", ca), ("b", cb)):
+            n_rev[cfg, paper] = part[f"n_reviews_{side}"].to_numpy(dtype=np.int64)
+            n_itm[cfg, paper] = part[f"n_items_{side}"].to_numpy(dtype=np.int64)
+        found = [(kind, *g) for kind, groups in _groups(configs, n_rev, n_itm, s, n) for g in groups]
+        for (kind, (ca_, cb_), _, pairs, n_reviews, n_items), (per_paper, lo, hi) in zip(
+                found, _paper_means(found, n_resamples, seed), strict=True):
+            rows.append({
+                "review_consistency_id": "|".join((study, pol, kind, ca_, cb_)), "study_id": study,
+                "polarity": pol, "kind": kind, "config_a": ca_, "config_b": cb_,
+                "label_a": labels.get(ca_, ALL), "label_b": labels.get(cb_, ALL),
+                "n_papers": len(per_paper), "n_pairs": int(pairs.sum()),
+                "s_mean": float(per_paper.mean()), "s_ci_low": lo, "s_ci_high": hi,
+                "n_reviews": n_reviews, "n_items": n_items,
+                "n_resamples": n_resamples, "bootstrap_seed": seed, "embedding_model": embedding_model,
+                "embedding_model_hash": embedding_model_hash, "n_embeddings_computed": n_computed,
+                "n_embeddings_cached": n_cached})
     out = pd.DataFrame(rows, columns=list(OUT_COLUMNS))
     return out.astype(OUT_COLUMNS)
+
+
+def _per_config(rev: _Reviews) -> tuple[np.ndarray, np.ndarray]:
+    """Reviews and items per (configuration, paper): who takes part in a pair of a kind."""
+    n_rev = np.zeros((len(rev.configs), len(rev.papers)), dtype=np.int64)
+    n_itm = np.zeros((len(rev.configs), len(rev.papers)), dtype=np.int64)
+    np.add.at(n_rev, (rev.config, rev.paper), 1)
+    np.add.at(n_itm, (rev.config, rev.paper), rev.size)
+    return n_rev, n_itm
 
 
 def _paper_means(found: list, n_resamples: int, seed: int) -> list[tuple[pd.Series, float, float]]:
@@ -238,15 +300,12 @@ def _paper_means(found: list, n_resamples: int, seed: int) -> list[tuple[pd.Seri
     return out
 
 
-def _groups(rev: _Reviews, sums: np.ndarray, counts: np.ndarray):
+def _groups(configs: list, n_rev: np.ndarray, n_itm: np.ndarray, sums: np.ndarray, counts: np.ndarray):
     """Per kind ("cross" before "within", as sorted), its configuration pairs in order and then the
-    overall (*, *) group: ((config_a, config_b), per-paper S sums, pair counts, reviews, items)."""
-    n_cfg, n_pap = len(rev.configs), len(rev.papers)
-    # reviews and items per (configuration, paper): who takes part in a pair of a kind
-    n_rev = np.zeros((n_cfg, n_pap), dtype=np.int64)
-    n_itm = np.zeros((n_cfg, n_pap), dtype=np.int64)
-    np.add.at(n_rev, (rev.config, rev.paper), 1)
-    np.add.at(n_itm, (rev.config, rev.paper), rev.size)
+    overall (*, *) group: ((config_a, config_b), per-paper S sums, pair counts, reviews, items).
+    n_rev and n_itm count reviews and items per (configuration, paper); sums and counts are per
+    (configuration a, configuration b, paper)."""
+    n_cfg = len(configs)
     present = n_rev > 0
     shared = present.sum(axis=0) >= 2  # papers reviewed by two configurations or more
     for kind in sorted(KINDS):
@@ -266,7 +325,7 @@ def _groups(rev: _Reviews, sums: np.ndarray, counts: np.ndarray):
                     takes_part = present[ca] & present[cb]
                     reviews = (n_rev[ca] + n_rev[cb])[takes_part].sum()
                     n_items = (n_itm[ca] + n_itm[cb])[takes_part].sum()
-                groups.append(((rev.configs[ca], rev.configs[cb]), total, n, int(reviews), int(n_items)))
+                groups.append(((configs[ca], configs[cb]), total, n, int(reviews), int(n_items)))
         if not groups:
             continue
         takes_part = n_rev >= 2 if kind == "within" else present & shared[None, :]

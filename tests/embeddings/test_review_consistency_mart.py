@@ -5,6 +5,9 @@ the one value that depends on the model (c3 against c1, c2) is checked against a
 over the stored vectors, not against metrics.stats.consistency."""
 
 import itertools
+import json
+import shutil
+from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -13,7 +16,9 @@ from expectations import run_gate
 from llm_calls.embeddings import MODEL_HASH, MODEL_NAME, embed_counted
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
-from tests.embeddings.consistency_lake import TEXTS, build_consistency_lake
+from tests.embeddings.consistency_lake import T0, TEXTS, build_consistency_lake
+from warehouse import EventLog, Lake
+from warehouse.events import SystemReviewRecorded
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +132,38 @@ def test_the_report_section_reads_the_built_mart(built):
     _, db, *_ = built
     page = consistency.section(load(db, "S"), {})
     assert MODEL_NAME in page and "all-mpnet-base-v2" in page and "<img" in page
+
+
+def test_a_rebuild_recomputes_only_the_papers_whose_items_changed(built, tmp_path):
+    import duckdb
+
+    configs, db, _, lake = built
+    shutil.copytree(lake, tmp_path / "lake")
+    shutil.copy(db, tmp_path / "marts.duckdb")
+    # P1's stored rows are marked (in a column no test bounds above): a rebuild that recomputed P1 would
+    # overwrite the mark
+    with duckdb.connect(str(tmp_path / "marts.duckdb")) as con:
+        con.execute("update int_consistency_paper_sums set n_items_a = n_items_a + 1000 where paper_id = 'P1'")
+        marked = con.execute("select count(*) from int_consistency_paper_sums where paper_id = 'P1'").fetchone()[0]
+    # the reviewer system's review of P2: strengths [s1], weaknesses [c2]; P1's items are unchanged
+    log = EventLog(Lake(tmp_path / "lake"))
+    log.append_many([SystemReviewRecorded(
+        occurred_at=T0 + timedelta(hours=1), review_key="rk-sys-P2", system="mlr", system_config="cfg-sys",
+        system_version=1, paper_id="P2", package_sha256="b" * 64, sample_index=0, provider="openai", model="m",
+        status="ok", null_reason=None, calls_json="[]", options_json="{}", study="S", score=5.0,
+        score_scale="neurips_1_10", confidence=None,
+        review_json=json.dumps({"strengths": [TEXTS["s1"]], "weaknesses": [TEXTS["c2"]]}))])
+    log.seal()
+    log.close()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
+        db2, _ = dbt_build(tmp_path / "lake", tmp_path, db=tmp_path / "marts.duckdb", select="+review_consistency")
+    sums = rows(db2, "select * from int_consistency_paper_sums")
+    p1 = [r for r in sums if r["paper_id"] == "P1"]
+    assert len(p1) == marked and all(r["n_items_a"] > 1000 for r in p1)  # kept as stored, not recomputed
+    p2 = {(r["polarity"], frozenset((r["config_a"], r["config_b"]))): r for r in sums if r["paper_id"] == "P2"}
+    # P2 strengths: A0 [s1] ~ sys [s1] = 1; B0 [s1, s2] ~ sys [s1] = 1/2 (the system's one review)
+    assert p2[("strength", frozenset((configs["A"], "cfg-sys")))]["s_sum"] == pytest.approx(1, abs=1e-5)
+    b_sys = p2[("strength", frozenset((configs["B"], "cfg-sys")))]
+    assert (b_sys["s_sum"], b_sys["n_pairs"]) == (pytest.approx(0.5, abs=1e-5), 1)
+    assert {b_sys["n_reviews_a"], b_sys["n_reviews_b"]} == {1}

@@ -6,7 +6,14 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 
-from metrics.stats.memo import HASH_COLUMN, input_hashes, recompute_changed, recompute_changed_relation, relation_hashes
+from metrics.stats.memo import (
+    HASH_COLUMN,
+    coded_frame,
+    input_hashes,
+    recompute_changed,
+    recompute_changed_relation,
+    relation_hashes,
+)
 from metrics.stats.ranking import rank_table
 from metrics.stats.repeatability import drift_table
 
@@ -99,3 +106,37 @@ def test_duckdb_hash_ignores_row_order_and_sees_a_changed_value_or_null_or_a_rep
             h2 = relation_hashes(con.from_df(changed), KEYS)
             assert [k for k in h if h[k] != h2[k]] == [("s1", "A")]  # row 3 belongs to (s1, A)
         assert relation_hashes(con.from_df(frame), KEYS, salt="resamples=10") != h
+
+
+def test_load_reads_only_the_changed_keys_rows_even_with_a_quote_in_a_key():
+    rng = np.random.default_rng(8)
+    before = scores_frame(rng, studies=("s1", "o'neil"))
+    loaded: list = []
+
+    def load(rows):  # what compute gets: here, the rows with a column the hash never saw
+        frame = rows.df()
+        loaded.append(len(frame))
+        return frame.assign(extra=1)
+
+    with duckdb.connect() as con:
+        first = recompute_changed_relation(con.from_df(before), KEYS, drift_table, None, load=load)
+        assert loaded == [0, len(before)]  # the empty head for the schema, then every row once
+        after = before.copy()
+        changed = after["study_id"].eq("o'neil") & after["reviewer_config"].eq("B")
+        after.loc[changed, "overall_score"] += 1
+        again = recompute_changed_relation(con.from_df(after), KEYS, drift_table, first, load=load)
+        assert loaded[2:] == [0, int(changed.sum())]
+        pdt.assert_frame_equal(again, recompute_changed_relation(con.from_df(after), KEYS, drift_table, None))
+
+
+def test_coded_frame_decodes_to_the_values_and_its_codes_sort_as_the_values():
+    values = ["b", "B", "é", "a|b", "a", "z", "b"]
+    frame = pd.DataFrame({"cat": values, "ord": values[::-1], "x": range(7)})
+    with duckdb.connect() as con:
+        coded = coded_frame(con.from_df(frame), categorical=["cat"], ordinal=["ord"]).sort_values("x")
+    assert coded["cat"].astype(str).tolist() == values
+    assert coded["ord"].dtype == np.int32
+    # Python's order of str: "B" < "a" < "a|b" < "b" < "z" < "é"
+    by_code, by_value = coded.sort_values("cat", kind="stable"), frame.sort_values("cat", kind="stable")
+    assert by_code["x"].tolist() == by_value["x"].tolist()
+    assert coded["ord"].tolist() == [3, 4, 1, 2, 5, 0, 3]  # b z a a|b é B b
