@@ -116,6 +116,20 @@ def build(force: bool = typer.Option(False, "--force", help="rebuild every model
         console.print("The published marts are up to date (`peerlake build --force` rebuilds them all).")
     else:
         console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
+    _say_when_no_study_covers_the_papers()
+
+
+def _say_when_no_study_covers_the_papers() -> None:
+    """The marts are per study: papers ingested with no study over them give empty marts, which looks like
+    a broken build. Say so and how to make a study."""
+    from warehouse import EventLog
+
+    log = EventLog()
+    papers = log.count("paper_ingested")
+    if papers and not log.count("study_resolved"):
+        console.print(f"[yellow]No study covers the {papers} ingested paper(s)[/], so the study marts are empty. "
+                      "Make one and run it: `peerlake study new NAME --all` (or `--papers DIR`), then "
+                      "`peerlake run NAME`.", soft_wrap=True)
 
 
 @app.command(rich_help_panel=RESULTS)
