@@ -41,7 +41,8 @@ def compare_published(a: Path, b: Path) -> dict:
     """Every table of published file a against b, row for row (EXCEPT ALL both ways); a table that
     differs is compared again with its floating-point columns rounded to 8 decimals, since DuckDB's
     parallel sums and averages add in no fixed order and two builds from nothing differ there too."""
-    con = duckdb.connect(config={"enable_progress_bar": False})
+    con = duckdb.connect()
+    con.execute("set enable_progress_bar = false")  # DuckDB 2 refuses it as a connect-time global option
     con.execute(f"attach '{a}' as a (read_only)")
     con.execute(f"attach '{b}' as b (read_only)")
     tables = [r[0] for r in con.execute(
