@@ -185,16 +185,16 @@ def current_fingerprint(log, manifest: dict, project_dir: Path, expectations_dir
             "gates": {k: list(v) for k, v in gate_fingerprint(expectations_dir).items()}}
 
 
-def _descendants(manifest: dict, roots: set[str]) -> set[str]:
-    child_map = manifest.get("child_map", {})
+def reachable(edges: dict[str, list[str]], roots: set[str]) -> set[str]:
+    """Every node reachable from `roots` along `edges` (the manifest's child_map: descendants; its
+    parent_map: ancestors), the roots themselves only if reachable from another."""
     seen: set[str] = set()
     todo = list(roots)
     while todo:
-        uid = todo.pop()
-        for child in child_map.get(uid, []):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
+        for nxt in edges.get(todo.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
     return seen
 
 
@@ -235,7 +235,7 @@ def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLI
         reasons.append("changed gates: " + ", ".join(gated))
         by_name = {n: uid for uid, n in models.items()}
         roots |= {by_name[new_gates[s][0]] for s in gated if new_gates[s][0] in by_name}
-    selected = {uid for uid in roots | _descendants(manifest, roots) if uid in models}
+    selected = {uid for uid in roots | reachable(manifest.get("child_map", {}), roots) if uid in models}
     return BuildPlan(sorted(models[u] for u in selected), total, reasons, current)
 
 

@@ -176,7 +176,7 @@ def test_a_rerun_with_nothing_new_builds_nothing_and_a_prompt_edit_rebuilds_down
     assert "llm_call" in grown and "paper_ingested" not in grown
     manifest = json.loads(peerlake_dbt.manifest_path.read_text())
     roots = {u for u, s in manifest["sources"].items() if s["name"] in grown}
-    models = {u for u in build_plan._descendants(manifest, roots)
+    models = {u for u in build_plan.reachable(manifest["child_map"], roots)
               if manifest["nodes"].get(u, {}).get("resource_type") == "model"}
     assert n == len(models)  # exactly the models downstream of the event types that grew
     out = run_cli(["query", "-f", "json", "select count(distinct prompt_hash) as n from cost_by_model "

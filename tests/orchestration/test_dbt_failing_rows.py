@@ -55,7 +55,7 @@ def database(tmp_path):
 
 
 def _describe(name: str, database, count: int | None = None) -> str:
-    from orchestration.assets.dbt import _describe_failed_test
+    from orchestration.dbt_failures import _describe_failed_test
 
     return _describe_failed_test(MANIFEST, f"test.peerlake.{name}.0", COMPILED, count, database)
 
@@ -121,7 +121,7 @@ class _Invocation:
 
 
 def test_a_failed_test_is_held_until_dbt_exits_then_yielded_before_the_step_fails(lake, database, monkeypatch):
-    from orchestration.assets.dbt import _naming_failing_rows
+    from orchestration.dbt_failures import naming_failing_rows as _naming_failing_rows
     from warehouse.publish import candidate_status
 
     monkeypatch.setenv("PEERLAKE_DUCKDB_PATH", str(database))
