@@ -285,6 +285,8 @@ def take_plan(lake, token: str | None) -> dict | None:
     one, and the next planned build rebuilds everything, which is always right)."""
     try:
         stashed = json.loads(_plan_path(lake).read_text())
-    except (FileNotFoundError, ValueError):
+    except (OSError, ValueError):
         return None
-    return stashed.get("fingerprint") if token and stashed.get("token") == token else None
+    if not (isinstance(stashed, dict) and token and stashed.get("token") == token):
+        return None
+    return stashed.get("fingerprint") if isinstance(stashed.get("fingerprint"), dict) else None

@@ -93,9 +93,10 @@ def published_fingerprint(lake: Lake) -> dict | None:
     everything. Written after the file is in place and removed before it is replaced, so it never claims
     more than the file holds."""
     try:
-        return json.loads(_fingerprint_path(lake).read_text())
-    except (FileNotFoundError, ValueError):
+        body = json.loads(_fingerprint_path(lake).read_text())
+    except (OSError, ValueError):  # missing or damaged: rebuild everything, which is always right
         return None
+    return body if isinstance(body, dict) else None
 
 
 def reset_candidate(lake: Lake, run_id: str | None = None) -> Path:

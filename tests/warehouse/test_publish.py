@@ -109,3 +109,12 @@ def test_the_fingerprint_never_outlives_the_file_it_describes(lake):
     reset_candidate(lake, "run-2")
     publish(lake)  # a build that was not planned (the Dagster UI): the next planned build rebuilds all
     assert published_fingerprint(lake) is None
+
+
+def test_a_damaged_fingerprint_means_rebuild_everything(lake):
+    from warehouse.publish import published_fingerprint
+
+    path = lake.duckdb_path.with_name("published_build.json")
+    for text in ("{not json", "[1, 2]", '"a string"'):
+        path.write_text(text)
+        assert published_fingerprint(lake) is None, text
