@@ -10,11 +10,12 @@ from expectations.gates import MAX_EXAMPLES
 MAX_FAILING_ROWS = MAX_EXAMPLES  # as many offending rows as a Great Expectations gate names
 
 
-def naming_failing_rows(invocation):
+def naming_failing_rows(invocation, lake):
     """The invocation's events, with each failed dbt test's result held back until dbt has exited and then
     yielded naming the rows that broke it. DuckDB lets one process open the file and dbt holds the
     candidate until it exits, so the rows can only be read then; the result is still yielded before the
-    step ends, so a failed blocking test still stops everything downstream, publishing included."""
+    step ends, so a failed blocking test still stops everything downstream, publishing included. `lake`
+    is the run's lake, whose candidate notes the failure."""
     from dagster import AssetCheckResult
     from dagster_dbt.errors import DagsterDbtCliRuntimeError
 
@@ -26,18 +27,18 @@ def naming_failing_rows(invocation):
             else:
                 yield event
     except DagsterDbtCliRuntimeError:  # dbt exits 1 when a test fails: name its rows, then fail the step
-        yield from _with_failing_rows(held, invocation)
+        yield from _with_failing_rows(held, invocation, lake)
         raise
-    yield from _with_failing_rows(held, invocation)  # a warn-severity test fails without failing dbt
+    yield from _with_failing_rows(held, invocation, lake)  # a warn-severity test fails without failing dbt
 
 
-def _with_failing_rows(held: list, invocation):
+def _with_failing_rows(held: list, invocation, lake):
     """Each held test result, its description naming up to MAX_FAILING_ROWS failing rows and their count
     (read-only, from the file dbt built into); an error-severity failure is also noted on the candidate,
     so `peerlake query` can say which test kept the build from publishing."""
     from dagster import AssetCheckSeverity
 
-    from warehouse import Lake, settings
+    from warehouse import settings
     from warehouse.publish import record_gate_failure
 
     if not held:
@@ -48,14 +49,16 @@ def _with_failing_rows(held: list, invocation):
     except (OSError, ValueError, KeyError):
         compiled = {}
     for event in held:
+        unique_id = _plain(event.metadata["unique_id"])
         try:
             description = _describe_failed_test(
-                invocation.manifest, _plain(event.metadata["unique_id"]), compiled,
+                invocation.manifest, unique_id, compiled,
                 _plain(event.metadata.get("dagster_dbt/failed_row_count")), settings.dbt_duckdb_path())
         except Exception as exc:  # naming the rows must never hide the failure itself
             description = f"dbt test {event.check_name}: its failing rows could not be read ({exc!r})"
         if event.severity == AssetCheckSeverity.ERROR:
-            record_gate_failure(Lake.default(), event.check_name, description)
+            model = invocation.manifest["nodes"].get(unique_id, {}).get("attached_node") or ""
+            record_gate_failure(lake, event.check_name, description, relation=model.rpartition(".")[2] or None)
         yield event._replace(description=description)
 
 

@@ -118,12 +118,15 @@ def reset_candidate(lake: Lake, run_id: str | None = None) -> Path:
     return candidate
 
 
-def record_gate_failure(lake: Lake, gate: str, summary: str) -> None:
-    """Note a failed gate on the candidate. Gates run one at a time (they share the DuckDB
-    concurrency tag), so this read-modify-write needs no lock."""
+def record_gate_failure(lake: Lake, gate: str, summary: str, relation: str | None = None) -> None:
+    """Note a failed gate on the candidate, and the relation it checks when the gate's name does not say
+    (a dbt test). Gates run one at a time (they share the DuckDB concurrency tag), so this
+    read-modify-write needs no lock."""
     status = candidate_status(lake) or {"started_at": None, "failed_gates": {}}
     status["state"] = FAILED
     status.setdefault("failed_gates", {})[gate] = summary
+    if relation:
+        status.setdefault("failed_relations", {})[gate] = relation
     _write_status(lake, status)
 
 
@@ -154,5 +157,6 @@ def publish(lake: Lake, fingerprint: dict | None = None) -> Path:
     if fingerprint is not None:
         atomic_write(_fingerprint_path(lake), json.dumps(fingerprint, sort_keys=True).encode())
     status = candidate_status(lake) or {"started_at": None}
-    _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "published_at": _now()})
+    _write_status(lake, {**status, "state": PUBLISHED, "failed_gates": {}, "failed_relations": {},
+                         "published_at": _now()})
     return published

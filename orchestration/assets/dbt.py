@@ -77,7 +77,7 @@ def _stage_one_ids(manifest) -> set[str]:
 def dbt_inputs(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
     """Stage 1: the input marts, built into a candidate that starts as a copy of the published file."""
     _begin(context, lake)
-    yield from _build(context, dbt)
+    yield from _build(context, dbt, lake)
 
 
 @dbt_assets(manifest=peerlake_dbt.manifest_path, project=peerlake_dbt, exclude=INPUTS_SELECT,
@@ -85,7 +85,7 @@ def dbt_inputs(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeRe
 def dbt_statistics(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
     """Stage 2: every other model (statistics, costs), from input marts whose gates passed."""
     _begin(context, lake)
-    yield from _build(context, dbt)
+    yield from _build(context, dbt, lake)
 
 
 def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
@@ -103,7 +103,7 @@ def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
     settings.export_lake_env()
 
 
-def _build(context: AssetExecutionContext, dbt: DbtCliResource):
+def _build(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):
     """`dbt build` of this step's models, starting from the project's last parse.
 
     dagster-dbt seeds each invocation with target/partial_parse.msgpack (written by prepare_dbt_manifest's
@@ -114,7 +114,7 @@ def _build(context: AssetExecutionContext, dbt: DbtCliResource):
     from warehouse import settings
 
     try:
-        yield from naming_failing_rows(dbt.cli(["build"], context=context))
+        yield from naming_failing_rows(dbt.cli(["build"], context=context), lake.lake())
     finally:
         prune_run_folders(settings.dbt_target_dir())
 

@@ -36,15 +36,16 @@ def _test_names(tests: list) -> list[str]:
     return [t if isinstance(t, str) else next(iter(t)) for t in tests]
 
 
-def _failed_marts(failed_gates: dict, marts: list[str]) -> dict[str, list[str]]:
-    """mart -> the gates of the last build that failed on it. A GX check is named gx_<suite>; a dbt
-    test's check name holds its model's name: the longest mart name it holds is its mart."""
+def _failed_marts(failed_gates: dict, marts: list[str], relations: dict | None = None) -> dict[str, list[str]]:
+    """mart -> the gates of the last build that failed on it. A GX check is named gx_<suite>; a failed dbt
+    test's model is noted beside it (`relations`); a status written before that was noted: the longest
+    mart name the test's name holds."""
     from expectations.gates import GATES
 
     out: dict[str, list[str]] = {}
     for gate in failed_gates:
         suite = gate.removeprefix("gx_")
-        mart = GATES.get(suite) if gate.startswith("gx_") else \
+        mart = GATES.get(suite) if gate.startswith("gx_") else (relations or {}).get(gate) or \
             max((m for m in marts if m in gate), key=len, default=None)
         if mart is not None:
             out.setdefault(mart, []).append(gate)
@@ -66,7 +67,8 @@ def published_marts(lake, project_dir: Path) -> list[dict]:
         rows = {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
     suite_of = {model: suite for suite, model in GATES.items()}
     status = candidate_status(lake) or {}
-    failed = _failed_marts(status.get("failed_gates") or {}, names) if status.get("state") == FAILED else {}
+    failed = _failed_marts(status.get("failed_gates") or {}, names, status.get("failed_relations")) \
+        if status.get("state") == FAILED else {}
     out = []
     for n in names:
         if n in failed:

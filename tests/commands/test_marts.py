@@ -62,6 +62,15 @@ def test_a_dbt_test_failure_is_put_on_the_longest_mart_name_it_holds():
     assert failed == {"quality_depth_aspects": ["unique_quality_depth_aspects_quality_depth_aspect_id"]}
 
 
+def test_a_dbt_test_failure_is_put_on_the_model_noted_beside_it():
+    from peerlake.commands.marts import _failed_marts
+
+    # a singular test's name need not hold its model's name; the model dbt attached it to is noted
+    failed = _failed_marts({"assert_depth_sums": "x"}, ["quality_depth", "quality_depth_aspects"],
+                           {"assert_depth_sums": "quality_depth"})
+    assert failed == {"quality_depth": ["assert_depth_sums"]}
+
+
 def test_first_sentence_does_not_end_at_an_abbreviation():
     assert first_sentence("Per study, e.g. demo. More text.") == "Per study, e.g. demo."
     assert first_sentence("One line\n  wrapped. Two") == "One line wrapped."

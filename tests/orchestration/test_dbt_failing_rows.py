@@ -133,10 +133,11 @@ def test_a_failed_test_is_held_until_dbt_exits_then_yielded_before_the_step_fail
     output = Output(None, output_name="m")
     seen = []
     with pytest.raises(DagsterDbtCliRuntimeError):  # the step still fails, after the check result
-        for event in _naming_failing_rows(_Invocation([output, failed, passed])):
+        for event in _naming_failing_rows(_Invocation([output, failed, passed]), lake):
             seen.append(event)
     assert seen[:2] == [output, passed]  # a failed test waits for dbt to let go of the file
     assert len(seen) == 3 and not seen[2].passed and seen[2].check_name == "unique_m_id"
     assert seen[2].description == "dbt test unique_m_id on m: 1 failing row\n  - unique_field 'b', n_records 2"
     # and `peerlake query` can say which test kept the build from publishing
     assert candidate_status(lake)["failed_gates"] == {"unique_m_id": seen[2].description}
+    assert candidate_status(lake)["failed_relations"] == {"unique_m_id": "m"}  # the model it checks
