@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems", "marts")
+MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems", "marts", "view")
 
 
 def register_all(app) -> None:

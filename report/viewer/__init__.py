@@ -1,0 +1,15 @@
+"""The call viewer (`peerlake view`): a static page set written from the lake, read-only.
+
+- What it reads: the event log and its blobs (every call's request as sent and response as received,
+  judgments, system reviews, replays) and the published marts (fct_llm_calls' recomputed cost when
+  published; a report figure's audit key resolved to its calls by audit.trace, the same resolution
+  `peerlake audit` prints). Nothing is written to the lake's data.
+- What it writes: one HTML page, one CSS, one JS, and data files that are JavaScript calling
+  `PL.put(name, data)`: loaded by <script> tags, so the page set opens from disk (file://) as well as
+  over HTTP. The call index is cut into chunks of CHUNK calls, newest first; a filter scans them one
+  at a time and keeps only the page it shows, so 100,000 calls are never in the browser at once.
+  A call's, a review's, a system run's and an audit key's details are files of their own, written on
+  demand by the local server or all at once by `--out`.
+- Every text in the data is untrusted (manuscripts, model answers): the JSON is escaped so that no
+  `</script>` or `<!--` inside it ends the script, and the page puts text in with textContent only.
+"""

@@ -1,0 +1,115 @@
+"""The page set: ROOT/viewer/ (the page, its CSS and JS, data/) beside ROOT/reports/ (the report pages,
+whose audit keys link to ../viewer/index.html#key/…). The lists are written at once; a call's, a review's,
+a system run's or an audit key's file is written when first asked for (`ensure`), or all by `write_all`."""
+
+import shutil
+import threading
+from collections.abc import Callable
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+from report.viewer import payload
+from report.viewer.catalog import Catalog, load_catalog
+from report.viewer.details import Reviews, call_detail, system_detail, system_row
+from report.viewer.index import CHUNK, chunks, index_rows, meta
+from report.viewer.keys import key_name, linked_keys, resolve
+from warehouse import EventLog
+
+STATIC = ("index.html", "viewer.css", "viewer.js")
+DETAILS = ("call", "review", "system", "key")
+
+
+class Site:
+    def __init__(self, root: Path, log: EventLog, db: Path | None, study: str | None = None,
+                 manifest: Callable[[], dict] | None = None, chunk: int = CHUNK):
+        self.root, self.log, self.db, self.study, self.chunk = Path(root), log, db, study, chunk
+        self.viewer = self.root / "viewer"
+        self._manifest = manifest
+        self._lock = threading.Lock()
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        return load_catalog(self.log, self.db, self.study)
+
+    @cached_property
+    def reviews(self) -> Reviews:
+        return Reviews(self.catalog, self.log)
+
+    @cached_property
+    def manifest(self) -> dict:
+        if self._manifest is None:
+            raise LookupError("no dbt manifest to resolve audit keys with")
+        return self._manifest()
+
+    @cached_property
+    def keys(self) -> dict[str, str]:
+        """data file name -> figure id, for every audit key the report pages here link to."""
+        pages = sorted((self.root / "reports").glob("*.html"))
+        return {key_name(f): f for f in linked_keys(pages)}
+
+    def write_lists(self) -> None:
+        """The page, its CSS and JS, the call index chunks, the review and system lists and the key list."""
+        self.viewer.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.viewer / "data", ignore_errors=True)  # files of an older lake state must not linger
+        for name in STATIC:
+            (self.viewer / name).write_bytes(resources.files("report.viewer").joinpath("static", name).read_bytes())
+        rows = index_rows(self.catalog)
+        for k, part in enumerate(chunks(rows, self.chunk)):
+            payload.write(self.viewer, "index", str(k), part)
+        reviews = [self.reviews.row(n) for n in range(len(self.reviews.keys))]
+        systems = [system_row(self.catalog, n) for n in range(len(self.catalog.systems))]
+        for kind, items in (("reviews", reviews), ("systems", systems)):
+            for k, part in enumerate(chunks(items, self.chunk)):
+                payload.write(self.viewer, kind, str(k), part)
+        payload.write(self.viewer, "meta", "meta", {
+            **meta(self.catalog, rows, self.chunk), "n_reviews": len(reviews), "n_systems": len(systems),
+            "keys": {fid: name for name, fid in self.keys.items()},
+            "reports": sorted(p.name for p in (self.root / "reports").glob("*.html")),
+        })
+
+    def detail(self, kind: str, name: str):
+        """The data of one detail file; KeyError/ValueError when it names nothing."""
+        if kind == "call":
+            return call_detail(self.catalog, self.log, name)
+        if kind == "review":
+            return self.reviews.detail(int(name))
+        if kind == "system":
+            return system_detail(self.catalog, int(name))
+        if kind == "key":
+            if self.db is None:
+                raise KeyError("no published marts")
+            return resolve(self.keys[name], self.db, self.log, self.manifest, set(self.catalog.calls))
+        raise KeyError(kind)
+
+    def ensure(self, kind: str, name: str) -> Path | None:
+        """The detail file, written now if it is not yet; None when it names nothing."""
+        if kind not in DETAILS or not payload.SAFE_NAME.fullmatch(name):
+            return None
+        path = self.viewer / "data" / kind / f"{name}.js"
+        with self._lock:  # two requests for one file write it once
+            if not path.is_file():
+                try:
+                    data = self.detail(kind, name)
+                except (KeyError, ValueError, IndexError, LookupError):
+                    return None
+                payload.write(self.viewer, kind, name, data)
+        return path
+
+    def write_all(self) -> int:
+        """Every detail file (for a page set shared without a server); how many were written."""
+        names = [("call", i) for i in self.catalog.calls if self.catalog.in_scope(self.catalog.calls[i])]
+        names += [("review", str(n)) for n in range(len(self.reviews.keys))]
+        names += [("system", str(n)) for n in range(len(self.catalog.systems))]
+        names += [("key", k) for k in self.keys] if self.db is not None else []
+        return sum(self.ensure(kind, name) is not None for kind, name in names)
+
+
+def copy_reports(src: Path, root: Path, study: str | None) -> list[Path]:
+    """The report pages (all, or the study's) into ROOT/reports/, where their links find ../viewer/."""
+    out = []
+    for page in sorted(src.glob("*.html")) if src.is_dir() else []:
+        if study is None or page.stem == study:
+            (root / "reports").mkdir(parents=True, exist_ok=True)
+            out.append(Path(shutil.copy2(page, root / "reports" / page.name)))
+    return out

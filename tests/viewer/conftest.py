@@ -1,0 +1,54 @@
+import shutil
+
+import pytest
+
+from report.viewer.serve import start, url
+from report.viewer.site import Site
+from tests.audit.conftest import audit_built  # noqa: F401  (the session's audit lake, built once)
+from tests.viewer.viewer_lake import build_viewer_lake
+from warehouse import EventLog, Lake
+
+
+@pytest.fixture(scope="module")
+def viewer_lake(tmp_path_factory):
+    """The viewer's small lake (tests/viewer/viewer_lake.py): read only, shared by a module's tests."""
+    with pytest.MonkeyPatch.context() as mp:
+        return build_viewer_lake(tmp_path_factory.mktemp("viewer") / "lake", mp)
+
+
+@pytest.fixture(scope="module")
+def viewer_site(viewer_lake, tmp_path_factory):
+    """The page set of the viewer lake, its lists written, details on demand, served on 127.0.0.1."""
+    site = Site(tmp_path_factory.mktemp("viewer-site"), EventLog(Lake(viewer_lake.root)), None)
+    site.write_lists()
+    server = start(site)
+    yield site, url(server)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium from the distribution (apt-get install chromium), driven by Playwright: no browser download."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install playwright): the viewer's browser tests skip")
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium): the viewer's browser tests skip")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.errors = errors
+    yield pg
+    context.close()
