@@ -42,6 +42,7 @@ from llm_calls.providers import (
     ProviderUnavailable,
     RetryableProviderError,
 )
+from llm_calls.stopping import CallsStopped, wait_or_stop
 from llm_calls.types import LlmRequest, LlmResult, canonical_json
 from warehouse.attribution import current
 from warehouse.events import LlmBatchFinished, LlmBatchSubmitted, LlmCall
@@ -54,6 +55,14 @@ SUBMIT_LOCK = "llm_batches/submit"
 # a reviewer prompt is ~40 kB, so 2,000 of them is ~80 MB.
 MAX_BATCH_ITEMS = 2000
 _INDEX_TYPES = ("llm_call", "llm_batch_submitted", "llm_batch_finished")
+
+
+def _sleep_unless_stopped(seconds: float) -> None:
+    """Waiting for a provider's batch ends when the run is asked to stop: what was submitted is in the log
+    (llm_batch_submitted), and the next run collects it instead of submitting it again."""
+    if wait_or_stop(seconds):
+        raise CallsStopped("stopped waiting for the provider's batch: the run was asked to stop (the next run "
+                           "collects the batch)")
 
 
 class BatchPending(LlmCallFailed):
@@ -74,13 +83,13 @@ class _Pending:
 
 class BatchRunner:
     def __init__(self, gateway: Gateway, poll_interval_s: float = 60.0, max_wait_s: float = 25 * 3600.0,
-                 max_resubmits: int = 2, sleep: Callable[[float], None] = time.sleep):
+                 max_resubmits: int = 2, sleep: Callable[[float], None] | None = None):
         self.gateway = gateway
         self.log = gateway.log
         self.poll_interval_s = poll_interval_s
         self.max_wait_s = max_wait_s
         self.max_resubmits = max_resubmits
-        self._sleep = sleep
+        self._sleep = sleep or _sleep_unless_stopped
         self._reader = self.log.reader()
         self._answered: set[str] = set()
         self._submitted: dict[str, _Pending] = {}  # batch_id -> its event, while not finished

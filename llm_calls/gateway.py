@@ -44,6 +44,7 @@ from llm_calls.providers import (
     UnsupportedRequest,
     make_provider,
 )
+from llm_calls.stopping import CallsStopped, stop_requested, wait_or_stop
 from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
 from warehouse.attribution import current, in_context
 from warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
@@ -188,7 +189,7 @@ class Gateway:
         finally:
             record_replays(self.log, "llm", replays)
 
-    def _call(self, req: LlmRequest, replays: list[tuple[str, str]]) -> LlmResult:
+    def _call(self, req: LlmRequest, replays: list[tuple[str, str]], on_start=None) -> LlmResult:
         req = self.bind(req)
         key = req.request_key
         if (hit := self._answer(key)) is not None:
@@ -199,11 +200,13 @@ class Gateway:
             self._refresh()
             if (hit := self._answer(key)) is not None:
                 return self._replay(req, hit, replays)
+            if stop_requested():  # what is answered replays above; nothing new starts after a stop
+                raise CallsStopped(f"{req.provider}/{req.model} call {key[:12]} not started: the run was asked to stop")
             run_id, reserved = self._reserve(req, provider)
             try:
                 self._store_template(req)
                 self._store_price_table()
-                return self._call_with_retries(req, provider)
+                return self._call_with_retries(req, provider, on_start)
             finally:
                 with self._lock:
                     self._ledger.release(run_id, reserved)
@@ -220,23 +223,42 @@ class Gateway:
         results: list = [None] * len(reqs)
         failures: dict[int, Exception] = {}
         replays: list[tuple[str, str]] = []  # list.append is atomic: the workers share it
-        with call_progress(len(reqs), description, self.stats, enabled=progress) as bar, \
+        stopped: CallsStopped | None = None
+        with call_progress(len(reqs), description, self.stats, enabled=progress,
+                           to_make=None if progress is False else sum(not self.answered(r) for r in reqs)) as bar, \
                 ThreadPoolExecutor(max_workers=self._workers(), thread_name_prefix="llm") as pool:
             # Each worker runs under the caller's context, so its events carry the caller's labels.
-            futures = {pool.submit(in_context(self._call), req, replays): i for i, req in enumerate(reqs)}
+            futures = {pool.submit(in_context(self._call), req, replays, bar.started): i
+                       for i, req in enumerate(reqs)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
                     results[i] = fut.result()
+                except CallsStopped as exc:  # the others finish (in flight) or stop (not started) too
+                    stopped = stopped or exc
+                    continue
                 except Exception as exc:  # one bad request must not sink the batch
                     failures[i] = exc
                     if return_exceptions:
                         results[i] = exc
-                bar.advance()
+                bar.advance(results[i], made_here=self._made_here(results[i]))
         record_replays(self.log, "llm", replays)
+        if stopped is not None:  # after the replays are recorded: what the batch answered stays counted
+            raise stopped
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
+
+    def _made_here(self, result) -> bool:
+        """Whether this run made the call behind a result: a replay of an answer this same Dagster run
+        recorded (a step retried after its first attempt made the call) counts as made, not replayed."""
+        if not isinstance(result, LlmResult):
+            return False
+        if not result.replayed:
+            return True
+        run_id = current().dagster_run_id
+        ev = self._answer(result.request_key)
+        return run_id is not None and ev is not None and ev.dagster_run_id == run_id
 
     def _refuse_unsupported(self, reqs: Sequence[LlmRequest]) -> None:
         """Raise UnsupportedRequest for the first unanswered request its model cannot take, before any
@@ -432,7 +454,7 @@ class Gateway:
             delay = max(delay, min(retry_after_s, self.backoff_max_s))
         return delay
 
-    def _call_with_retries(self, req: LlmRequest, provider: Provider) -> LlmResult:
+    def _call_with_retries(self, req: LlmRequest, provider: Provider, on_start=None) -> LlmResult:
         key = req.request_key
         request_sha = self.log.blobs.put_text(canonical_json(redact_payload(req.canonical())))
         with self._lock:
@@ -442,6 +464,11 @@ class Gateway:
             started = time.perf_counter()
             try:
                 with self._slots:
+                    if stop_requested():  # waited for a slot while the stop came: still not sent
+                        raise CallsStopped(f"{req.provider}/{req.model} call {key[:12]} not started: the run "
+                                           "was asked to stop")
+                    if on_start is not None and n == 0:  # the progress's "call 1 of N started"
+                        on_start(req)
                     # Page images' bytes join the copy the provider sends, never the recorded request.
                     response = provider.complete(with_image_data(req, self.log.blobs))
             except Exception as exc:  # every failure is an event, whatever raised it
@@ -460,7 +487,9 @@ class Gateway:
                         request_key=key, attempts=n + 1, error_type=error_type) from None
                 delay = self._backoff_s(n, err.retry_after_s)
                 log.info("retrying %s in %.2fs after %s: %s", key[:12], delay, error_type, message[:200])
-                time.sleep(delay)
+                if wait_or_stop(delay):  # the failed attempt is recorded; the retry is a new call
+                    raise CallsStopped(f"{req.provider}/{req.model} call {key[:12]} not retried: the run was "
+                                       "asked to stop") from None
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
             return self._record_ok(req, provider.free, request_sha, attempt, latency_ms, response)

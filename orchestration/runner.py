@@ -1,6 +1,7 @@
 """Run the pipeline in-process against the Dagster instance kept under the lake root, so the
 runs, materializations and checks of `peerlake demo` show up in `make ui` afterwards."""
 
+import contextlib
 import json
 import os
 import warnings
@@ -11,6 +12,18 @@ from orchestration.dbt_manifest import prepare_dbt_manifest
 from warehouse import settings
 
 DAGSTER_YAML_HEADER = "# Written by peerlake: the instance for this lake."
+# Dagster's console logger writes to sys.stderr: warnings only, unless a command sends stderr to its
+# run's log file (peerlake.run_log), which then gets every step's messages.
+_console_level = ["WARNING"]
+
+
+@contextlib.contextmanager
+def console_log_level(level: str):
+    _console_level.append(level)
+    try:
+        yield
+    finally:
+        _console_level.pop()
 
 
 def dagster_yaml(home) -> str:
@@ -73,23 +86,32 @@ class PipelineRun:
 
 
 def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
-                 log_level: str = "WARNING", resource_config: dict | None = None,
+                 log_level: str | None = None, resource_config: dict | None = None,
                  partition_key: str | None = None, executor: str = "in_process") -> PipelineRun:
     """Materialize the assets (all, or the selected keys and their checks): in this process, or with the
     steps on another executor (orchestration.executors: multiprocess, celery, dask)."""
     from dagster import AssetKey
 
+    from llm_calls.progress import notice
     from orchestration.assets.units import UNIT_SIZE_ENV, UNIT_SIZE_TAG
     from orchestration.executors import check_ready
 
     check_ready(executor)  # a clear error (start Redis, start a worker) before any run is created
+    # These take seconds (minutes on a busy machine) before the first step: say what is happening.
+    notice("loading the pipeline (dbt project, Dagster definitions)…")
     prepare_dbt_manifest()
     instance = dagster_instance()
     from orchestration.definitions import defs
 
+    notice(f"starting a Dagster run of {len(selection) if selection else 'all'} assets"
+           + (f" for study {partition_key}" if partition_key else "") + f" ({executor.replace('_', '-')})")
+
     keys = [AssetKey.from_user_string(s) for s in selection] if selection else None
-    # The full event stream is kept in the instance (see `make ui`); the console gets warnings only.
-    run_config: dict = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    # The full event stream is kept in the instance (see `make ui`); the console gets warnings only, or
+    # every message when a command sends it to its run's log file.
+    # Steps in other processes log to their own stderr, the terminal: warnings only there, whatever ours is.
+    level = log_level or (_console_level[-1] if executor == "in_process" else "WARNING")
+    run_config: dict = {"loggers": {"console": {"config": {"log_level": level}}}}
     if resource_config:  # e.g. {"reviewer": {"samples": 5}}
         run_config["resources"] = {k: {"config": v} for k, v in resource_config.items()}
     tags = dict(tags or {})

@@ -9,6 +9,7 @@ from functools import cache
 
 from dagster import AssetKey
 
+from llm_calls.stopping import stop_requested
 from orchestration.assets.attribution import MAX_COST_TAG
 from orchestration.assets.partitions import studies
 from orchestration.build_plan import AUTO, EXPLICIT
@@ -78,7 +79,7 @@ def run_study(study: str, probes: bool = False, tags: dict | None = None,
     first = run_pipeline(selection=study_asset_keys(probes), tags=tags, partition_key=name, executor=executor)
     if not first.success:
         return StudyRun(first, None)
-    if not build:
+    if not build or stop_requested():  # a run asked to stop (Ctrl-C) ends after its model steps
         return StudyRun(first, None, build_skipped=True)
     return StudyRun(first, build_all(tags, mode=AUTO))
 

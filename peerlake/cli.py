@@ -1,6 +1,5 @@
 """The `peerlake` command. Thin: each command hands off to the module that owns the work."""
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -212,7 +211,13 @@ def ui(port: int = 3000) -> None:
     dagster_instance()
     dagster = Path(sys.executable).with_name("dagster")
     console.print(f"Dagster UI at http://127.0.0.1:{port}  (DAGSTER_HOME={settings.dagster_home()}); Ctrl-C stops it.")
-    os.execv(str(dagster), [str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1", "-p", str(port)])
+    from peerlake.signals import run_process_group
+
+    # Not exec'd: `dagster dev` starts a webserver, a daemon and code servers, which outlived its own
+    # handling of Ctrl-C; here they run in their own process group, stopped together and waited for.
+    code = run_process_group([str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1",
+                              "-p", str(port)])
+    raise typer.Exit(code)
 
 
 @app.command(rich_help_panel=YOUR_DATA)

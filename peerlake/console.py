@@ -54,6 +54,8 @@ def print_quality(study: str) -> None:
 def report_run(run) -> None:
     """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
     and say what users now see: a failed build publishes nothing."""
+    from rich.markup import escape
+
     if getattr(run, "plan_summary", ""):  # a build: what it rebuilt and why, or that nothing changed
         console.print(run.plan_summary, markup=False, highlight=False, soft_wrap=True)
     for check in run.failed_checks:
@@ -61,8 +63,13 @@ def report_run(run) -> None:
         console.print(f"[bold red]GATE FAILED[/] {check.check} on {check.asset} ({kind})", soft_wrap=True)
         if check.description:  # holds keys and values: print it verbatim, not as rich markup
             console.print(check.description, markup=False, highlight=False, soft_wrap=True)
-    for step in run.failed_steps:
-        console.print(f"[bold red]STEP FAILED[/] {step}", soft_wrap=True)
+    for step in run.failed_steps:  # one line each: Dagster's whole error is in the run's log file
+        first = step.strip().splitlines()[0] if step.strip() else step
+        console.print(f"[bold red]STEP FAILED[/] {escape(first[:300])}" + ("…" if len(first) > 300 else ""),
+                      soft_wrap=True, highlight=False)
+    if run.failed_steps and (log := last_run_log()) is not None:
+        console.print(f"The full errors: {log} (or `make ui` → Runs → {run.run_id})", soft_wrap=True,
+                      highlight=False)
     if run.failed_checks or any(s.startswith(("dbt_", "published_marts")) for s in run.failed_steps):
         published = settings.duckdb_path().exists()
         console.print("[red]Nothing was published.[/] "
@@ -86,16 +93,27 @@ def print_chain_head(head=None) -> None:
 
 
 def run_quietly(fn, name: str, **kwargs):
-    """dbt's line-by-line output goes to a log file under the lake, not over the summary."""
-    import contextlib
+    """Run the pipeline with its output (Dagster's log of every step, dbt's lines, the progress) in a log
+    file under the lake, not over the summary; the progress and Dagster's warnings on the terminal too.
+    Ctrl-C / SIGTERM stop it (peerlake.signals)."""
     from datetime import datetime
+
+    from peerlake.run_log import logging_to
 
     logs = settings.lake_root() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     path = logs / f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{name}.log"
-    console.print(f"Running the Dagster assets in-process (dbt and step output: {path})")
-    with open(path, "w") as fh, contextlib.redirect_stdout(fh):
-        return fn(**kwargs)
+    console.print(f"Running the Dagster assets in-process (log: {path}); Ctrl-C stops after the calls in flight",
+                  highlight=False, soft_wrap=True)
+    with logging_to(path) as run:
+        return run(fn, **kwargs)
+
+
+def last_run_log():
+    """The log file of this process's last run_quietly (None before one): where a failure's details are."""
+    from peerlake.run_log import last_path
+
+    return last_path()
 
 
 
@@ -141,6 +159,9 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
     if failed and not candidate:  # on stderr, so csv/json output stays parseable
         Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
                                    "published before it.", style="yellow", soft_wrap=True)
+        # a judge's [judging.require] gate: name the judge and the check it failed (its summary's lines)
+        if summary := (status.get("failed_gates") or {}).get("gx_judge_card_checks"):
+            Console(stderr=True).print(escape(summary), style="yellow", soft_wrap=True)
     try:
         con = duckdb_s3.connect(path, read_only=True, lake=lake)  # the views read the lake's segments
     except duckdb.IOException as exc:

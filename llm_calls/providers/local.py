@@ -15,8 +15,10 @@ bit-reproducible; reproducibility comes from replaying the recorded event instea
 import atexit
 import logging
 import threading
+from pathlib import Path
 from typing import Any
 
+from llm_calls.progress import notice
 from llm_calls.prompt_cache import plain_messages
 from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
 from llm_calls.providers.image_parts import check_accepted
@@ -132,6 +134,9 @@ class LocalProvider(Provider):
 
             if not _MODELS:
                 atexit.register(_close_all)
+            # Loading takes seconds to minutes before the first answer: say so, or the run looks hung.
+            notice(f"loading the embedded model {Path(path).name} ({Path(path).stat().st_size / 1e9:.1f} GB) "
+                   f"for the first local call")
             # n_threads_batch too: left unset, llama.cpp reads prompts on every core whatever n_threads
             # says, and its threads spin-wait on a core another process is using.
             _MODELS[key] = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,

@@ -262,6 +262,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
         console.print(f"The study's steps run on the {executor} executor's workers; the build runs here.")
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
                          max_cost_usd=max_cost, build=build, executor=executor)
+    _exit_if_stopped(name, result)
     report_run(result.study)
     if result.build is not None:
         report_run(result.build)
@@ -271,6 +272,20 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                       f"{', ' + result.build.run_id if result.build else ''}).")
         raise typer.Exit(1)
     return result
+
+
+def _exit_if_stopped(name: str, result) -> None:
+    """After a Ctrl-C or SIGTERM: what the run recorded, and how to go on (exit 130 or 143)."""
+    from peerlake.console import console, last_run_log
+    from peerlake.signals import exit_code, stopped_by
+
+    signum = stopped_by()
+    if signum is None:
+        return
+    console.print(f"[yellow]Study {name} stopped on request[/] (run {result.study.run_id}): no new call was started "
+                  f"after it; the calls that finished are in the log. `peerlake run {name}` goes on from there "
+                  f"(they replay at no cost). Log: {last_run_log()}", soft_wrap=True, highlight=False)
+    raise typer.Exit(exit_code(signum))
 
 
 def show_dry_run(name: str, probes: bool) -> None:
