@@ -7,9 +7,19 @@ One JSON object per line:
     "review_key": …, "identified": true} is enough);
   - optional `paper_id`, `labelled_by` (who verified it).
 Dataset "detection_verified" (the detection judge's sensitivity, the Multi-Layered Review paper) needs a boolean
-`identified` in the label. A line identical to one already imported (dataset, subject, label) is
-skipped; a bad line is reported, recorded as `ingest_rejected` and set aside, and the rest import. A
-newer label for the same subject supersedes the older one in the marts.
+`identified` in the label.
+
+A span label (a line with `start` / `end`: the judge cards' human agreement, mart judge_cards) is
+(review, unit span, label): `review_key` (or `subject_key`), integer `start` < `end` indexing the text
+the judge reads (JudgedReview.text, the offsets of the depth judge's units), a `label` (a string, or a
+number for an ordinal scale), optional `dimension` (the judge unit's field it is compared with,
+default "role") and `annotator` (absent: the reference / adjudicated label). Its label_json is
+{start, end, label, dimension[, annotator]}; labelled_by is the annotator. Every span label counts
+(a review has many); the subject-label rule below is not theirs.
+
+A line identical to one already imported (dataset, subject, label) is skipped; a bad line is reported
+with its line number, recorded as `ingest_rejected` and set aside, and the rest import. A newer
+subject label for the same subject supersedes the older one in the marts.
 """
 
 import json
@@ -49,6 +59,8 @@ def parse_line(line: str, dataset: str) -> dict:
         raise LabelLineError(TOO_DEEP) from None
     if not isinstance(obj, dict):
         raise LabelLineError(f"not a JSON object ({type(obj).__name__})")
+    if "start" in obj or "end" in obj:
+        return _span_label(obj, dataset)
     subject = _text(obj, "subject_key")
     variant, review = _text(obj, "variant_id"), _text(obj, "review_key")
     if subject is None:
@@ -75,6 +87,39 @@ def parse_line(line: str, dataset: str) -> dict:
         raise LabelLineError(str(exc)) from None
     return {"subject_key": subject, "paper_id": paper_id, "labelled_by": _text(obj, "labelled_by"),
             "label_json": json.dumps(label, sort_keys=True, ensure_ascii=False)}
+
+
+def _span_label(obj: dict, dataset: str) -> dict:
+    """A (review, unit span, label) line → the event's fields; raises LabelLineError."""
+    if dataset == DETECTION_VERIFIED:
+        raise LabelLineError(f"dataset {DETECTION_VERIFIED} takes subject labels, not spans ('start'/'end')")
+    review, subject = _text(obj, "review_key"), _text(obj, "subject_key")
+    if review and subject and review != subject:
+        raise LabelLineError(f"'subject_key' {subject!r} disagrees with 'review_key' {review!r}")
+    review = review or subject
+    if review is None:
+        raise LabelLineError("a span label needs 'review_key' (the judged review, e.g. external:<system>:<id>)")
+    start, end = obj.get("start"), obj.get("end")
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)) or not 0 <= start < end:
+        raise LabelLineError(f"'start' and 'end' must be whole numbers with 0 <= start < end, got {start!r}..{end!r}")
+    label = obj.get("label")
+    if isinstance(label, bool) or not isinstance(label, str | int | float) or (isinstance(label, str)
+                                                                               and not label.strip()):
+        raise LabelLineError(f"'label' must be a non-empty string or a number, got {label!r}")
+    unknown = sorted(set(obj) - {"review_key", "subject_key", "start", "end", "label", "dimension", "annotator",
+                                 "paper_id"})
+    if unknown:  # a misspelt key (e.g. "annotater") would otherwise vanish without a word
+        raise LabelLineError(f"unknown key(s) {', '.join(map(repr, unknown))} in a span label")
+    dimension, annotator = _text(obj, "dimension") or "role", _text(obj, "annotator")
+    paper_id = _text(obj, "paper_id")
+    try:
+        paper_id = None if paper_id is None else check_paper_id(paper_id, "paper_id")
+    except PaperIdError as exc:
+        raise LabelLineError(str(exc)) from None
+    body = {"start": start, "end": end, "label": label.strip() if isinstance(label, str) else label,
+            "dimension": dimension, **({"annotator": annotator} if annotator else {})}
+    return {"subject_key": review, "paper_id": paper_id, "labelled_by": annotator,
+            "label_json": json.dumps(body, sort_keys=True, ensure_ascii=False)}
 
 
 def import_reference_labels(log: EventLog, path: Path, dataset: str) -> list[Outcome]:

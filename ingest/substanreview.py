@@ -16,6 +16,11 @@ here: the span with its surrounding whitespace trimmed (a unit is the review's o
 padding) and clipped to the stripped review (the raw spans may run into trailing whitespace), shifted
 by where the stripped review sits in the judged text. Both are null for a whitespace-only span.
 dbt matches units to spans on judged_start/judged_end only.
+
+Annotators. `annotation_IAA/annotator_<n>.jsonl` hold three annotators' own spans of the agreement
+subset (`{id, text, label, ...}`; their ids are not the final files' ids, so a line is matched to the
+final review with the same text). Each becomes a `span_annotation_imported` with annotator
+"annotator_<n>" on that review: the human–human agreement beside a judge's (mart judge_cards).
 """
 
 import hashlib
@@ -73,8 +78,9 @@ def _span(review: str, item, k: int) -> dict:
             "judged_end": judged_end}
 
 
-def parse_line(line: str) -> dict:
-    """One JSONL line → {id, review, raw, spans}; raises AnnotationLineError naming what is wrong."""
+def parse_line(line: str, text_key: str = "review") -> dict:
+    """One JSONL line → {id, review, raw, spans}; raises AnnotationLineError naming what is wrong.
+    `text_key`: the field holding the review ("text" in the annotator files)."""
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -90,9 +96,9 @@ def parse_line(line: str) -> dict:
         check_paper_id(f"{DATASET}-{str(rid).strip()}", "paper id (from 'id')")
     except PaperIdError as exc:
         raise AnnotationLineError(str(exc)) from None
-    review = obj.get("review")
+    review = obj.get(text_key)
     if not isinstance(review, str) or not review.strip():
-        raise AnnotationLineError("'review' must be a non-empty string")
+        raise AnnotationLineError(f"'{text_key}' must be a non-empty string")
     labels = obj.get("label")
     if not isinstance(labels, list):
         raise AnnotationLineError("'label' must be a list of [start, end, name]")
@@ -153,6 +159,69 @@ def import_substanreview(log: EventLog, data_dir: Path, split: str = "test",
             # one outcome per line (its last event); both events are written by commit()
             batch.events.extend(events[:-1])
             batch.emit("imported", path, events[-1], item=item, paper_id=paper_id)
+    return batch.commit()
+
+
+def _final_reviews(data_dir: Path) -> dict[str, tuple[str, str]]:
+    """The final files' review text → (split, id), for matching the annotator files' lines."""
+    out: dict[str, tuple[str, str]] = {}
+    for split in SPLITS:
+        path = Path(data_dir) / "annotation_final" / f"{split}.jsonl"
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            try:
+                fields = parse_line(line)
+            except AnnotationLineError:
+                continue  # import_substanreview reports the final files' bad lines
+            out.setdefault(fields["review"], (split, fields["id"]))
+    return out
+
+
+def import_substanreview_annotators(log: EventLog, data_dir: Path) -> list[Outcome]:
+    """Import every annotation_IAA/annotator_<n>.jsonl line as that annotator's spans of the final review
+    with the same text. An outcome per line; a line already imported is skipped; a bad line, or one whose
+    text is in no final file, is rejected and the rest go on. No folder: no outcome."""
+    folder = Path(data_dir) / "annotation_IAA"
+    batch = Batch(log, "reviews")
+    if not folder.is_dir():
+        return batch.commit()
+    finals = _final_reviews(data_dir)
+    annotated = {(e.review_key, e.annotator) for e in log.iter_events("span_annotation_imported")
+                 if e.dataset == DATASET and e.annotator is not None}
+    for path in sorted(folder.glob("annotator_*.jsonl")):
+        annotator = path.stem
+        text = batch.read_utf8(path)
+        if text is None:
+            continue
+        # "\n" only: these files hold review texts with U+2028 inside strings, where splitlines() would cut
+        for line_no, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            where, item = f"{path} line {line_no}", f"{annotator} line {line_no}"
+            with batch.guard(path, where=where, item=item):
+                try:
+                    fields = parse_line(line, text_key="text")
+                except AnnotationLineError as exc:
+                    batch.reject(path, str(exc), where=where, item=item)
+                    continue
+                found = finals.get(fields["review"])
+                if found is None:
+                    batch.reject(path, "its text is the text of no review in annotation_final/", where=where,
+                                 item=item)
+                    continue
+                split, rid = found
+                paper_id, review_key = f"{DATASET}-{rid}", f"external:{SYSTEM}:{rid}"
+                if (review_key, annotator) in annotated:
+                    batch.note("skipped", path, item=item, paper_id=paper_id,
+                               reason=f"{where}: already imported ({annotator}, {rid})")
+                    continue
+                batch.emit("imported", path, SpanAnnotationImported(
+                    review_key=review_key, dataset=DATASET, split=split, annotator=annotator,
+                    spans_json=json.dumps(fields["spans"], separators=(",", ":")),
+                    text_sha256=hashlib.sha256(fields["review"].encode("utf-8")).hexdigest(),
+                    source_path=str(path), line_no=line_no), item=item, paper_id=paper_id)
+                annotated.add((review_key, annotator))
     return batch.commit()
 
 

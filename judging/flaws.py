@@ -90,9 +90,13 @@ def _sample_index(review: JudgedReview) -> int:
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list[Judgment]:
     """The `pool` judgment of every pool, then the `order` judgment of every member of each pool
-    that was judged ok (`options` are accepted for the common judge interface; none are used)."""
+    that was judged ok. Two options exist for the position probes (judging/probes.py) only:
+    pool_order="system_first" shows the system review as R1, flaw_listing="reversed" lists the valid
+    flaws to the order step last first; other options are accepted for the common judge interface."""
     reviews = [r.for_judge(JUDGE) for r in reviews]  # summary, weaknesses, questions (judging/reviews.py)
     all_pools = pools(reviews)
+    if options.get("pool_order") == "system_first":
+        all_pools = [dataclasses.replace(p, reviews=(p.reviews[-1], *p.reviews[:-1])) for p in all_pools]
     caps = {"flaws": ctx.cfg.cap("flaws"), "flaw_raisers": ctx.cfg.cap("flaw_raisers")}
     jobs = [_PoolJob(p, Judgment(JUDGE, "pool", p.key, p.paper_id, ctx.repeat, inputs=_pool_inputs(p, caps)))
             for p in all_pools]
@@ -102,7 +106,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
     for job in jobs:
         if job.open:
             job.judgment.units = job.rows()
-    orders = _order(ctx, [j for j in jobs if j.open])
+    orders = _order(ctx, [j for j in jobs if j.open], reverse_listing=options.get("flaw_listing") == "reversed")
     return [j.judgment for j in jobs] + orders
 
 
@@ -303,7 +307,7 @@ def _validate(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:
             job.flaws = [f for f in job.flaws if f.is_valid is not None]
 
 
-def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
+def _order(ctx: JudgeContext, jobs: list["_PoolJob"], reverse_listing: bool = False) -> list[Judgment]:
     """One `order` judgment per (pool, member); a pool without valid flaws makes no call."""
     out: list[Judgment] = []
     asks: list[tuple[Judgment, JudgedReview, dict[str, _Flaw]]] = []
@@ -313,6 +317,8 @@ def _order(ctx: JudgeContext, jobs: list["_PoolJob"]) -> list[Judgment]:
     for job in jobs:
         valid = [f for f in job.flaws if f.is_valid]
         listed = [{"flaw_id": f.flaw_id, "summary": f.summary} for f in valid]
+        if reverse_listing:
+            listed.reverse()
         pool_keys = sorted({r.request_key for r in job.judgment.results})
         for review in job.pool.members:
             subject = f"{job.pool.key}|{review.review_key}"

@@ -155,7 +155,29 @@ def _validity(data: ReportData, labels: dict) -> str:
             if c == "label" or c in v}
     return ("<h2>Validity against human scores</h2>"
             + _table(v.assign(label=v["reviewer_config"].map(labels)), cols, {"n_papers": 0})
+            + _validity_baselines(v, labels)
             + audit_block("reliability_validity", v))
+
+
+# The system's figure, then what a trivial rule gets on the same papers (metrics.stats.baselines).
+BASELINE_COLUMNS = [("label", "configuration"), ("scope", "scope"), ("mae", "MAE"),
+                    ("baseline_constant_mae", "MAE of the constant"), ("pearson", "Pearson"),
+                    ("baseline_length_pearson", "Pearson of length"), ("acceptance_auc", "AUC"),
+                    ("baseline_constant_auc", "AUC of the constant"), ("baseline_length_auc", "AUC of length"),
+                    ("baseline_human_mean_auc", "AUC of the human mean"), ("acceptance_accuracy", "accuracy"),
+                    ("baseline_human_threshold_accuracy", "accuracy of human mean > t"),
+                    ("baseline_human_threshold", "t")]
+
+
+def _validity_baselines(v: pd.DataFrame, labels: dict) -> str:
+    if "baseline_constant_mae" not in v:
+        return ""
+    cols = {c: h for c, h in BASELINE_COLUMNS if c == "label" or c in v}
+    return ("<h3>Against trivial baselines</h3><p>A predictor is only interesting if it beats a trivial rule on "
+            "the same papers: a constant (the papers' mean human score; AUC ½), the review's length alone, and the "
+            "human mean score with the best threshold t (accuracies: accept when the score &gt; t, t chosen on "
+            "these papers for the system and the humans alike).</p>"
+            + _table(v.assign(label=v["reviewer_config"].map(labels)), cols))
 
 
 def _granularity(data: ReportData, labels: dict) -> str:

@@ -66,7 +66,27 @@ def _correlations(corr: pd.DataFrame, labels: dict) -> str:
             else:
                 cells.append(f"<td>{r.pearson:.2f} / {r.spearman:.2f} / {r.kendall_tau_b:.2f} ({int(r.n_papers)})</td>")
         body.append(f"<tr><td>{html.escape(name)}</td>{''.join(cells)}</tr>")
-    return "<table>" + head + "".join(body) + "</table>" + audit_block(CORR, corr, "the correlations")
+    return ("<table>" + head + "".join(body) + "</table>" + _baselines(corr, labels)
+            + audit_block(CORR, corr, "the correlations"))
+
+
+def _baselines(corr: pd.DataFrame, labels: dict) -> str:
+    """Each reviewer's MAE and Spearman ρ beside a constant's MAE and review length's ρ, same papers."""
+    if "baseline_constant_mae" not in corr:
+        return ""
+
+    def num(x) -> str:
+        return "—" if pd.isna(x) else f"{x:.2f}"
+
+    rows = []
+    for r in _order(corr).itertuples(index=False):
+        rows.append(f"<tr><td>{html.escape(_name(r.source, r.reviewer, labels))}</td>"
+                    f"<td>{html.escape(_venue(r.venue, r.venue_year))}</td><td>{num(r.mae)}</td>"
+                    f"<td>{num(r.baseline_constant_mae)}</td><td>{num(r.spearman)}</td>"
+                    f"<td>{num(r.baseline_length_spearman)}</td></tr>")
+    return ("<p>Against trivial baselines on the same papers: a constant (the papers' mean human rating) and the "
+            "review's length alone.</p><table><tr><th>reviewer</th><th>venue</th><th>MAE</th>"
+            "<th>MAE of the constant</th><th>Spearman ρ</th><th>ρ of length</th></tr>" + "".join(rows) + "</table>")
 
 
 def box_plots(papers: pd.DataFrame, labels: dict) -> str:

@@ -27,7 +27,7 @@ TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "j
             REVISION, *EXPERIMENTS}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
-                "verify_top", "caps", "depth_taxonomy",
+                "verify_top", "caps", "depth_taxonomy", "probes", "require",
                 "provider", "model", "temperature", "max_output_tokens", "base_url"}
 
 
@@ -155,7 +155,10 @@ def _judging(name: str, table: dict) -> JudgingSpec:
     if not isinstance(depth_taxonomy, str) or not depth_taxonomy.strip():
         raise StudyError(f"study {name!r}: judging.depth_taxonomy must be a shipped taxonomy's name "
                          "(prism-reference, prism-paper) or a path to a TOML file")
-    return JudgingSpec(papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
+    probes, probe_seed, probe_tolerances = _probes(name, table.get("probes", {}))
+    return JudgingSpec(probes=probes, probe_seed=probe_seed, probe_tolerances=probe_tolerances,
+                       require=_require(name, table.get("require", {})),
+                       papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
                        repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
                        max_claims=table.get("max_claims"), verify_top=table.get("verify_top", 3),
@@ -163,6 +166,64 @@ def _judging(name: str, table: dict) -> JudgingSpec:
                        provider=table.get("provider"),
                        model=table.get("model"), temperature=float(t),
                        max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
+
+
+def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, float], ...]]:
+    """[judging.probes]: run = [probe, ...] (default every probe), seed, [judging.probes.tolerance]; no
+    table: nothing declared (`peerlake probe-judges` then runs every probe at the default tolerances)."""
+    from judging.probes import DEFAULT_TOLERANCE, PROBES, SELF_PREFERENCE, TOLERANCE_PROBES
+
+    if table == {}:
+        return (), 0, ()
+    if not isinstance(table, dict):
+        raise StudyError(f"study {name!r}: judging.probes must be a table, e.g. [judging.probes] run = [\"length\"]")
+    _no_unknown(name, "judging.probes.", table, {"run", "seed", "tolerance"})
+    run = table.get("run", list(PROBES))
+    if not isinstance(run, list) or (bad := sorted(set(map(str, run)) - set(PROBES))):
+        raise StudyError(f"study {name!r}: judging.probes.run = {run!r}"
+                         f"{' names ' + ', '.join(bad) if isinstance(run, list) else ''}; list probes of: "
+                         f"{', '.join(PROBES)}")
+    seed = table.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise StudyError(f"study {name!r}: judging.probes.seed must be a whole number >= 0")
+    tolerances = table.get("tolerance", {})
+    if not isinstance(tolerances, dict):
+        raise StudyError(f"study {name!r}: judging.probes.tolerance must be a table, e.g. length = 0.1")
+    for key, value in tolerances.items():
+        probe, _, dim = key.partition(".")
+        if probe not in TOLERANCE_PROBES or (dim and probe != SELF_PREFERENCE and dim not in DEFAULT_TOLERANCE):
+            raise StudyError(f"study {name!r}: judging.probes.tolerance.{key}: name a probe "
+                             f"({', '.join(TOLERANCE_PROBES)}) or probe.dimension ({', '.join(DEFAULT_TOLERANCE)}; "
+                             "self_preference.<quality metric>)")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise StudyError(f"study {name!r}: judging.probes.tolerance.{key} must be a number >= 0")
+    return (tuple(dict.fromkeys(map(str, run))), seed,
+            tuple(sorted((k, float(v)) for k, v in tolerances.items())))
+
+
+# [judging.require]: the judge card's minimum κ against human labels and test–retest α, the largest
+# position-probe shift, and what a failing judge's rows get (gate judge_card_checks)
+REQUIRE_THRESHOLDS = ("kappa_min", "retest_alpha_min", "position_shift_max")
+REQUIRE_ON_FAIL = ("block", "flag")
+
+
+def _require(name: str, table) -> tuple[tuple[str, object], ...]:
+    if not isinstance(table, dict):
+        raise StudyError(f"study {name!r}: judging.require must be a table, e.g. [judging.require] kappa_min = 0.4")
+    _no_unknown(name, "judging.require.", table, {*REQUIRE_THRESHOLDS, "on_fail"})
+    for key in REQUIRE_THRESHOLDS:
+        v = table.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
+                              or not (-1 <= v <= 1 if key != "position_shift_max" else v >= 0)):
+            raise StudyError(f"study {name!r}: judging.require.{key} must be a number "
+                             f"{'>= 0' if key == 'position_shift_max' else 'in [-1, 1]'}")
+    on_fail = table.get("on_fail", "block")
+    if on_fail not in REQUIRE_ON_FAIL:
+        raise StudyError(f"study {name!r}: judging.require.on_fail must be \"block\" or \"flag\", got {on_fail!r}")
+    if not any(k in table for k in REQUIRE_THRESHOLDS):
+        return ()
+    return tuple(sorted({**{k: float(table[k]) for k in REQUIRE_THRESHOLDS if k in table},
+                         "on_fail": on_fail}.items()))
 
 
 def did_you_mean(unknown: list[str], known: set[str], prefix: str = "") -> str:

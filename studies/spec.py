@@ -100,6 +100,16 @@ class JudgingSpec:
     # the depth judge's aspects and grounding scale: a file in prompts/taxonomies/ by name, or a path
     # (judging/depth_taxonomy.py); prism-reference = what PRISM's code ran for its published tables
     depth_taxonomy: str = "prism-reference"
+    # [judging.probes] (judging/probes.py): the bias probes `peerlake probe-judges` runs (`peerlake run` never
+    # runs any), the seed of their variants, and tolerances by probe or "probe.dimension" (unset: the
+    # dimension's default, judging.probes.DEFAULT_TOLERANCE)
+    probes: tuple[str, ...] = ()
+    probe_seed: int = 0
+    probe_tolerances: tuple[tuple[str, float], ...] = ()
+    # [judging.require] (studies/parse.py REQUIRE_KEYS): what the judge's card must show before its quality
+    # rows are published plainly (kappa_min, retest_alpha_min, position_shift_max) and on_fail = "block" |
+    # "flag"; sorted (key, value) pairs, () = nothing required. Not part of the judge's identity.
+    require: tuple[tuple[str, object], ...] = ()
     provider: str | None = None
     model: str | None = None
     temperature: float = 0.0

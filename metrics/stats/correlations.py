@@ -16,7 +16,12 @@ COLUMNS = {"score_prediction_correlation_id": "string", "study_id": "string", "j
            "source": "string", "reviewer": "string", "venue": "string", "venue_year": "Int64",
            "is_reference": "bool", "n_papers_in_scope": "int64", "n_papers_predicted": "int64",
            "n_papers_with_human_score": "int64", "n_papers": "int64", "pearson": "float64", "spearman": "float64",
-           "kendall_tau_b": "float64", "null_reason": "string"}
+           "kendall_tau_b": "float64", "null_reason": "string",
+           # trivial baselines on the same papers (metrics.stats.baselines): the predictor's MAE against the
+           # constant that predicts the papers' mean human rating, and review length alone as the predictor
+           "mae": "float64", "baseline_constant_mae": "float64", "n_papers_with_length": "int64",
+           "baseline_length_pearson": "float64", "baseline_length_spearman": "float64",
+           "baseline_length_kendall_tau_b": "float64", "baseline_length_null_reason": "string"}
 
 
 def correlate(predicted, human) -> tuple[float | None, float | None, float | None, str | None]:
@@ -30,6 +35,21 @@ def correlate(predicted, human) -> tuple[float | None, float | None, float | Non
         return None, None, None, "constant_human_scores"
     return (float(stats.pearsonr(x, y).statistic), float(stats.spearmanr(x, y).statistic),
             float(stats.kendalltau(x, y, variant="b").statistic), None)
+
+
+def _baselines(both: pd.DataFrame) -> dict:
+    """The row's baselines over its papers with a prediction and a human rating (`both`)."""
+    from metrics.stats.baselines import constant_errors
+
+    err = (both["predicted_score"].astype(float) - both["human_score_mean"].astype(float)).abs()
+    with_len = both.dropna(subset=["review_chars_mean"]) if "review_chars_mean" in both else both.iloc[0:0]
+    pearson, spearman, kendall, reason = correlate(with_len.get("review_chars_mean", []),
+                                                   with_len["human_score_mean"])
+    return {"mae": float(err.mean()) if len(both) else None,
+            "baseline_constant_mae": constant_errors(both["human_score_mean"])[0] if len(both) else None,
+            "n_papers_with_length": len(with_len), "baseline_length_pearson": pearson,
+            "baseline_length_spearman": spearman, "baseline_length_kendall_tau_b": kendall,
+            "baseline_length_null_reason": reason}
 
 
 def correlation_table(papers: pd.DataFrame) -> pd.DataFrame:
@@ -52,5 +72,5 @@ def correlation_table(papers: pd.DataFrame) -> pd.DataFrame:
                          "n_papers_in_scope": len(g), "n_papers_predicted": int(g["predicted_score"].notna().sum()),
                          "n_papers_with_human_score": int(g["human_score_mean"].notna().sum()),
                          "n_papers": len(both), "pearson": pearson, "spearman": spearman, "kendall_tau_b": kendall,
-                         "null_reason": reason})
+                         "null_reason": reason, **_baselines(both)})
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)

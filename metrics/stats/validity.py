@@ -57,7 +57,15 @@ VALIDITY_COLUMNS = {"validity_id": "string", "reviewer_config": "string", "scope
                     "spearman": "float64", "mae": "float64", "rmse": "float64",
                     "n_papers_labeled": "int64", "n_accepted": "int64", "acceptance_auc": "float64",
                     "n_papers_labeled_not_withdrawn": "int64",
-                    "acceptance_auc_excluding_withdrawn": "float64"}
+                    "acceptance_auc_excluding_withdrawn": "float64",
+                    # trivial baselines on the same papers (metrics.stats.baselines)
+                    "baseline_constant_mae": "float64", "baseline_constant_rmse": "float64",
+                    "baseline_constant_auc": "float64", "n_papers_with_length": "int64",
+                    "baseline_length_pearson": "float64", "baseline_length_spearman": "float64",
+                    "baseline_length_auc": "float64", "acceptance_threshold": "float64",
+                    "acceptance_accuracy": "float64", "n_papers_labeled_with_human": "int64",
+                    "baseline_human_mean_auc": "float64", "baseline_human_threshold": "float64",
+                    "baseline_human_threshold_accuracy": "float64"}
 
 
 def _validity_row(key: dict, scope: str, venue, year, part: pd.DataFrame) -> dict:
@@ -73,7 +81,37 @@ def _validity_row(key: dict, scope: str, venue, year, part: pd.DataFrame) -> dic
             "acceptance_auc": acceptance_auc(labeled["ai_score_mean"], labeled["is_accepted"].astype(bool)),
             "n_papers_labeled_not_withdrawn": len(kept),
             "acceptance_auc_excluding_withdrawn": acceptance_auc(
-                kept["ai_score_mean"], kept["is_accepted"].astype(bool))}
+                kept["ai_score_mean"], kept["is_accepted"].astype(bool)),
+            **_baselines(rated, labeled)}
+
+
+def _baselines(rated: pd.DataFrame, labeled: pd.DataFrame) -> dict:
+    """The trivial baselines beside the row's figures, on the same papers: constant (MAE, RMSE over the
+    rated papers; AUC over the labeled ones), review length (correlation with the human mean over the
+    rated papers with a length; AUC over the labeled ones with a length), and the human mean score's
+    threshold rule and AUC over the labeled papers with a human score."""
+    from metrics.stats.baselines import best_threshold_accuracy, constant_errors
+
+    length = "review_chars_mean"
+    mae, rmse = constant_errors(rated["human_score_mean"])
+    accepted = labeled["is_accepted"].astype(bool)
+    with_len = rated.dropna(subset=[length]) if length in rated else rated.iloc[0:0]
+    by_len = agreement_with_humans(with_len[length], with_len["human_score_mean"]) if length in rated else None
+    labeled_len = labeled.dropna(subset=[length]) if length in labeled else labeled.iloc[0:0]
+    t, acc = best_threshold_accuracy(labeled["ai_score_mean"], accepted)
+    humans = labeled.dropna(subset=["human_score_mean"])
+    ht, hacc = best_threshold_accuracy(humans["human_score_mean"], humans["is_accepted"].astype(bool))
+    nan = float("nan")
+    return {"baseline_constant_mae": mae, "baseline_constant_rmse": rmse,
+            "baseline_constant_auc": acceptance_auc(np.zeros(len(labeled)), accepted),
+            "n_papers_with_length": len(with_len),
+            "baseline_length_pearson": by_len.pearson if by_len else nan,
+            "baseline_length_spearman": by_len.spearman if by_len else nan,
+            "baseline_length_auc": acceptance_auc(labeled_len[length] if length in labeled else [],
+                                                  labeled_len["is_accepted"].astype(bool)),
+            "acceptance_threshold": t, "acceptance_accuracy": acc, "n_papers_labeled_with_human": len(humans),
+            "baseline_human_mean_auc": acceptance_auc(humans["human_score_mean"], humans["is_accepted"].astype(bool)),
+            "baseline_human_threshold": ht, "baseline_human_threshold_accuracy": hacc}
 
 
 def validity_table(papers: pd.DataFrame) -> pd.DataFrame:

@@ -224,7 +224,10 @@ def judgments(context: AssetExecutionContext, lake: LakeResource) -> Materialize
     for judge in study.judges:
         module = MODULES[judge]
         row = {"judge": judge, "judge_config": cfg.identity(judge, module.TEMPLATES), "provider": cfg.provider,
-               "model": cfg.model, "repeats": cfg.repeats}
+               "model": cfg.model, "repeats": cfg.repeats,
+               # [judging.require]: the card the judge must show (judge_card_checks); only when declared, so a
+               # study without it resolves exactly as before
+               **({"require": dict(study.judging.require)} if study.judging.require else {})}
         if judge == "flaws":
             # the pools the judge forms: from each review's flaws view, so a review with nothing the flaws
             # judge reads (only Strengths, say) is no member here either

@@ -2,7 +2,8 @@
 
 import importlib
 
-MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems", "marts", "view")
+MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems", "marts", "view",
+           "probe_judges", "plan_labels")
 
 
 def register_all(app) -> None:

@@ -231,3 +231,32 @@ def test_budgets_allow_a_variance_estimate_above_the_scales_maximum_variance():
     assert any("certified_budget" in f for f in broken.failures)
     over_cap = validate_frame("budgets", _budget_rows(5.0, 30.0, 400, 2400))
     assert not over_cap.success and any("variance_cap" in f for f in over_cap.failures)
+
+
+PROBES = [  # a pass inside ±0.5; a fail wholly above it; a single pair: no interval, inconclusive
+    {"judge_probe_id": "s|j|length|n_units", "shift": 0.1, "ci_low": -0.2, "ci_high": 0.4, "tolerance": 0.5,
+     "status": "pass", "n": 5},
+    {"judge_probe_id": "s|j|comment_order|n_units", "shift": 2.0, "ci_low": 1.0, "ci_high": 3.0, "tolerance": 0.5,
+     "status": "fail", "n": 5},
+    {"judge_probe_id": "s|j|pool_order|n_flaws", "shift": 1.0, "ci_low": None, "ci_high": None, "tolerance": 0.5,
+     "status": "inconclusive", "n": 1},
+]
+
+
+def test_judge_probes_passes_on_verdicts_that_follow_their_intervals():
+    result = validate_frame("judge_probes", frame(PROBES))
+    assert result.success, result.describe()
+
+
+def test_judge_probes_fails_on_a_pass_beyond_its_tolerance_or_without_an_interval():
+    # row 1 "passes" with an interval reaching 3.0 > 0.5; row 3 "passes" on one pair, no interval
+    failures = failed("judge_probes", frame(PROBES, status=["pass", "pass", "pass"]))
+    assert {f.split("(")[0] for f in failures} == {
+        "expect_column_pair_values_a_to_be_greater_than_b", "expect_column_values_to_not_be_null",
+        "expect_column_values_to_be_between"}, failures
+    assert any("column_A=tolerance" in f for f in failures), failures
+
+
+def test_judge_probes_fails_on_a_shift_outside_its_own_interval():
+    failures = failed("judge_probes", frame(PROBES, shift=[0.1, 4.0, 1.0]))
+    assert any("column_A=ci_high" in f and "column_B=shift" in f for f in failures), failures

@@ -91,3 +91,9 @@ def test_the_command_stops_when_nothing_could_be_imported(lake, tmp_path):
     assert "REJECTED" in result.output and "nothing to judge" in result.output
     bad = CliRunner().invoke(app, ["validate-judges", "asap", "--data", str(tmp_path)])
     assert bad.exit_code == 1 and "unknown dataset 'asap'" in bad.output
+
+
+def test_repeats_and_temperature_reach_the_study_for_the_cards_retest(judge_log):
+    save_study(judge_log, STUDY, study_file(["substanreview-1"], repeats=2, temperature=0.7))
+    judging = load_study(judge_log, STUDY).judging
+    assert (judging.repeats, judging.temperature) == (2, 0.7)

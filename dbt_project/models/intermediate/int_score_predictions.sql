@@ -91,6 +91,8 @@ joined as (
         predictions.n_out_of_scale,
         predictions.inputs ->> 'venue' as venue,
         try_cast(predictions.inputs ->> 'year' as integer) as venue_year,
+        -- the argument text the predictor read, in characters: the trivial length baseline's predictor
+        try_cast(predictions.inputs ->> 'chars_judged' as integer) as chars_judged,
         case
             when predictions.judgment_id is null then 'not_judged'
             when predictions.status != 'ok' then coalesce(predictions.null_reason, 'status:' || predictions.status)
@@ -134,7 +136,8 @@ final as (
                 arg_min(repeat_null_reason, coalesce(repeat_index, -1)) filter (where repeat_null_reason is not null)
         end as null_reason,
         coalesce(list(judgment_id order by repeat_index) filter (where judgment_id is not null), [])
-            as judgment_ids
+            as judgment_ids,
+        max(chars_judged) as chars_judged
 
     from joined
     group by study_id, judge_config, review_key

@@ -14,18 +14,33 @@ paper_context as (
 
 ),
 
+-- a review's length (the trivial length baseline of reliability_validity): the characters of a peerlake
+-- reviewer's answer; null for imported and system reviews, whose texts are in the blob store
+review_lengths as (
+
+    select
+        llm_call_id,
+        length(response_text) as review_chars
+
+    from {{ ref('stg_events__llm_calls') }}
+    where purpose = 'review'
+
+),
+
 ai_means as (
 
     select
-        study_id,
-        reviewer_config,
-        paper_id,
+        review_scores.study_id,
+        review_scores.reviewer_config,
+        review_scores.paper_id,
         count(*) as n_scores,
-        avg(overall_score) as ai_score_mean
+        avg(review_scores.overall_score) as ai_score_mean,
+        avg(review_lengths.review_chars) as review_chars_mean
 
     from review_scores
-    where is_parsed
-    group by study_id, reviewer_config, paper_id
+    left join review_lengths on review_scores.llm_call_id = review_lengths.llm_call_id
+    where review_scores.is_parsed
+    group by review_scores.study_id, review_scores.reviewer_config, review_scores.paper_id
 
 ),
 
@@ -39,6 +54,7 @@ final as (
         ai_means.paper_id,
         ai_means.n_scores,
         ai_means.ai_score_mean,
+        ai_means.review_chars_mean,
         paper_context.human_score_mean,
         paper_context.venue,
         paper_context.year,

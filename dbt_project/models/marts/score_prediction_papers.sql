@@ -60,7 +60,8 @@ per_paper as (
         any_value(venue) filter (where venue is not null) as predicted_venue,
         any_value(venue_year) filter (where venue_year is not null) as predicted_year,
         -- every review null: the first review's reason stands for the paper
-        case when count(predicted_score) = 0 then min(null_reason) end as null_reason
+        case when count(predicted_score) = 0 then min(null_reason) end as null_reason,
+        avg(chars_judged) as review_chars_mean
 
     from predictions
     group by study_id, judge_config, source, reviewer, paper_id
@@ -74,7 +75,7 @@ final as (
             '|', per_paper.study_id, per_paper.judge_config, per_paper.source, per_paper.reviewer,
             per_paper.paper_id
         ) as score_prediction_paper_id,
-        per_paper.* exclude (predicted_venue, predicted_year),  -- noqa: RF02
+        per_paper.* exclude (predicted_venue, predicted_year, review_chars_mean),  -- noqa: RF02
         coalesce(papers.venue, per_paper.predicted_venue) as venue,
         coalesce(papers.year, per_paper.predicted_year) as venue_year,
         papers.acceptance_label,
@@ -83,7 +84,9 @@ final as (
         variants.variant_kind,
         variants.variant_id is not null as is_variant,
         human_means.human_score_mean,
-        coalesce(human_means.n_human_ratings, 0) as n_human_ratings
+        coalesce(human_means.n_human_ratings, 0) as n_human_ratings,
+        -- mean length of the reviewer's reviews of the paper as the predictor read them (the length baseline)
+        per_paper.review_chars_mean
 
     from per_paper
     left join papers using (paper_id)

@@ -1,0 +1,87 @@
+-- One row per human span label a judge card compares a judge with: SubstanReview-style span
+-- annotations (span_annotation_imported: the newest per review, dataset and annotator; role = the
+-- label of dimension 'role'; Major_claim has no role and no row) and span labels imported with
+-- `peerlake ingest labels` (reference_label_imported with start/end). Offsets index the text the
+-- judge reads. annotator null = the reference (adjudicated) label; the others feed the human ceiling.
+with
+
+annotations as (
+
+    select * from {{ ref('stg_events__span_annotations') }}
+    qualify row_number() over (
+        partition by review_key, dataset, coalesce(annotator, '')
+        order by imported_at desc, span_annotation_id desc
+    ) = 1
+
+),
+
+parsed as (
+
+    select
+        span_annotation_id,
+        review_key,
+        dataset,
+        annotator,
+        from_json(spans, '[{"role": "VARCHAR", "judged_start": "INTEGER", "judged_end": "INTEGER"}]') as span_list
+
+    from annotations
+
+),
+
+annotation_spans as (
+
+    select
+        span_annotation_id,
+        review_key,
+        dataset,
+        annotator,
+        generate_subscripts(span_list, 1) - 1 as span_index,
+        unnest(span_list, recursive := true)  -- noqa: AL03
+
+    from parsed
+
+),
+
+from_annotations as (
+
+    select
+        concat_ws('|', span_annotation_id, span_index) as human_span_id,
+        dataset,
+        review_key,
+        annotator,
+        'role' as dimension,
+        role as label,
+        judged_start as span_start,
+        judged_end as span_end
+
+    from annotation_spans
+    where role is not null and judged_start is not null and judged_end > judged_start
+
+),
+
+from_labels as (
+
+    select
+        reference_label_id as human_span_id,
+        dataset,
+        subject_key as review_key,
+        label ->> 'annotator' as annotator,
+        coalesce(label ->> 'dimension', 'role') as dimension,
+        label ->> 'label' as label,
+        cast(label ->> 'start' as integer) as span_start,
+        cast(label ->> 'end' as integer) as span_end
+
+    from {{ ref('stg_events__reference_labels') }}
+    where label ->> 'start' is not null
+
+),
+
+final as (
+
+    select * from from_annotations
+    union all
+    select * from from_labels
+
+)
+
+select * from final
