@@ -20,6 +20,8 @@ import krippendorff
 import numpy as np
 from scipy import stats
 
+from metrics.stats.bootstrap import resample_indices
+
 LEVEL = 0.95
 LEVELS = ("nominal", "ordinal", "interval")
 WEIGHTS = (None, "linear", "quadratic")
@@ -127,11 +129,9 @@ def cluster_bootstrap(statistic: Callable[[np.ndarray], float], clusters: Sequen
     if names.size < 2 or n_resamples < 1:
         return NAN, NAN
     members = [np.flatnonzero(inverse == i) for i in range(names.size)]
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(n_resamples):
-        drawn = rng.integers(0, names.size, size=names.size)
-        values.append(statistic(np.concatenate([members[i] for i in drawn])))
+    # the clusters drawn with replacement, as every peerlake interval draws them (one implementation)
+    draws = resample_indices(names.size, n_resamples=n_resamples, seed=seed)
+    values = [statistic(np.concatenate([members[i] for i in drawn])) for drawn in draws]
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     if v.size < n_resamples / 2:
