@@ -33,8 +33,11 @@ RESULT_PATH = bas.REPO / "benchmarks" / "results" / "rebuild_incremental.json"
 
 
 def _slowest(build: dict) -> list:
-    return [f"{n['seconds']:.2f} s {n['node'].split('.')[-1] if n['node'].startswith('model.') else n['node']}"
-            for n in build.get("dbt_slowest", [])[:8]]
+    """Where the build's time went: the split (dbt steps and their small nodes, gates, outside any
+    step) and the slowest dbt nodes."""
+    split = [f"split (s): {build.get('time_breakdown_seconds')}"]
+    return split + [f"{n['seconds']:.2f} s {n['node'].split('.')[-1] if n['node'].startswith('model.') else n['node']}"
+                    for n in build.get("dbt_slowest", [])[:8]]
 
 
 def compare_published(a: Path, b: Path) -> dict:

@@ -177,6 +177,8 @@ def _plugin_class() -> type:
             # where DuckDB spills what does not fit in memory: beside the file, as when dbt opened the
             # file itself (an in-memory connection would spill into ./.tmp, wherever dbt was started)
             conn.execute(f"set temp_directory = '{path}.tmp'")
+            limit = settings.dbt_memory_limit().replace("'", "''")
+            conn.execute(f"set memory_limit = '{limit}'")
 
         def configure_cursor(self, cursor: Any) -> None:
             # A cursor is a new connection to the same instance: it starts in the in-memory catalog.

@@ -4,10 +4,11 @@ The reliability tables are computed per (study, reviewer configuration) from tha
 (its scores, its papers' venue-years). Each output row carries `input_hash`: SHA-256 over the code
 of metrics.stats and the key's input rows (sorted, so their order does not matter). A build reads
 the table it is replacing (the candidate starts as a copy of the audited, published file —
-warehouse.publish), keeps the rows of every key whose hash is unchanged and computes the rest. The
-result is the table a full recompute gives, row for row: the statistics are deterministic functions
-of exactly the hashed inputs (bootstrap draws are seeded). A change to any metrics/stats module
-changes every hash, so new code never meets old rows. A model reading a large input hashes it in
+warehouse.publish), keeps the rows of every key whose hash is unchanged — chosen and copied in DuckDB,
+so a dbt model given `session` returns a relation and the kept rows never pass through pandas — and
+computes the rest. The result is the table a full recompute gives, row for row: the statistics are
+deterministic functions of exactly the hashed inputs (bootstrap draws are seeded). A change to any
+metrics/stats module changes every hash, so new code never meets old rows. A model reading a large input hashes it in
 DuckDB instead (recompute_changed_relation): a build where no key changed reads none of its rows.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -64,22 +66,24 @@ def input_hashes(inputs: pd.DataFrame, keys: list[str], salt: str = "",
     return out
 
 
-def previous_table(session, relation) -> pd.DataFrame | None:
-    """The table this build replaces (dbt.this), or None on a first build or a fresh candidate."""
+def previous_table(session, relation):
+    """The table this build replaces (dbt.this) as a relation on `session`, rows in stored order and
+    nothing read yet; None on a first build or a fresh candidate."""
     try:
-        return session.sql(f"select * from {relation}").df()
-    except Exception:  # no such table yet (duckdb.CatalogException): nothing to reuse
+        return session.sql(f"select *, rowid as {_ROW} from {relation}")
+    except duckdb.Error:  # no such table yet (CatalogException): nothing to reuse
         return None
 
 
 def recompute_changed(inputs: pd.DataFrame, keys: list[str], compute: Callable[[pd.DataFrame], pd.DataFrame],
-                      previous: pd.DataFrame | None, salt: str = "",
-                      hash_columns: list[str] | None = None) -> pd.DataFrame:
+                      previous, salt: str = "", hash_columns: list[str] | None = None, session=None):
     """compute(inputs) with an input_hash column, reusing `previous` rows of unchanged keys.
 
     `compute` must treat keys independently (each output row belongs to one key and depends only on
     that key's input rows) and give typed columns on an empty input. `hash_columns` (default: all
-    but the keys) must determine the result; `salt` carries settings and other code versions."""
+    but the keys) must determine the result; `salt` carries settings and other code versions.
+    `previous`: previous_table's relation (or a frame). With `session` (a dbt model's connection)
+    the result is a relation on it, else a frame."""
     hashes = input_hashes(inputs, keys, salt, hash_columns)
 
     def rows_of(changed: set[tuple]) -> pd.DataFrame:
@@ -87,7 +91,7 @@ def recompute_changed(inputs: pd.DataFrame, keys: list[str], compute: Callable[[
                                                     strict=True)], dtype=bool)
         return inputs[mask]
 
-    return _combine(hashes, keys, compute, previous, rows_of, inputs.iloc[:0])
+    return _combine(hashes, keys, compute, previous, rows_of, inputs.iloc[:0], session)
 
 
 def relation_hashes(relation, keys: list[str], salt: str = "", columns: list[str] | None = None) -> dict[tuple, str]:
@@ -112,9 +116,8 @@ def relation_hashes(relation, keys: list[str], salt: str = "", columns: list[str
 
 
 def recompute_changed_relation(relation, keys: list[str], compute: Callable[[pd.DataFrame], pd.DataFrame],
-                               previous: pd.DataFrame | None, salt: str = "",
-                               hash_columns: list[str] | None = None, rows=None,
-                               load: Callable | None = None) -> pd.DataFrame:
+                               previous, salt: str = "", hash_columns: list[str] | None = None, rows=None,
+                               load: Callable | None = None, session=None):
     """recompute_changed over a DuckDB relation (dbt.ref(…)): the inputs are hashed per key in DuckDB
     (relation_hashes), and only the rows of keys whose hash changed are loaded into pandas and passed
     to `compute`; when no key changed, nothing is loaded. `rows` (default `relation`, with the same
@@ -139,7 +142,7 @@ def recompute_changed_relation(relation, keys: list[str], compute: Callable[[pd.
         return load(rows.query("inputs", f"select inputs.* from inputs semi join (values {values}) "
                                          f"as changed({names}) on {match}"))
 
-    return _combine(hashes, keys, compute, previous, rows_of, load(rows.limit(0)))
+    return _combine(hashes, keys, compute, previous, rows_of, load(rows.limit(0)), session)
 
 
 def coded_frame(relation, categorical: list[str] = (), ordinal: list[str] = ()) -> pd.DataFrame:
@@ -169,24 +172,64 @@ def coded_frame(relation, categorical: list[str] = (), ordinal: list[str] = ()) 
 
 
 def _combine(hashes: dict[tuple, str], keys: list[str], compute: Callable[[pd.DataFrame], pd.DataFrame],
-             previous: pd.DataFrame | None, rows_of: Callable[[set[tuple]], pd.DataFrame],
-             empty: pd.DataFrame) -> pd.DataFrame:
-    """The rows of `previous` whose key's hash is unchanged, and compute() of the other keys' rows."""
+             previous, rows_of: Callable[[set[tuple]], pd.DataFrame], empty: pd.DataFrame, session):
+    """The rows of `previous` whose key's hash is unchanged, and compute() of the other keys' rows.
+
+    The kept rows are chosen and written in DuckDB (a semi join of `previous` with the current
+    hashes): at 1 M reviews a per-paper table is millions of rows, and a build that changes a few
+    papers should not carry the rest through pandas. With `session` the result is a DuckDB relation
+    on it (what a dbt Python model returns, so the rows go from the old table to the new one without
+    leaving DuckDB); without, a frame computed on a private connection."""
+    con = duckdb.connect() if session is None else session
     schema = compute(empty)
     columns = [*schema.columns, HASH_COLUMN]
-    reusable = previous is not None and list(previous.columns) == columns and not previous.empty
-    kept = previous.iloc[:0] if reusable else None
+    previous = _as_previous(con, previous, session is None)
+    reusable = previous is not None and [c for c in previous.columns if c != _ROW] == columns
+    names = [f"k{i}" for i in range(len(keys))]
     changed_keys = set(hashes)
+    kept = None
     if reusable:
-        old_key = list(zip(*(previous[k].to_numpy(dtype=object) for k in keys), strict=True))
-        keep = np.array([hashes.get(k) == h for k, h in zip(old_key, previous[HASH_COLUMN], strict=True)],
-                        dtype=bool)
-        kept = previous[keep]
-        changed_keys -= {k for k, m in zip(old_key, keep, strict=True) if m}
+        listed = list(hashes.items())
+        current = con.from_df(pd.DataFrame([(*k, h) for k, h in listed], columns=[*names, "h"], dtype="string")
+                              .assign(i=np.arange(len(listed), dtype=np.int64)))
+        match = " and ".join(f"p.{_ident(k)}::varchar is not distinct from c.{n}"
+                             for k, n in zip(keys, names, strict=True)) + f" and p.{HASH_COLUMN} = c.h"
+        kept = previous.set_alias("p").join(current.set_alias("c"), match, how="semi")
+        # the keys whose rows are kept, by the same join: a key is either kept or computed, never both
+        reused = current.set_alias("c").join(previous.set_alias("p"), match, how="semi").project("i").fetchall()
+        changed_keys -= {listed[i][0] for (i,) in reused}
     fresh = compute(rows_of(changed_keys)) if changed_keys else schema
     fresh_key = zip(*(fresh[k].to_numpy(dtype=object) for k in keys), strict=True)
     fresh = fresh.assign(**{HASH_COLUMN: [hashes[k] for k in fresh_key]})
-    parts = [p for p in (kept, fresh) if p is not None and not p.empty]
-    out = pd.concat(parts, ignore_index=True) if parts else fresh
-    out = out.astype({**schema.dtypes.to_dict(), HASH_COLUMN: "string"})
-    return out.sort_values(keys, kind="stable", ignore_index=True)[columns]
+    fresh = fresh.astype({**schema.dtypes.to_dict(), HASH_COLUMN: "string"})[columns]
+    # Order: by key, a key's rows in the order compute gave them (the kept ones: as the previous build
+    # wrote them, which was that order). A key is either kept or fresh, never both.
+    select = ", ".join(_ident(c) for c in columns)
+    out = con.from_df(fresh.assign(**{_ROW: np.arange(len(fresh), dtype=np.int64)}))
+    if kept is not None:
+        out = kept.project(f"{select}, {_ROW}").union(out.project(f"{select}, {_ROW}"))
+    out = out.order(", ".join([*(_ident(k) for k in keys), _ROW])).project(select)
+    if session is not None:
+        return out
+    return out.df().astype({**schema.dtypes.to_dict(), HASH_COLUMN: "string"})
+
+
+_ROW = "_memo_row"  # a previous row's place in its table: within a key, rows keep the order compute gave
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _as_previous(con, previous, private: bool):
+    """`previous` (None, a frame, or a relation from previous_table) as a relation on `con` with its
+    row order in the _ROW column."""
+    if previous is None:
+        return None
+    if isinstance(previous, duckdb.DuckDBPyRelation):
+        if not private and _ROW in previous.columns:
+            return previous
+        previous = previous.df()  # a relation of another connection (the caller gave no session): read it
+    if _ROW not in previous.columns:
+        previous = previous.assign(**{_ROW: np.arange(len(previous), dtype=np.int64)})
+    return con.from_df(previous)

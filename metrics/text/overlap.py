@@ -14,7 +14,9 @@ tokenizer; no stemming, no stop words removed).
 Every measure is None (not 0) when it is undefined: an empty candidate or reference, and for BLEU-4 a
 candidate or reference shorter than 4 tokens (no 4-gram to count).
 
-overlap_table: text_overlap's rows, each AI review against the human reviews of the same paper.
+overlap_table: text_overlap's rows, each AI review against the human reviews of the same paper, made of
+review_scores (one row per review, depending on its paper's reviews only: int_text_overlap_reviews,
+recomputed per paper) by table_from_review_scores (the text_overlap mart).
 Pairing and averaging (ours: the paper does not say): every (review, human review of the same paper) pair
 is scored with the measures above (candidate = the review, reference = the human review); a
 review's score is the mean over its paper's human reviews; a reviewer's score is the mean over its
@@ -37,6 +39,11 @@ BLEU_EPSILON = 0.1
 
 def tokens(text: str | None) -> list[str]:
     return _TOKEN.findall(text.lower()) if isinstance(text, str) else []  # None or a frame's NaN: no text
+
+
+def _has_tokens(text: str | None) -> bool:
+    """bool(tokens(text)) without listing them: a review that is never compared is only asked this."""
+    return isinstance(text, str) and _TOKEN.search(text.lower()) is not None
 
 
 def _f1(hits: float, n_cand: int, n_ref: int) -> float:
@@ -123,63 +130,81 @@ class _Tokens(dict):
         return found
 
 
+REVIEW_COLUMNS = {"study_id": "string", "paper_id": "string", "review_key": "string", "source": "string",
+                  "reviewer": "string", "has_text": "bool", "is_compared": "bool", "rouge_1": "float64",
+                  "rouge_l": "float64", "bleu_4": "float64", "n_pairs": "int64", "n_pairs_bleu": "int64"}
+
+
 def overlap_table(reviews: pd.DataFrame, text_of: Callable[[str], str | None] | None = None) -> pd.DataFrame:
     """reviews: one row per (study, review) with study_id, review_key, paper_id, source, reviewer, and
     either text (None when unreadable) or `text_of(review_key)` giving it on demand. One row per
     (study, source, reviewer) that has reviews."""
-    rows = []
+    return table_from_review_scores(review_scores(reviews, text_of))
+
+
+def review_scores(reviews: pd.DataFrame, text_of: Callable[[str], str | None] | None = None) -> pd.DataFrame:
+    """One row per row of `reviews` (as overlap_table takes them): whether the review has text, and
+    when it was compared (a text and a human review of its paper other than itself) its three
+    measures averaged over those human reviews and the pair counts. A row depends only on its
+    paper's reviews, so a table of these is recomputed paper by paper."""
+    found: dict[int, tuple] = {}
     if len(reviews):
         if text_of is None:
             text_of = dict(zip(reviews["review_key"], reviews["text"], strict=True)).get
-        for study_id, s in reviews.groupby("study_id", sort=True):
-            scored = _score_by_paper(s, text_of)
-            for (source, reviewer), g in s.groupby(["source", "reviewer"], sort=True):
-                rows.append(_row(study_id, source, reviewer, g, scored, text_of))
+        for _, paper in reviews.groupby(["study_id", "paper_id"], sort=False, dropna=False):
+            toks = _Tokens(text_of)
+            scored = _score_paper(paper, toks)
+            for i, key in zip(paper.index, paper["review_key"], strict=True):
+                found[i] = (bool(toks[key]) if key in toks else _has_tokens(text_of(key)), scored.get(key))
+    # column by column: at 1 M reviews a dict per row would hold about a gigabyte at once
+    results = [found[i] for i in reviews.index]
+    scored = [r[1] for r in results]
+    columns = {c: reviews[c].to_numpy(dtype=object) for c in ("study_id", "paper_id", "review_key", "source",
+                                                                 "reviewer")}
+    columns |= {"has_text": [r[0] for r in results], "is_compared": [s is not None for s in scored],
+                **{m: [s[0][i] if s else None for s in scored] for i, m in enumerate(("rouge_1", "rouge_l", "bleu_4"))},
+                "n_pairs": [s[1] if s else 0 for s in scored], "n_pairs_bleu": [s[2] if s else 0 for s in scored]}
+    return pd.DataFrame(columns, columns=list(REVIEW_COLUMNS)).astype(REVIEW_COLUMNS)
+
+
+def table_from_review_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """text_overlap's rows from review_scores' rows: one per (study, source, reviewer), each compared
+    review weighing the same (means in the rows' order)."""
+    rows = []
+    for (study_id, source, reviewer), g in scores.groupby(["study_id", "source", "reviewer"], sort=True):
+        compared = g[g["is_compared"].to_numpy(dtype=bool)]
+        reason = None
+        if compared.empty:
+            reason = "no_other_human_review" if source == "human" else "no_human_review"
+            if not g["has_text"].to_numpy(dtype=bool).any():
+                reason = "no_review_text"
+        rows.append({"text_overlap_id": f"{study_id}|{source}|{reviewer}", "study_id": study_id, "source": source,
+                     "reviewer": reviewer, "is_reference": source == "human", "n_reviews": len(g),
+                     "n_reviews_compared": len(compared), "n_papers_compared": compared["paper_id"].nunique(),
+                     "n_pairs": int(compared["n_pairs"].sum()), "n_pairs_bleu": int(compared["n_pairs_bleu"].sum()),
+                     **{m: _mean([None if pd.isna(v) else float(v) for v in compared[m]])
+                        for m in ("rouge_1", "rouge_l", "bleu_4")},
+                     "bertscore_f1": None, "bertscore_status": BERTSCORE_STATUS, "null_reason": reason})
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
 
 
-def _score_by_paper(s: pd.DataFrame, text_of: Callable[[str], str | None]) -> dict[str, tuple]:
+def _score_paper(paper: pd.DataFrame, toks: "_Tokens") -> dict[str, tuple]:
     """review_key → (its three measures averaged over its paper's other human reviews, pairs, pairs
-    with a BLEU-4), for each review of one study that has text and a human review to compare with.
+    with a BLEU-4), for each review of one paper that has text and a human review to compare with.
     Paper by paper, so only one paper's tokens are held at a time (at 1 M reviews, keeping every
-    review's tokens took gigabytes); a review of a paper without a human review is never read."""
+    review's tokens took gigabytes)."""
     scored: dict[str, tuple] = {}
-    for _, paper in s.groupby("paper_id", sort=False):
-        toks = _Tokens(text_of)
-        humans = [k for k in paper.loc[paper["source"] == "human", "review_key"] if toks[k]]
-        if not humans:
+    humans = [k for k in paper.loc[paper["source"] == "human", "review_key"] if toks[k]]
+    if not humans:
+        return scored
+    for key in paper["review_key"]:
+        refs = [h for h in humans if h != key]  # a human review is not its own reference
+        if not refs or key in scored:
             continue
-        for key in paper["review_key"]:
-            refs = [h for h in humans if h != key]  # a human review is not its own reference
-            if not refs or key in scored:
-                continue
-            cand = toks[key]
-            if not cand:
-                continue
-            scores = [(rouge_1(cand, toks[h]), rouge_l(cand, toks[h]), bleu_4(cand, toks[h])) for h in refs]
-            scored[key] = (tuple(_mean([x[i] for x in scores]) for i in range(3)), len(scores),
-                           sum(b is not None for _, _, b in scores))
+        cand = toks[key]
+        if not cand:
+            continue
+        scores = [(rouge_1(cand, toks[h]), rouge_l(cand, toks[h]), bleu_4(cand, toks[h])) for h in refs]
+        scored[key] = (tuple(_mean([x[i] for x in scores]) for i in range(3)), len(scores),
+                       sum(b is not None for _, _, b in scores))
     return scored
-
-
-def _row(study_id, source, reviewer, g: pd.DataFrame, scored: dict, text_of: Callable) -> dict:
-    per_review, papers, n_pairs, n_bleu = [], set(), 0, 0
-    for key, paper in zip(g["review_key"], g["paper_id"], strict=True):
-        if key not in scored:
-            continue
-        means, pairs, bleus = scored[key]
-        n_pairs += pairs
-        n_bleu += bleus
-        papers.add(paper)
-        per_review.append(means)
-    reason = None
-    if not per_review:
-        reason = "no_other_human_review" if source == "human" else "no_human_review"
-        if not any(tokens(text_of(k)) for k in g["review_key"]):
-            reason = "no_review_text"
-    return {"text_overlap_id": f"{study_id}|{source}|{reviewer}", "study_id": study_id, "source": source,
-            "reviewer": reviewer, "is_reference": source == "human", "n_reviews": len(g),
-            "n_reviews_compared": len(per_review), "n_papers_compared": len(papers), "n_pairs": n_pairs,
-            "n_pairs_bleu": n_bleu, "rouge_1": _mean([r[0] for r in per_review]),
-            "rouge_l": _mean([r[1] for r in per_review]), "bleu_4": _mean([r[2] for r in per_review]),
-            "bertscore_f1": None, "bertscore_status": BERTSCORE_STATUS, "null_reason": reason}

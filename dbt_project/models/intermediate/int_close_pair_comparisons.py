@@ -15,4 +15,4 @@ def model(dbt, session):
     inputs = scores.merge(context[["paper_id", "venue_year"]], on="paper_id", how="left")
     return recompute_changed(inputs, ["study_id", "reviewer_config"],
                              lambda part: close_pair_table(part[SCORE_COLUMNS], context),
-                             previous_table(session, dbt.this))
+                             previous_table(session, dbt.this), session=session)

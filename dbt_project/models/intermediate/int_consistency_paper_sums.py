@@ -41,9 +41,10 @@ def model(dbt, session):
 
     out = recompute_changed_relation(items.project(", ".join(["study_id", *ITEM_COLUMNS])), ["study_id", "paper_id"],
                                      compute, previous_table(session, dbt.this), salt=MODEL_HASH,
-                                     hash_columns=ITEM_COLUMNS, rows=items, load=load)
+                                     hash_columns=ITEM_COLUMNS, rows=items, load=load, session=session)
     # What this build embedded or found, on every row (kept rows were written by an earlier build). An
     # unchanged paper's texts are not looked up: they were embedded when its rows were computed, so they
     # count as found in the store.
     n_distinct = items.aggregate("count(distinct text)").fetchall()[0][0]
-    return out.assign(n_embeddings_computed=computed[0], n_embeddings_cached=n_distinct - computed[0])
+    return out.project(f"* replace ({computed[0]}::bigint as n_embeddings_computed, "
+                       f"{n_distinct - computed[0]}::bigint as n_embeddings_cached)")

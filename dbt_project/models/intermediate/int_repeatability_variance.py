@@ -13,4 +13,4 @@ def model(dbt, session):
 
     scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()[SCORE_COLUMNS]
     return recompute_changed(scores, ["study_id", "reviewer_config"], variance_table,
-                             previous_table(session, dbt.this))
+                             previous_table(session, dbt.this), session=session)

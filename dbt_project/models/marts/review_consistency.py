@@ -32,8 +32,9 @@ def model(dbt, session):
                                      embedding_model_hash=MODEL_HASH, n_computed=0, n_cached=0)
 
     out = recompute_changed_relation(sums, ["study_id"], compute, previous_table(session, dbt.this),
-                                     salt=f"{n_resamples}|{seed}|{MODEL_HASH}", load=load)
+                                     salt=f"{n_resamples}|{seed}|{MODEL_HASH}", load=load, session=session)
     # the embedding counts of this build, which embedded in int_consistency_paper_sums
     counts = dbt.ref("int_consistency_paper_sums").aggregate(
         "coalesce(max(n_embeddings_computed), 0), coalesce(max(n_embeddings_cached), 0)").fetchall()[0]
-    return out.assign(n_embeddings_computed=counts[0], n_embeddings_cached=counts[1])
+    return out.project(f"* replace ({counts[0]}::bigint as n_embeddings_computed, "
+                       f"{counts[1]}::bigint as n_embeddings_cached)")

@@ -10,6 +10,7 @@ from metrics.stats.memo import (
     HASH_COLUMN,
     coded_frame,
     input_hashes,
+    previous_table,
     recompute_changed,
     recompute_changed_relation,
     relation_hashes,
@@ -127,6 +128,52 @@ def test_load_reads_only_the_changed_keys_rows_even_with_a_quote_in_a_key():
         again = recompute_changed_relation(con.from_df(after), KEYS, drift_table, first, load=load)
         assert loaded[2:] == [0, int(changed.sum())]
         pdt.assert_frame_equal(again, recompute_changed_relation(con.from_df(after), KEYS, drift_table, None))
+
+
+def test_in_duckdb_a_rebuilt_table_keeps_each_unchanged_row_once_and_equals_a_full_recompute():
+    """As a dbt Python model runs: the previous table is a relation (previous_table), the result a
+    relation written into a new table that replaces it. A kept row lost or written twice, or a kept
+    key computed again, fails here."""
+    rng = np.random.default_rng(9)
+    before = scores_frame(rng, studies=("s1", "s2", "o'neil"))
+    with duckdb.connect() as con:
+        def build(frame, calls):
+            out = recompute_changed_relation(con.from_df(frame), KEYS, counted(drift_table, calls),
+                                             previous_table(con, "t"), session=con)
+            out.create("t_new")
+            con.execute("drop table if exists t; alter table t_new rename to t")
+            full = recompute_changed_relation(con.from_df(frame), KEYS, drift_table, None)
+            table = con.table("t").df()
+            pdt.assert_frame_equal(table.astype(full.dtypes.to_dict()), full)
+            return table
+
+        calls: list = []
+        assert previous_table(con, "t") is None
+        first = build(before, calls)
+        assert calls == [[], sorted(set(zip(before["study_id"], before["reviewer_config"], strict=True)))]
+        calls.clear()
+        assert len(build(before.iloc[::-1], calls)) == len(first)  # a no-op
+        assert calls == [[]]  # the schema only: every key kept
+        after = before.copy()
+        after.loc[after["study_id"].eq("o'neil") & after["reviewer_config"].eq("A"), "overall_score"] += 1
+        calls.clear()
+        build(after, calls)
+        assert calls == [[], [("o'neil", "A")]]
+
+
+def test_a_kept_row_is_copied_from_the_previous_table_not_computed_again():
+    rng = np.random.default_rng(10)
+    frame = scores_frame(rng)
+    with duckdb.connect() as con:
+        recompute_changed_relation(con.from_df(frame), KEYS, drift_table, None, session=con).create("t")
+        # a mark only the old table has: it survives exactly on the kept key's rows
+        con.execute("update t set drift_shift = -99 where study_id = 's1' and reviewer_config = 'B'")
+        changed = frame.assign(overall_score=frame["overall_score"].where(frame["study_id"].ne("s2"), 5.0))
+        out = recompute_changed_relation(con.from_df(changed), KEYS, drift_table, previous_table(con, "t"),
+                                         session=con).df()
+    assert len(out) == 4 and out.groupby(KEYS).size().eq(1).all()  # one row per (study, configuration)
+    assert out.loc[out["drift_shift"].eq(-99), KEYS].to_records(index=False).tolist() == [("s1", "B")]
+    assert (out.loc[out["study_id"].eq("s2"), "drift_shift"] == 0).all()  # recomputed: every score is 5
 
 
 def test_coded_frame_decodes_to_the_values_and_its_codes_sort_as_the_values():
