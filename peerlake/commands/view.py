@@ -33,20 +33,23 @@ def _catalog(study: str | None):
 
 
 def _serve(site, port: int, open_browser: bool) -> None:
+    import signal
     import threading
     import webbrowser
 
     from peerlake.console import console
     from report.viewer.serve import start, url
 
+    # SIGTERM stops the server as Ctrl-C does (a service manager's stop, `kill`)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         server = start(site, port)
     except OSError:  # the port is taken: any free one
         server = start(site, 0)
-    console.print(f"Call viewer: [bold]{url(server)}[/] (Ctrl-C stops it)", soft_wrap=True)
-    if open_browser:
-        webbrowser.open(url(server))
-    try:
+    try:  # from here on: a Ctrl-C the moment the URL is printed still stops it cleanly
+        console.print(f"Call viewer: [bold]{url(server)}[/] (Ctrl-C stops it)", soft_wrap=True)
+        if open_browser:
+            webbrowser.open(url(server))
         threading.Event().wait()
     except KeyboardInterrupt:
         console.print("stopped")
