@@ -14,7 +14,9 @@ Before the first call naming a prompt_hash, the template's source text is stored
 with (`price_table_recorded`, once per version).
 
 Every event carries the caller's labels (warehouse.attribution: study, Dagster run, asset). Replays
-write no llm_call; each batch of them is counted in one `calls_replayed` event.
+write no llm_call; each batch of them is counted in one `calls_replayed` event. A replay of an answer
+the same Dagster run recorded (a step retried after its first attempt made the call) is made by that
+run: `LlmResult.made_in_run` and `GatewayStats.made_in_run`, the one count every summary reads.
 
 Cost cap (llm_calls.budget): under a cap (the run's, from the attribution context, or the gateway's
 own), a new paid call is made only if the run's spending + calls in flight + this call's upper
@@ -92,7 +94,11 @@ class LlmBatchFailed(Exception):
 @dataclass
 class GatewayStats:
     calls_made: int = 0  # provider calls that succeeded (each one is an "ok" event)
-    replayed: int = 0
+    replayed: int = 0  # answers another run (or no run) recorded
+    # Answers this same Dagster run recorded, replayed (a step retried after its first attempt made the
+    # calls): the run made them, so they count as made (`made_in_run`), with what they cost.
+    replayed_own: int = 0
+    replayed_own_cost_usd: float = 0.0
     failed_attempts: int = 0
     cost_usd: float = 0.0  # new spending only; replays cost nothing
     unpriced_calls: int = 0  # ok calls whose cost is unknown (not counted in cost_usd)
@@ -103,6 +109,15 @@ class GatewayStats:
 
     def snapshot(self) -> "GatewayStats":
         return GatewayStats(**asdict(self))
+
+    @property
+    def made_in_run(self) -> int:
+        """Results made by this run: the count asset summaries report as "model calls made"."""
+        return self.calls_made + self.replayed_own
+
+    @property
+    def made_in_run_cost_usd(self) -> float:
+        return self.cost_usd + self.replayed_own_cost_usd
 
 
 class Gateway:
@@ -241,24 +256,13 @@ class Gateway:
                     failures[i] = exc
                     if return_exceptions:
                         results[i] = exc
-                bar.advance(results[i], made_here=self._made_here(results[i]))
+                bar.advance(results[i])
         record_replays(self.log, "llm", replays)
         if stopped is not None:  # after the replays are recorded: what the batch answered stays counted
             raise stopped
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
-
-    def _made_here(self, result) -> bool:
-        """Whether this run made the call behind a result: a replay of an answer this same Dagster run
-        recorded (a step retried after its first attempt made the call) counts as made, not replayed."""
-        if not isinstance(result, LlmResult):
-            return False
-        if not result.replayed:
-            return True
-        run_id = current().dagster_run_id
-        ev = self._answer(result.request_key)
-        return run_id is not None and ev is not None and ev.dagster_run_id == run_id
 
     def _refuse_unsupported(self, reqs: Sequence[LlmRequest]) -> None:
         """Raise UnsupportedRequest for the first unanswered request its model cannot take, before any
@@ -425,17 +429,24 @@ class Gateway:
     def _replay(self, req: LlmRequest, ev: LlmCall, replays: list[tuple[str, str]]) -> LlmResult:
         logprobs = json.loads(self.log.blobs.get_text(ev.logprobs_sha256)) if ev.logprobs_sha256 else None
         replays.append((ev.request_key, ev.event_id))
+        run_id = current().dagster_run_id
+        own = run_id is not None and ev.dagster_run_id == run_id  # made by this run (a retried step)
         with self._lock:
-            self.stats.replayed += 1
+            if own:
+                self.stats.replayed_own += 1
+                self.stats.replayed_own_cost_usd += ev.cost_usd or 0.0
+            else:
+                self.stats.replayed += 1
         usage = Usage(input_tokens=ev.input_tokens, cached_input_tokens=ev.cached_input_tokens,
                       cache_write_tokens=ev.cache_write_tokens, output_tokens=ev.output_tokens,
                       reasoning_tokens=ev.reasoning_tokens)
         return self._result(req, ev.event_id, ev.response_text or "", usage, ev.cost_usd, True,
-                            ev.finish_reason, logprobs)
+                            ev.finish_reason, logprobs, made_in_run=own)
 
     @staticmethod
     def _result(req: LlmRequest, event_id: str, text: str, usage: Usage, cost: float | None,
-                replayed: bool, finish_reason: str | None, logprobs: list | None) -> LlmResult:
+                replayed: bool, finish_reason: str | None, logprobs: list | None,
+                made_in_run: bool | None = None) -> LlmResult:
         parsed = None
         if req.response_schema is not None:
             try:
@@ -444,7 +455,7 @@ class Gateway:
                 parsed = None  # recorded as-is; judging malformed output is the caller's business
         return LlmResult(request_key=req.request_key, event_id=event_id, text=text, parsed=parsed,
                          usage=usage, cost_usd=cost, replayed=replayed, finish_reason=finish_reason,
-                         logprobs=logprobs)
+                         logprobs=logprobs, made_in_run=made_in_run)
 
     # ---- calling -----------------------------------------------------------------------------
     def _backoff_s(self, failures: int, retry_after_s: float | None) -> float:

@@ -2,7 +2,8 @@
 
 What a batch made, replayed and spent is counted from its own results as the caller takes them, so the
 counts always agree with "done" (the gateway's running totals also hold other batches' and other
-threads' calls, which once printed "made 0 · replayed 7" on the first of 12 reviews). Without a terminal
+threads' calls, which once printed "made 0 · replayed 7" on the first of 12 reviews). "Made" is each
+result's `made_in_run`, the count the asset summaries and the run's summary read too. Without a terminal
 (CI, a pipe, a log file) a line is printed when the batch starts, when its first new call starts, every
 ~10% of the calls, and every HEARTBEAT_S seconds while a call is in flight (a local model's call can
 take minutes), each with done/total, ETA and cost.
@@ -64,27 +65,28 @@ class Counts:
 
     def __init__(self, total: int, to_make: int | None, stats: Any):
         self.total, self.to_make = total, to_make
-        self.done = self.made = self.replayed = self.failed = self.unpriced = self.started = 0
+        # made: what the run made (LlmResult.made_in_run, the count asset summaries report too);
+        # new: made by a call of this batch (not a replay), what the ETA and "in flight" read
+        self.done = self.made = self.new = self.replayed = self.failed = self.unpriced = self.started = 0
         self.cost = 0.0
         self.t0 = time.monotonic()
         self.first_start: float | None = None
         self.stats, self.stats0 = stats, stats.snapshot() if stats is not None else None
 
-    def add(self, result: Any, made_here: bool | None) -> None:
+    def add(self, result: Any) -> None:
         self.done += 1
         if result is None or isinstance(result, BaseException):
             self.failed += 1
             return
-        if made_here is None:
-            made_here = not getattr(result, "replayed", False)
-        if not made_here:
+        replayed = bool(getattr(result, "replayed", False))
+        if not getattr(result, "made_in_run", not replayed):
             self.replayed += 1
             return
         self.made += 1
+        self.new += not replayed
+        # a replay of this run's own answer (a retried step) brings its cost, as in the asset summaries
         cost = getattr(result, "cost_usd", None)
-        if getattr(result, "replayed", False):
-            pass  # made by this run's earlier attempt of the step: its cost is counted there
-        elif cost is None:
+        if cost is None:
             self.unpriced += 1
         else:
             self.cost += cost
@@ -104,12 +106,12 @@ class Counts:
         if self.to_make is None:
             elapsed = time.monotonic() - self.t0
             return elapsed / self.done * (self.total - self.done) if self.done else None
-        left = self.to_make - self.made - self.failed
+        left = self.to_make - self.new - self.failed
         if left <= 0:
             return 0.0
-        if not self.made or self.first_start is None:
+        if not self.new or self.first_start is None:
             return None
-        return (time.monotonic() - self.first_start) / self.made * left
+        return (time.monotonic() - self.first_start) / self.new * left
 
     def line(self, description: str) -> str:
         elapsed = time.monotonic() - self.t0
@@ -153,7 +155,7 @@ class _Batch:
         while not self._done.wait(1.0):
             with self._lock:
                 if time.monotonic() - self._last >= HEARTBEAT_S:
-                    in_flight = self.counts.started - self.counts.made - self.counts.failed
+                    in_flight = self.counts.started - self.counts.new - self.counts.failed
                     self._say(self.counts.line(self.description)
                               + (f" · {in_flight} in flight" if in_flight > 0 else ""))
 
@@ -168,9 +170,9 @@ class _Batch:
                 model = f" ({req.provider}/{req.model})" if req is not None and hasattr(req, "model") else ""
                 self._say(f"{self.description}: call {n} of {of} started{model}")
 
-    def advance(self, result: Any = None, made_here: bool | None = None) -> None:
+    def advance(self, result: Any = None) -> None:
         with self._lock:
-            self.counts.add(result, made_here)
+            self.counts.add(result)
             c = self.counts
             if self.lines and (c.done == c.total or c.done % self._step == 0
                                or time.monotonic() - self._last > HEARTBEAT_S):
@@ -183,7 +185,7 @@ class _Batch:
 
 
 class _Silent:
-    def advance(self, result: Any = None, made_here: bool | None = None) -> None:
+    def advance(self, result: Any = None) -> None:
         pass
 
     def started(self, req: Any = None) -> None:
@@ -193,7 +195,7 @@ class _Silent:
 @contextlib.contextmanager
 def call_progress(total: int, description: str, stats: Any, enabled: bool | None = None,
                   to_make: int | None = None) -> Iterator[Any]:
-    """Yields an object with advance(result, made_here) and started(req): a bar on a terminal, plain
+    """Yields an object with advance(result) and started(req): a bar on a terminal, plain
     lines otherwise (and in the run's log file), nothing if disabled. `to_make`: the calls not in the
     log, for the ETA and the first line."""
     if enabled is False or total == 0:

@@ -143,6 +143,14 @@ class LlmResult:
     replayed: bool
     finish_reason: str | None = None
     logprobs: list[dict] | None = None  # per output token: {"token", "logprob", "top": [{token, logprob}]}
+    # Made by this Dagster run: a new call, or the replay of an answer this same run recorded (a step
+    # retried after its first attempt made the call). What every made/replayed count reads (progress
+    # line, asset metadata, run summary), so they agree. The gateway sets it; None means `not replayed`.
+    made_in_run: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.made_in_run is None:
+            object.__setattr__(self, "made_in_run", not self.replayed)
 
     def json_object(self) -> dict | None:
         """The JSON object answered, or None. Small models wrap JSON in prose or ``` fences: the

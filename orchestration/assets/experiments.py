@@ -79,8 +79,8 @@ def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer:
         context.log.info(f"{exp.name}: {len(events)} variants, {len(ok)} built")
     record_resolution(log, study, sorted(set(built)), [], asset=VARIANTS_ASSET)
     log.seal()
-    meta["model_calls_made"] = gateway.stats.calls_made - before.calls_made
-    meta["cost_usd"] = float(gateway.stats.cost_usd - before.cost_usd)
+    meta["model_calls_made"] = gateway.stats.made_in_run - before.made_in_run
+    meta["cost_usd"] = float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd)
     return MaterializeResult(metadata=meta,
                              data_version=DataVersion(hashlib.sha256(json.dumps(sorted(built)).encode()).hexdigest()[:16]))
 
@@ -133,7 +133,7 @@ def _experiment_asset(experiment: str):
             context.log.error(f"{module.JUDGE} on {subject} (repeat {repeat}) not made: {why}")
         if keys and len(failed) == len(keys):
             raise RuntimeError(f"every {module.JUDGE} judgment failed; first: {failed[0][3]}")
-        made = gateway.stats.calls_made - before.calls_made
+        made = gateway.stats.made_in_run - before.made_in_run
         nulls = sum(1 for k in keys if k[2] is not None and k[3] is None)
         context.log.info(f"{module.JUDGE}: {len(keys)} judgments ({recorder.written} new, {recorder.skipped} already "
                          f"recorded, {nulls} null with a reason, {len(failed)} failed, {len(undone)} left undone "
@@ -143,7 +143,7 @@ def _experiment_asset(experiment: str):
                       "model": f"{cfg.provider}/{cfg.model}", "repeats": cfg.repeats, "reviews": len(reviews),
                       "judgments": len(keys), "new_judgments": recorder.written, "null_judgments": nulls,
                       "failed": len(failed), "model_calls_made": made,
-                      "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
+                      "cost_usd": float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
                       "judgments_left_undone": len(undone),
                       **budget_metadata(context, study, gateway, gateway.stats.refused_calls - before.refused_calls)},
             data_version=DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))

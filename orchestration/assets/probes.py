@@ -40,7 +40,7 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
     record_resolution(log, study, paper_ids, [cfg], asset="ai_reviews_decimal")
     log.seal()
     results = keep_results(context, "decimal review", requests, outcomes)
-    made = sum(not r.replayed for r in results)
+    made = sum(r.made_in_run for r in results)
     undone = left_undone(outcomes)
     return MaterializeResult(
         metadata={"reviews": len(results), "model_calls_made": made,
@@ -91,7 +91,7 @@ def score_probes(context: AssetExecutionContext, lake: LakeResource, reviewer: R
                       code_versions=[probe_code_version(cfg)])
     log.seal()
     results = [r for group in keep_results(context, "score probe", requests, outcomes) for r in group]
-    made = sum(not r.replayed for r in results)
+    made = sum(r.made_in_run for r in results)
     return MaterializeResult(
         metadata={"probes": len(requests), "calls": len(results), "model_calls_made": made,
                   "continuations": sum(1 for g in outcomes if isinstance(g, list) and len(g) == 2),

@@ -72,7 +72,8 @@ class ReviewPlan:
 
 @dataclass(frozen=True)
 class ReviewsDone:
-    """What a unit made: (request_key, event_id, replayed, cost_usd) per result, and what it did not."""
+    """What a unit made: (request_key, event_id, made_in_run, cost_usd) per result, and what it did not.
+    made_in_run is the gateway's (LlmResult.made_in_run): the progress line counts the same."""
 
     results: tuple[tuple[str, str, bool, float], ...]
     failed: int
@@ -119,7 +120,8 @@ def ai_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewer: R
     for req, exc in failed:
         context.log.error(f"review of {req.subject_id} sample {req.sample_index} failed: {exc}")
     results = [r for r in outcomes if not isinstance(r, BaseException)]
-    return ReviewsDone(tuple((r.request_key, r.event_id, bool(r.replayed), float(r.cost_usd or 0.0)) for r in results),
+    return ReviewsDone(tuple((r.request_key, r.event_id, bool(r.made_in_run), float(r.cost_usd or 0.0))
+                             for r in results),
                        failed=len(failed), undone=left_undone(outcomes))
 
 
@@ -136,7 +138,7 @@ def ai_reviews_collect(context: OpExecutionContext, lake: LakeResource, reviewer
     failed = sum(d.failed for d in done)
     if plan.n_requests and failed == plan.n_requests:
         raise RuntimeError(f"all {plan.n_requests} reviews failed (see the units' errors)")
-    made = sum(not replayed for _, _, replayed, _ in results)
+    made = sum(made_in_run for _, _, made_in_run, _ in results)
     context.log.info(f"{len(results)} reviews: {made} model calls made, {len(results) - made} replayed, "
                      f"{failed} failed, {undone} left undone (cost cap)")
     gateway = reviewer.gateway(log)
@@ -145,7 +147,7 @@ def ai_reviews_collect(context: OpExecutionContext, lake: LakeResource, reviewer
          "reviews": len(results), "model_calls_made": made, "failed": failed,
          "replayed": len(results) - made, **budget_metadata(context, study, gateway, undone),
          "reviewer_configs": ", ".join(c.code_version() for c in configs),
-         "cost_usd": float(sum(cost for _, _, replayed, cost in results if not replayed))},
+         "cost_usd": float(sum(cost for _, _, made_in_run, cost in results if made_in_run))},
         DataVersion(content_version([(key, event_id) for key, event_id, _, _ in results])))
 
 

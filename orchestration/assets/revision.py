@@ -80,14 +80,14 @@ def revision_manuscripts(context: AssetExecutionContext, lake: LakeResource,
             blocked[o.blocked_reason or "?"] = blocked.get(o.blocked_reason or "?", 0) + 1
     if blocked:
         context.log.warning(f"revision: {sum(blocked.values())} of {len(outcomes)} paper conditions blocked: {blocked}")
-    made = gateway.stats.calls_made - before.calls_made
+    made = gateway.stats.made_in_run - before.made_in_run
     n_ok = len(outcomes) - sum(blocked.values())
     context.log.info(f"revision: {len(papers)} papers, {len(outcomes)} outcomes ({n_ok} ok); {made} model calls made")
     return MaterializeResult(
         metadata={"study": study.name, "papers": len(papers), "outcomes": len(outcomes),
                   "blocked": json.dumps(blocked, sort_keys=True), "model_calls_made": made,
                   "diffs": sum(o.n_candidates for o in outcomes), "accepted": sum(o.n_accepted for o in outcomes),
-                  "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
+                  "cost_usd": float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
                   **budget_metadata(context, study, gateway, gateway.stats.refused_calls - before.refused_calls)},
         data_version=DataVersion(hashlib.sha256(json.dumps(sorted(o.outcome_key for o in outcomes)).encode())
                                  .hexdigest()[:16]))
@@ -129,12 +129,12 @@ def revision_scores(context: AssetExecutionContext, lake: LakeResource,
          "scorer_config": spec.scorer_config(c[2]).code_version(), "repeats": spec.repeats,
          "revision_spec": spec.identity} for c in spec.cells])
     log.seal()
-    made = gateway.stats.calls_made - before.calls_made
+    made = gateway.stats.made_in_run - before.made_in_run
     context.log.info(f"revision: {len(requests)} Scorer reviews ({made} model calls made, {len(failed)} failed)")
     return MaterializeResult(
         metadata={"study": study.name, "scorer_reviews": len(requests), "model_calls_made": made,
                   "failed": len(failed), "cells": ", ".join(spec.cells),
-                  "cost_usd": float(gateway.stats.cost_usd - before.cost_usd),
+                  "cost_usd": float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
                   **budget_metadata(context, study, gateway, gateway.stats.refused_calls - before.refused_calls)},
         data_version=DataVersion(hashlib.sha256(json.dumps(sorted(r.request_key for r in requests)).encode())
                                  .hexdigest()[:16]))

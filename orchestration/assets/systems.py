@@ -101,8 +101,8 @@ def system_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewe
     return SystemsDone(
         tuple((o.run.cfg.system, o.event.review_key if o.event is not None else None, bool(o.recorded),
                o.null_reason, o.failed_call is not None and not o.refused, bool(o.refused)) for o in outcomes),
-        written=recorder.written, skipped=recorder.skipped, made=gateway.stats.calls_made - before.calls_made,
-        cost_usd=float(gateway.stats.cost_usd - before.cost_usd),
+        written=recorder.written, skipped=recorder.skipped, made=gateway.stats.made_in_run - before.made_in_run,
+        cost_usd=float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
         first_failure=str(failed[0].failed_call) if failed else None)
 
 
