@@ -1,13 +1,17 @@
-"""A run asked to stop: no new model call starts; calls in flight finish and are recorded.
+"""A run asked to stop: no new model call starts; calls in flight finish and are recorded. A build
+(dbt, the gates, publishing) asked to stop publishes nothing: see `building`.
 
 The command that runs a study sets the flag (its signal handler, on the first Ctrl-C or SIGTERM); the
 gateway reads it before each new provider call and before each retry. Replays are not calls and go on:
 they cost nothing and record what the run already has. The flag is per process: a step running in
 another process (the multiprocess, Celery or Dask executors) does not see it."""
 
+import contextlib
 import threading
+from collections.abc import Iterator
 
 _stop = threading.Event()
+_building = threading.Event()
 
 
 class CallsStopped(BaseException):
@@ -34,3 +38,18 @@ def clear_stop() -> None:
 def wait_or_stop(seconds: float) -> bool:
     """Sleep `seconds` (a retry's backoff) unless a stop comes first; True if it did."""
     return _stop.wait(seconds)
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """While the marts are built: a stop then cancels dbt (the signal handler interrupts it), starts no
+    dbt step or gate, and publishes nothing, so the published marts stay what they were."""
+    _building.set()
+    try:
+        yield
+    finally:
+        _building.clear()
+
+
+def is_building() -> bool:
+    return _building.is_set()

@@ -9,7 +9,7 @@ from functools import cache
 
 from dagster import AssetKey
 
-from llm_calls.stopping import stop_requested
+from llm_calls.stopping import building, stop_requested
 from orchestration.assets.attribution import MAX_COST_TAG
 from orchestration.assets.partitions import studies
 from orchestration.build_plan import AUTO, EXPLICIT
@@ -91,18 +91,21 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
     from orchestration.build_plan import PLAN_TAG, plan_for_lake, stash_plan
     from warehouse import Lake
 
-    lake = Lake(settings.lake_root(), settings.lake_url())
-    build = plan_for_lake(lake, mode)
-    if build.empty:
-        return PipelineRun(success=True, run_id="", plan_summary=build.summary(), skipped=True)
-    tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build)}
-    if build.full:
-        selection = build_asset_keys()
-    else:
-        graph = _graph()
-        dbt_keys = set(build.models)
-        selection = sorted(k for k in build_asset_keys()
-                           if k in dbt_keys or not graph.get(AssetKey.from_user_string(k)).group_name.startswith("dbt"))
-    run = run_pipeline(selection=selection, tags=tags)
+    with building():  # a stop now cancels dbt and the gates and publishes nothing (llm_calls.stopping)
+        lake = Lake(settings.lake_root(), settings.lake_url())
+        build = plan_for_lake(lake, mode)
+        if build.empty:
+            return PipelineRun(success=True, run_id="", plan_summary=build.summary(), skipped=True)
+        if stop_requested():  # asked while planning: no Dagster run at all
+            return PipelineRun(success=False, run_id="", plan_summary=build.summary())
+        tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build)}
+        if build.full:
+            selection = build_asset_keys()
+        else:
+            graph = _graph()
+            dbt_keys = set(build.models)
+            selection = sorted(k for k in build_asset_keys() if k in dbt_keys
+                               or not graph.get(AssetKey.from_user_string(k)).group_name.startswith("dbt"))
+        run = run_pipeline(selection=selection, tags=tags)
     run.plan_summary = build.summary()
     return run

@@ -105,8 +105,15 @@ def build(force: bool = typer.Option(False, "--force", help="rebuild every model
     changed, nothing runs."""
     from orchestration.build_plan import EXPLICIT, FORCE
     from orchestration.studies import build_all
+    from peerlake.signals import stopped_by
 
-    run = run_quietly(build_all, "build", tags={"peerlake/command": "build"}, mode=FORCE if force else EXPLICIT)
+    try:
+        run = run_quietly(build_all, "build", tags={"peerlake/command": "build"}, mode=FORCE if force else EXPLICIT)
+    except Exception:  # e.g. the `dbt parse` before the run, cancelled by the stop
+        if stopped_by() is None:
+            raise
+        run = None
+    _exit_if_build_stopped(run, force)
     report_run(run)
     print_chain_head()
     if not run.success:
@@ -116,6 +123,23 @@ def build(force: bool = typer.Option(False, "--force", help="rebuild every model
     else:
         console.print(f"Built, audited and published the marts from the event log (run {run.run_id}).")
     _say_when_no_study_covers_the_papers()
+
+
+def _exit_if_build_stopped(run, force: bool) -> None:
+    """After a Ctrl-C or SIGTERM: what was (not) published, and how to go on (exit 130 or 143)."""
+    from peerlake.console import last_run_log
+    from peerlake.signals import exit_code, stopped_by
+
+    signum = stopped_by()
+    if signum is None:
+        return
+    published = run is not None and "published_marts" in run.asset_metadata  # the stop came after the swap
+    what = ("the marts had been published before the stop" if published else
+            "nothing was published: the published marts (from the last build) are still served")
+    console.print(f"[yellow]Build stopped on request[/]{f' (run {run.run_id})' if run and run.run_id else ''}: "
+                  f"{what}. The event log keeps every event. `peerlake build{' --force' if force else ''}` builds "
+                  f"again. Log: {last_run_log()}", soft_wrap=True, highlight=False)
+    raise typer.Exit(exit_code(signum))
 
 
 def _say_when_no_study_covers_the_papers() -> None:

@@ -2,6 +2,9 @@
 
 A run: the first SIGINT or SIGTERM asks it to stop (llm_calls.stopping): no new model call starts,
 the calls in flight finish and are recorded, then the run ends; the second stops the process at once.
+A build (`peerlake build`, or the build after a study's run): the first signal goes on to the running
+dbt as SIGINT (dbt cancels its queries and exits), no further dbt step or gate starts, and nothing is
+published, so the published marts stay served; the second stops the process at once.
 Nothing is half-written then: an event is one fsync'd line of this process's write-ahead file (a torn
 last line is never read), and a seal commits by one manifest put; a call in flight is made again next
 time (or replayed, if its answer was recorded).
@@ -22,10 +25,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from llm_calls.stopping import request_stop
+from llm_calls.stopping import is_building, request_stop
 
 STOPPING = ("stopping after the calls in flight… (again to stop at once: a call in flight is then made "
             "again next time)")
+STOPPING_BUILD = ("stopping the build: dbt and the gates are cancelled and nothing will be published (the "
+                  "published marts stay served)… (again to stop at once)")
 
 _stopped_by: list[int] = []  # the signal that asked the current run to stop
 
@@ -58,7 +63,16 @@ def run_stoppable(fn: Callable[..., Any], say: TextIO, flush: Callable[[], None]
         if not _stopped_by:
             _stopped_by.append(signum)
             request_stop()
-            _say(say, STOPPING)
+            if not is_building():
+                _say(say, STOPPING)
+                return
+            _say(say, STOPPING_BUILD)
+            # dbt (`dbt build`, `dbt parse`) handles SIGINT by cancelling its queries and exiting, which
+            # fails its step, so the gates and the publishing that wait for it never run. Without this a
+            # `kill -INT` (or SIGTERM) reaches only us and dbt goes on for minutes; a terminal's Ctrl-C
+            # has reached dbt already, and a second SIGINT while it cancels only makes it exit sooner.
+            # Only dbt: Dagster's compute-log tailers would print a KeyboardInterrupt traceback each.
+            _kill(os.getpid(), _dbt_processes(), group=False, signum=signal.SIGINT)
             return
         _say(say, f"stopped at once ({signal.Signals(signum).name}); the calls that finished are in the log "
                   "and replay next time")
@@ -135,6 +149,21 @@ def _descendants(pid: int) -> list:
         return []
 
 
+def _dbt_processes() -> list:
+    """This process's descendants that are dbt: `<venv>/bin/dbt …` (how dagster-dbt starts it)."""
+    import psutil
+
+    found = []
+    for p in _descendants(os.getpid()):
+        try:
+            args = p.cmdline()
+        except psutil.Error:
+            continue
+        if any(os.path.basename(a) == "dbt" for a in args[:2]):
+            found.append(p)
+    return found
+
+
 def _signal_group(pid: int, signum: int, tree: list) -> None:
     import psutil
 
@@ -148,12 +177,12 @@ def _signal_group(pid: int, signum: int, tree: list) -> None:
             pass
 
 
-def _kill(pid: int, alive: list, group: bool = True) -> None:
+def _kill(pid: int, alive: list, group: bool = True, signum: int = signal.SIGKILL) -> None:
     import psutil
 
     if group:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(pid, signum)
     for p in alive:
         with contextlib.suppress(psutil.NoSuchProcess):
-            p.kill()
+            p.send_signal(signum)

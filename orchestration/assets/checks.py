@@ -1,7 +1,7 @@
 """Great Expectations suites as blocking asset checks on the candidate marts: a failed gate stops
 everything downstream, above all `published_marts`, so nothing it saw reaches users."""
 
-from dagster import AssetCheckKey, AssetCheckResult, AssetKey, MetadataValue, asset_check
+from dagster import AssetCheckKey, AssetCheckResult, AssetKey, Failure, MetadataValue, asset_check
 
 from orchestration.assets.dbt import DUCKDB_TAG
 from orchestration.resources import LakeResource
@@ -12,8 +12,11 @@ def _gate_check(suite: str, model: str):
                  description=f"Great Expectations suite '{suite}' on the candidate {model} (blocking).")
     def _check(lake: LakeResource) -> AssetCheckResult:
         from expectations.gates import run_gate
+        from llm_calls.stopping import stop_requested
         from warehouse.publish import record_gate_failure
 
+        if stop_requested():  # the build was asked to stop: a failed check blocks publishing too
+            raise Failure(description=f"gate {suite} not run: the build was asked to stop")
         root = lake.lake()
         result = run_gate(suite, root.candidate_duckdb_path)
         if not result.success:  # so `peerlake query` can say why nothing was published

@@ -5,7 +5,7 @@ stg_events__papers → … → marts."""
 from collections.abc import Mapping
 from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey, MaterializeResult, asset
+from dagster import AssetExecutionContext, AssetKey, Failure, MaterializeResult, asset
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from expectations.gates import INPUT_GATES
@@ -111,8 +111,11 @@ def _build(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResour
     a lake: the profile is constant and the lake's file and segments are read when dbt connects (the
     warehouse.duckdb_s3 plugin) and when a model is compiled (macros/source.sql), so every lake starts
     from the same parse instead of parsing from scratch (~4 s per invocation)."""
+    from llm_calls.stopping import stop_requested
     from warehouse import settings
 
+    if stop_requested():  # the build was asked to stop (Ctrl-C) while an earlier step ran
+        raise Failure(description="not built: the build was asked to stop")
     try:
         yield from naming_failing_rows(dbt.cli(["build"], context=context), lake.lake())
     finally:

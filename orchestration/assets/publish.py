@@ -12,10 +12,13 @@ from orchestration.resources import LakeResource
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from dagster import DagsterEventType
 
+    from llm_calls.stopping import stop_requested
     from orchestration.assets.checks import gate_check_keys
     from orchestration.build_plan import PLAN_TAG, take_plan
     from warehouse.publish import candidate_status, publish
 
+    if stop_requested():  # Ctrl-C or SIGTERM during the build: the published marts stay served
+        raise Failure(description="not published: the build was asked to stop")
     root = lake.lake()
     # The candidate must be this run's: started from the published file by this run's first dbt step.
     status = candidate_status(root) or {}

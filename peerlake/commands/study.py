@@ -282,9 +282,12 @@ def _exit_if_stopped(name: str, result) -> None:
     signum = stopped_by()
     if signum is None:
         return
+    build = result.build
+    unpublished = (" The build was stopped: nothing was published (the published marts are still served)."
+                   if build is not None and "published_marts" not in build.asset_metadata else "")
     console.print(f"[yellow]Study {name} stopped on request[/] (run {result.study.run_id}): no new call was started "
-                  f"after it; the calls that finished are in the log. `peerlake run {name}` goes on from there "
-                  f"(they replay at no cost). Log: {last_run_log()}", soft_wrap=True, highlight=False)
+                  f"after it; the calls that finished are in the log.{unpublished} `peerlake run {name}` goes on "
+                  f"from there (they replay at no cost). Log: {last_run_log()}", soft_wrap=True, highlight=False)
     raise typer.Exit(exit_code(signum))
 
 
