@@ -14,7 +14,7 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
     from judging import probes
     from judging.base import JudgeContext, Recorder
     from judging.registry import judges
-    from orchestration.assets.judgments import _options, judge_config, judged_reviews
+    from orchestration.assets.judgments import judge_config, judge_options, judged_reviews
     from studies import record_resolution, resolve_papers
 
     spec = study.judging
@@ -36,10 +36,10 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
         for repeat in range(cfg.repeats):
             ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
                                study=study.name, retrieval=retrieval, progress=progress)
-            for j in module.judge(ctx, reviews, **_options(judge, spec)):  # the originals
+            for j in module.judge(ctx, reviews, **judge_options(judge, spec)):  # the originals
                 recorder.record(j)
             for probe in applied:
-                made = probes.run_probe(ctx, module, probe, reviews, seed=spec.probe_seed, **_options(judge, spec))
+                made = probes.run_probe(ctx, module, probe, reviews, seed=spec.probe_seed, **judge_options(judge, spec))
                 for j in made:
                     recorder.record(j)
                 rows.append({"judge": judge, "probe": probe, "repeat": repeat, "variants": len(made),

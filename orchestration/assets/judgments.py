@@ -76,7 +76,8 @@ def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> t
     return paper_ids, reviews
 
 
-def _options(judge: str, spec: JudgingSpec) -> dict:
+def judge_options(judge: str, spec: JudgingSpec) -> dict:
+    """The keyword options the study's [judging] gives a judge module's `judge` (only novelty has some)."""
     if judge != "novelty":
         return {}
     # the claims cap is JudgeConfig.cap("novelty_claims") ([judging] max_claims maps onto it: studies/parse.py)
@@ -151,15 +152,15 @@ def _judge_asset(judge: str):
             for repeat in range(cfg.repeats):
                 ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
                                    study=study.name, retrieval=retrieval)
-                for j in module.judge(ctx, reviews, **_options(judge, study.judging)):
+                for j in module.judge(ctx, reviews, **judge_options(judge, study.judging)):
                     recorder.record(j)
                     keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
         seal_unit(log)
         for subject, repeat, _, why in [k for k in keys if k[3] is not None and REFUSED not in k[3]][:20]:
             context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
         return JudgmentsDone(tuple(keys), recorder.written, recorder.skipped,
-                             gateway.stats.calls_made - before.calls_made,
-                             float(gateway.stats.cost_usd - before.cost_usd),
+                             gateway.stats.made_in_run - before.made_in_run,
+                             float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
                              gateway.stats.refused_calls - before.refused_calls)
 
     @op(name=f"{name}_collect", out=Out(Nothing))

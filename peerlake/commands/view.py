@@ -11,25 +11,39 @@ REDIRECT = ("<!doctype html><meta charset='utf-8'><meta http-equiv='refresh' con
 
 
 def _site(root: Path, study: str | None):
+    """The page set of the published marts, its catalog loaded (exits with the reason when nothing is published)."""
     from audit.lineage import load_manifest
     from dbt_project import PROJECT_DIR
     from report.viewer.site import Site
-    from warehouse import EventLog, Lake, settings
-
-    db = settings.duckdb_path()
+    from warehouse import Lake, settings
 
     def manifest() -> dict:
         return load_manifest(PROJECT_DIR, settings.dbt_target_dir())[0]
 
-    return Site(root, EventLog(Lake.default()), db if db.is_file() else None, study, manifest)
+    lake = Lake.default()
+    site = Site(root, lake, lake.duckdb_path, study, manifest)
+    _catalog_or_exit(lambda: site.catalog)
+    return site
+
+
+def _catalog_or_exit(load):
+    from rich.markup import escape
+
+    from peerlake.console import console
+    from report.viewer.catalog import NotPublished
+
+    try:
+        return load()
+    except NotPublished as exc:
+        console.print(f"[red]No calls to show:[/] {escape(exc.args[0])}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
 
 
 def _catalog(study: str | None):
     from report.viewer.catalog import load_catalog
-    from warehouse import EventLog, Lake, settings
+    from warehouse import Lake
 
-    db = settings.duckdb_path()
-    return load_catalog(EventLog(Lake.default()), db if db.is_file() else None, study)
+    return _catalog_or_exit(lambda: load_catalog(Lake.default().duckdb_path, study))
 
 
 def _serve(site, port: int, open_browser: bool) -> None:
@@ -78,7 +92,7 @@ def register(app: typer.Typer) -> None:
             # beside the lake's report pages (ROOT/reports/), so their audit keys' links find the viewer
             site = _site(settings.lake_root(), study)
             site.write_lists()
-            console.print(f"{len(site.catalog.calls):,} calls in the lake; page set in "
+            console.print(f"{len(site.catalog.calls):,} calls published; page set in "
                           f"{site.viewer}", soft_wrap=True)
             _serve(site, port, not no_open)
             return
@@ -86,9 +100,9 @@ def register(app: typer.Typer) -> None:
         if root == settings.lake_root().resolve() or settings.lake_root().resolve() in root.parents:
             console.print("[red]--out must be a folder outside the lake[/]")
             raise typer.Exit(2)
+        site = _site(root, study)  # first: nothing is written when nothing is published
         root.mkdir(parents=True, exist_ok=True)
         reports = copy_reports(settings.lake_root() / "reports", root, study)
-        site = _site(root, study)
         site.write_lists()
         n = site.write_all()
         (root / "index.html").write_text(REDIRECT, encoding="utf-8")
@@ -137,15 +151,17 @@ def register(app: typer.Typer) -> None:
         latency and every attempt at its request."""
         from peerlake.console import console
         from report.viewer.details import call_detail
-        from warehouse import EventLog, Lake
+        from warehouse import Lake
+        from warehouse.blobs import blob_store
 
         cat = _catalog(None)
         found = [i for i in cat.calls if i.startswith(call_id)] if call_id not in cat.calls else [call_id]
         if len(found) != 1:
             console.print(f"[red]{len(found)} calls have an id starting {call_id!r}[/]" if found else
-                          f"[red]no call {call_id!r} in the lake[/] (`peerlake calls` lists them)", markup=True)
+                          f"[red]no call {call_id!r} among the published calls[/] (`peerlake calls` lists them)",
+                          markup=True)
             raise typer.Exit(1)
-        _print_call(console, call_detail(cat, EventLog(Lake.default()), found[0]))
+        _print_call(console, call_detail(cat, blob_store(Lake.default()), found[0]))
 
 
 def _print_call(console, c: dict) -> None:
@@ -171,7 +187,8 @@ def _print_call(console, c: dict) -> None:
         console.print(Text(c["request_problem"], style="red"))
     for m in c["messages"]:
         console.print(Panel(Text(m["content"]), title=Text(m["role"]), title_align="left"))
-    console.print(Panel(Text(c["response"] or "—"), title="response (as received)", title_align="left"))
+    console.print(Panel(Text(c["response"] if c["response"] is not None else c["response_problem"] or "—"),
+                        title="response (as received)", title_align="left"))
     parse = c["parse"]
     console.print(Panel(Text(parse["value"] if parse["ok"] else parse["note"]), title="parse result",
                         title_align="left"))

@@ -1,9 +1,9 @@
 """The call viewer (`peerlake view`): a static page set written from the lake, read-only.
 
-- What it reads: the event log and its blobs (every call's request as sent and response as received,
-  judgments, system reviews, replays) and the published marts (fct_llm_calls' recomputed cost when
-  published; a report figure's audit key resolved to its calls by audit.trace, the same resolution
-  `peerlake audit` prints). Nothing is written to the lake's data.
+- What it reads: the published marts, read-only (fct_llm_calls, fct_call_replays, fct_call_judgments,
+  fct_call_system_runs: catalog.VIEWER_MARTS) and the blob store, by the keys the marts hold (a call's
+  request as sent and response as received, a judged review's body). Nothing is written to the lake's
+  data. An audit key (MART:KEY) is resolved by audit.trace, the resolution `peerlake audit` prints.
 - What it writes: one HTML page, one CSS, one JS, and data files that are JavaScript calling
   `PL.put(name, data)`: loaded by <script> tags, so the page set opens from disk (file://) as well as
   over HTTP. The call index is cut into chunks of CHUNK calls, newest first; a filter scans them one

@@ -1,29 +1,47 @@
-"""One call, one judged review, one system run: what each detail file of the viewer holds."""
+"""One call, one judged review, one system run: what each detail file of the viewer holds, from the
+published rows (report.viewer.catalog) and the texts they name in the blob store."""
 
 import json
 from functools import cached_property
 
-from judging import reviews as judged
+from judging.reviews import JudgedReview, _peerlake_sections, _system_sections, review_sections, text_sections
 from judging.spans import locate_span
+from llm_calls.providers.anthropic_messages import parse_message
+from llm_calls.providers.base import ProviderError
+from llm_calls.providers.openai_chat import parse_chat_completion
 from llm_calls.types import LlmResult, Usage
-from report.viewer.catalog import Catalog
-from warehouse import EventLog
+from report.viewer.catalog import Call, Catalog
+from warehouse.blobs import BlobCorrupted, BlobStore
+from warehouse.redact import redact_stored
 
 MAX_RAW = 200_000  # characters of a raw response body shown (a manuscript-sized answer is cut, and says so)
-REVIEW_SOURCES = ("human:", "peerlake:", "external:")
 SPAN_KEYS = ("text", "quote", "anchor_quote", "claim_text")  # the verbatim fields judges' units carry
+REVIEW_SOURCES = ("human:", "peerlake:", "external:")  # the review keys judging.reviews gives
 
 
-def _blob_text(log: EventLog, sha: str | None) -> tuple[str | None, str | None]:
+def blob_text(blobs: BlobStore, sha: str | None) -> tuple[str | None, str | None]:
     """(text, problem): a missing or unreadable blob is said, not hidden."""
     if not sha:
         return None, None
     try:
-        return log.blobs.get_text(sha), None
+        return blobs.get_text(sha), None
     except FileNotFoundError:
         return None, f"blob {sha} is missing from the blob store"
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, BlobCorrupted) as exc:
         return None, f"blob {sha} could not be read: {exc}"
+
+
+def answer_text(call: Call, raw: str | None) -> tuple[str | None, str | None]:
+    """(text, problem): the answer's text as the gateway read it from the response body, read again by
+    the provider's own parser (the marts keep the body's blob key, not a second copy of its text)."""
+    if call.status != "ok" or raw is None:
+        return None, None
+    try:
+        body = json.loads(raw)
+        parsed = parse_message(body) if call.provider == "anthropic" else parse_chat_completion(body)
+    except (ValueError, ProviderError) as exc:
+        return None, f"the answer's text could not be read from its response body: {str(exc)[:200]}"
+    return redact_stored(parsed.text) or "", None
 
 
 def _content(content) -> str:
@@ -42,21 +60,27 @@ def _content(content) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
-def _parse(call, schema) -> dict:
+def _parse(call: Call, text: str | None, schema) -> dict:
     """What the callers read from the answer: the JSON object (as LlmResult.json_object finds it)."""
     if call.status != "ok":
         return {"ok": False, "note": "no answer (the attempt failed)"}
-    result = LlmResult(request_key=call.request_key, event_id=call.event_id, text=call.response_text or "",
-                       parsed=None, usage=Usage(), cost_usd=call.cost_usd, replayed=False)
+    if text is None:
+        return {"ok": False, "note": "the answer's text is not readable"}
+    result = LlmResult(request_key=call.request_key, event_id=call.event_id, text=text, parsed=None,
+                       usage=Usage(), cost_usd=call.cost_usd, replayed=False)
     doc = result.json_object()
     if doc is None:
         return {"ok": False, "note": "no JSON object in the answer" + ("" if schema else " (no schema was asked)")}
     return {"ok": True, "value": json.dumps(doc, indent=1, ensure_ascii=False)}
 
 
-def call_detail(cat: Catalog, log: EventLog, call_id: str) -> dict:
+def _error(call: Call) -> str | None:
+    return " ".join(x for x in (call.error_type, call.error_message) if x) or None
+
+
+def call_detail(cat: Catalog, blobs: BlobStore, call_id: str) -> dict:
     call = cat.calls[call_id]
-    request_text, request_problem = _blob_text(log, call.request_sha256)
+    request_text, request_problem = blob_text(blobs, call.request_sha256)
     request = {}
     if request_text is not None:
         try:
@@ -65,48 +89,49 @@ def call_detail(cat: Catalog, log: EventLog, call_id: str) -> dict:
             request_problem = "the request blob is not JSON"
     messages = [{"role": str(m.get("role", "?")), "content": _content(m.get("content"))}
                 for m in request.get("messages", []) if isinstance(m, dict)]
-    raw, raw_problem = _blob_text(log, call.response_sha256)
+    raw, raw_problem = blob_text(blobs, call.response_sha256)
+    text, text_problem = answer_text(call, raw)
     if raw is not None and len(raw) > MAX_RAW:
         raw = raw[:MAX_RAW] + f"\n… cut at {MAX_RAW:,} of {len(raw):,} characters"
-    attempts = sorted(cat.by_request.get(call.request_key, [call]), key=lambda e: (e.occurred_at, e.event_id))
     usage = {k: getattr(call, k) for k in ("input_tokens", "cached_input_tokens", "cache_write_tokens",
                                            "output_tokens", "reasoning_tokens")}
     return {
         "id": call.event_id, "at": call.occurred_at.isoformat(), "request_key": call.request_key,
-        "purpose": call.purpose, "step": getattr(call, "step", None), "round": getattr(call, "round", None),
+        "purpose": call.purpose, "step": call.step, "round": call.round,
         "paper": call.subject_id, "sample": call.sample_index, "reviewer_config": call.reviewer_config,
-        "provider": call.provider, "model": call.model, "endpoint": getattr(call, "endpoint", None),
+        "provider": call.provider, "model": call.model, "endpoint": call.endpoint,
         "template": call.prompt_template, "prompt_hash": call.prompt_hash, "params": call.params_json,
         "response_schema": request.get("response_schema"), "status": call.status, "attempt": call.attempt,
-        "error": " ".join(x for x in (call.error_type, call.error_message) if x) or None,
-        "finish_reason": call.finish_reason, "usage": usage, "cost_usd": call.cost_usd,
+        "error": _error(call), "finish_reason": call.finish_reason, "usage": usage, "cost_usd": call.cost_usd,
         "cost_status": call.cost_status, "price_table_version": call.price_table_version,
-        **cat.recomputed.get(call.event_id, {}), "latency_ms": call.latency_ms,
+        "recomputed_cost_usd": call.recomputed_cost_usd, "recomputed_cost_status": call.recomputed_cost_status,
+        "is_duplicate_success": call.is_duplicate_success, "latency_ms": call.latency_ms,
         "paid_by": call.study, "replayed_in": sorted(cat.replayed_in.get(call.event_id, ())),
-        "dagster_run_id": getattr(call, "dagster_run_id", None), "asset": getattr(call, "asset", None),
+        "dagster_run_id": call.dagster_run_id, "asset": call.asset,
         "messages": messages, "request_problem": request_problem,
-        "response": call.response_text, "raw_response": raw, "raw_problem": raw_problem,
-        "parse": _parse(call, request.get("response_schema")),
+        "response": text, "response_problem": text_problem, "raw_response": raw, "raw_problem": raw_problem,
+        "parse": _parse(call, text, request.get("response_schema")),
         "attempts": [{"id": e.event_id, "at": e.occurred_at.isoformat(), "attempt": e.attempt, "status": e.status,
-                      "error": " ".join(x for x in (e.error_type, e.error_message) if x) or None,
-                      "ms": round(e.latency_ms)} for e in attempts],
+                      "error": _error(e), "ms": round(e.latency_ms)}
+                     for e in cat.by_request.get(call.request_key, [call])],
         "judgments": [_judgment_ref(cat, n) for n in cat.judged_by.get(call.event_id, ())],
         "systems": [{"n": n, "system": cat.systems[n].system, "index": i,
-                     "step": json.loads(cat.systems[n].calls_json)[i].get("step")}
+                     "step": cat.systems[n].steps[i].get("system_step")}
                     for n, i in cat.system_of.get(call.event_id, ())],
     }
 
 
 class Reviews:
-    """The judged reviews: each review key judgments name, its text as each judge read it, and where
-    each unit the judge extracted sits in that text."""
+    """The judged reviews: each review key judgments name, its text as each judge read it (rebuilt from
+    the review's body blob, answer or normalized review, as judging.reviews builds it), and where each
+    unit the judge extracted sits in that text."""
 
-    def __init__(self, cat: Catalog, log: EventLog):
-        self.cat, self.log = cat, log
+    def __init__(self, cat: Catalog, blobs: BlobStore):
+        self.cat, self.blobs = cat, blobs
 
     @cached_property
     def by_key(self) -> dict[str, list]:
-        """review key -> the judgments of it, in log order (dicts keep the first-seen order of the keys)."""
+        """review key -> the judgments of it, in order (dicts keep the first-seen order of the keys)."""
         out: dict[str, list] = {}
         for j in self.cat.judgments:
             if j.subject_key.startswith(REVIEW_SOURCES):
@@ -118,34 +143,61 @@ class Reviews:
         return list(self.by_key)
 
     @cached_property
-    def texts(self) -> dict[str, judged.JudgedReview]:
-        papers = {j.paper_id for j in self.cat.judgments if j.paper_id is not None}
-        found = {}
-        for read in (judged.human_reviews, judged.peerlake_reviews, judged.system_reviews, judged.external_reviews):
-            for r in read(self.log, papers):
-                found[r.review_key] = r
-        return found
+    def _system_reviews(self) -> dict[str, str | None]:
+        return {s.system_review_id: s.review_json for s in self.cat.systems}
+
+    def text(self, key: str) -> JudgedReview | None:
+        """The review as judging.reviews reads it; None when its text is not in the lake."""
+        j = self.by_key[key][0]
+        source, event = j.review_source, j.review_event_id
+        if source is None:  # no review in the published marts holds this key
+            return None
+        if source in ("human", "external"):
+            body, _ = blob_text(self.blobs, j.review_body_sha256)
+            try:
+                doc = json.loads(body) if body is not None else None
+            except ValueError:
+                doc = None
+            if not isinstance(doc, dict):
+                return None
+            if source == "human":
+                content = doc.get("content", doc)
+                sections = review_sections(content if isinstance(content, dict) else {})
+            else:
+                t = doc.get("text")
+                t = t.strip() if isinstance(t, str) else ""
+                sections = ((("text", t),) if j.is_review_annotated else text_sections(t)) if t else ()
+        elif event in self.cat.calls:  # a template review: the answer of its request
+            call = self.cat.calls[event]
+            answer, _ = answer_text(call, blob_text(self.blobs, call.response_sha256)[0])
+            if answer is None:
+                return None
+            sections = _peerlake_sections(answer)
+        elif event in self._system_reviews:
+            sections = _system_sections(self._system_reviews[event] or "")
+        else:
+            return None
+        return JudgedReview(review_key=key, paper_id=j.paper_id or "", source=source, system=j.review_system or "",
+                            sample_index=j.review_sample_index, sections=sections, event_id=event or "")
 
     def row(self, n: int) -> dict:
         key = self.keys[n]
         js = self.by_key[key]
-        review = self.texts.get(key)
         return {"n": n, "review_key": key, "paper": js[0].paper_id, "judges": sorted({j.judge for j in js}),
-                "system": review.system if review else None, "found": review is not None}
+                "system": js[0].review_system, "found": js[0].review_event_id is not None}
 
     def detail(self, n: int) -> dict:
         key = self.keys[n]
-        review = self.texts.get(key)
-        out = {**self.row(n), "views": []}
-        for j in sorted(self.by_key[key], key=lambda j: (j.judge, j.step, j.repeat, j.event_id)):
+        review = self.text(key)
+        out = {**self.row(n), "found": review is not None, "views": []}
+        for j in sorted(self.by_key[key], key=lambda j: (j.judge, j.step, j.repeat, j.judgment_id)):
             view = {"judge": j.judge, "step": j.step, "judge_config": j.judge_config, "repeat": j.repeat,
-                    "status": j.status, "null_reason": j.null_reason, "recorded_at": j.occurred_at.isoformat(),
-                    "calls": [i for i in json.loads(j.llm_call_ids_json) if i in self.cat.calls],
-                    "text": None, "units": []}
+                    "status": j.status, "null_reason": j.null_reason, "recorded_at": j.recorded_at.isoformat(),
+                    "calls": [i for i in j.call_ids if i in self.cat.calls], "text": None, "units": []}
             if review is not None:
                 text = review.for_judge(j.judge).text
                 view["text"] = text
-                view["units"] = _place_units(json.loads(j.units_json), text)
+                view["units"] = _place_units(json.loads(j.units_json or "[]"), text)
             out["views"].append(view)
         return out
 
@@ -183,23 +235,23 @@ def _judgment_ref(cat: Catalog, n: int) -> dict:
 
 def system_detail(cat: Catalog, n: int) -> dict:
     """A system run as its chain of steps, in the order made, each with the call that answered it."""
-    ev = cat.systems[n]
+    run = cat.systems[n]
     steps = []
-    for i, s in enumerate(json.loads(ev.calls_json)):
-        answer = cat.answer(s.get("request_key", ""))
-        errors = [e for e in cat.by_request.get(s.get("request_key", ""), ()) if e.status != "ok"]
-        steps.append({"index": i, "step": s.get("step"), "round": s.get("round"), "member": s.get("member"),
-                      "call": answer.event_id if answer else None, "recorded_call": s.get("llm_call_id"),
+    for i, s in enumerate(run.steps):
+        answer = cat.calls.get(s.get("llm_call_id") or "")
+        steps.append({"index": i, "step": s.get("system_step"), "round": s.get("system_round"),
+                      "member": s.get("member"), "call": answer.event_id if answer else None,
+                      "recorded_call": s.get("recorded_llm_call_id"),
                       "purpose": answer.purpose if answer else None,
                       "cost_usd": answer.cost_usd if answer else None,
-                      "ms": round(answer.latency_ms) if answer else None, "failed_attempts": len(errors)})
-    return {"n": n, **system_row(cat, n), "null_reason": ev.null_reason, "score_scale": ev.score_scale,
-            "confidence": ev.confidence, "options": ev.options_json, "review": ev.review_json, "steps": steps}
+                      "ms": round(answer.latency_ms) if answer else None,
+                      "failed_attempts": s.get("n_error_attempts") or 0})
+    return {"n": n, **system_row(cat, n), "null_reason": run.null_reason, "score_scale": run.score_scale,
+            "confidence": run.confidence, "options": run.options_json, "review": run.review_json, "steps": steps}
 
 
 def system_row(cat: Catalog, n: int) -> dict:
-    ev = cat.systems[n]
-    return {"n": n, "system": ev.system, "system_config": ev.system_config, "paper": ev.paper_id,
-            "sample": ev.sample_index, "model": f"{ev.provider}/{ev.model}", "status": ev.status,
-            "score": ev.score, "steps": len(json.loads(ev.calls_json)), "at": ev.occurred_at.isoformat(),
-            "study": ev.study}
+    run = cat.systems[n]
+    return {"n": n, "system": run.system, "system_config": run.system_config, "paper": run.paper_id,
+            "sample": run.sample_index, "model": f"{run.provider}/{run.model}", "status": run.status,
+            "score": run.score, "steps": len(run.steps), "at": run.recorded_at.isoformat(), "study": run.study}

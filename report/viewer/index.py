@@ -20,13 +20,12 @@ def _configs(cat: Catalog, call) -> list[str]:
 
 
 def index_row(cat: Catalog, call) -> dict:
-    cost = cat.recomputed.get(call.event_id, {})
     return {
         "id": call.event_id, "at": call.occurred_at.isoformat(timespec="seconds"), "purpose": call.purpose,
-        "step": getattr(call, "step", None), "paper": call.subject_id, "sample": call.sample_index,
+        "step": call.step, "paper": call.subject_id, "sample": call.sample_index,
         "cfgs": _configs(cat, call), "model": f"{call.provider}/{call.model}", "template": call.prompt_template,
         "status": call.status, "attempt": call.attempt, "tin": call.input_tokens, "tout": call.output_tokens,
-        "cost": call.cost_usd, "recost": cost.get("recomputed_cost_usd"), "ms": round(call.latency_ms),
+        "cost": call.cost_usd, "recost": call.recomputed_cost_usd, "ms": round(call.latency_ms),
         "paid": call.study, "replayed": sorted(cat.replayed_in.get(call.event_id, ())),
     }
 

@@ -14,27 +14,38 @@ from report.viewer.catalog import Catalog, load_catalog
 from report.viewer.details import Reviews, call_detail, system_detail, system_row
 from report.viewer.index import CHUNK, chunks, index_rows, meta
 from report.viewer.keys import key_name, linked_keys, resolve
-from warehouse import EventLog
+from warehouse import EventLog, Lake
+from warehouse.blobs import BlobStore, blob_store
 
 STATIC = ("index.html", "viewer.css", "viewer.js")
 DETAILS = ("call", "review", "system", "key")
 
 
 class Site:
-    def __init__(self, root: Path, log: EventLog, db: Path | None, study: str | None = None,
+    def __init__(self, root: Path, lake: Lake, db: Path | None, study: str | None = None,
                  manifest: Callable[[], dict] | None = None, chunk: int = CHUNK):
-        self.root, self.log, self.db, self.study, self.chunk = Path(root), log, db, study, chunk
+        self.root, self.lake, self.db, self.study, self.chunk = Path(root), lake, db, study, chunk
         self.viewer = self.root / "viewer"
         self._manifest = manifest
         self._lock = threading.Lock()
 
     @cached_property
     def catalog(self) -> Catalog:
-        return load_catalog(self.log, self.db, self.study)
+        """The published calls (report.viewer.catalog.NotPublished when nothing is published)."""
+        return load_catalog(self.db, self.study)
+
+    @cached_property
+    def blobs(self) -> BlobStore:
+        return blob_store(self.lake)
+
+    @cached_property
+    def log(self) -> EventLog:
+        """Only for an audit key: `peerlake audit`'s own resolution walks from the row to its events."""
+        return EventLog(self.lake)
 
     @cached_property
     def reviews(self) -> Reviews:
-        return Reviews(self.catalog, self.log)
+        return Reviews(self.catalog, self.blobs)
 
     @cached_property
     def manifest(self) -> dict:
@@ -71,14 +82,12 @@ class Site:
     def detail(self, kind: str, name: str):
         """The data of one detail file; KeyError/ValueError when it names nothing."""
         if kind == "call":
-            return call_detail(self.catalog, self.log, name)
+            return call_detail(self.catalog, self.blobs, name)
         if kind == "review":
             return self.reviews.detail(int(name))
         if kind == "system":
             return system_detail(self.catalog, int(name))
         if kind == "key":
-            if self.db is None:
-                raise KeyError("no published marts")
             return resolve(self.keys[name], self.db, self.log, self.manifest, set(self.catalog.calls))
         raise KeyError(kind)
 
@@ -101,7 +110,7 @@ class Site:
         names = [("call", i) for i in self.catalog.calls if self.catalog.in_scope(self.catalog.calls[i])]
         names += [("review", str(n)) for n in range(len(self.reviews.keys))]
         names += [("system", str(n)) for n in range(len(self.catalog.systems))]
-        names += [("key", k) for k in self.keys] if self.db is not None else []
+        names += [("key", k) for k in self.keys]
         return sum(self.ensure(kind, name) is not None for kind, name in names)
 
 

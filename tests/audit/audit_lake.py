@@ -12,6 +12,7 @@ from pathlib import Path
 from audit.lineage import load_manifest
 from dbt_project import PROJECT_DIR
 from llm_calls.types import LlmRequest
+from report.viewer.catalog import VIEWER_MARTS
 from studies import resolution_event
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 from warehouse.canonical import canonical_json
@@ -109,15 +110,16 @@ def build_audit_lake(root: Path) -> AuditLake:
     return out
 
 
-MARTS = ("reliability_validity", "reliability_budgets", "fct_ai_review_scores")
+# the audited marts, and the call viewer's (tests/viewer follow a report figure of this lake to its calls)
+MARTS = ("reliability_validity", "reliability_budgets", "fct_ai_review_scores", *VIEWER_MARTS)
 
 
-def dbt_run(lake_root: Path, work: Path) -> Path:
-    """`dbt run` of the three audited marts and their upstream (no data tests: tests/dbt covers them)."""
+def dbt_run(lake_root: Path, work: Path, marts: tuple[str, ...] = MARTS) -> Path:
+    """`dbt run` of the marts and their upstream (no data tests: tests/dbt covers them)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PEERLAKE_DUCKDB_PATH", "DBT_TARGET_PATH")}
     env["PEERLAKE_HOME"] = str(lake_root)
     proc = subprocess.run(
-        [str(Path(sys.executable).with_name("dbt")), "run", "--select", *(f"+{m}" for m in MARTS),
+        [str(Path(sys.executable).with_name("dbt")), "run", "--select", *(f"+{m}" for m in marts),
          "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
          "--target-path", str(work / "target"), "--log-path", str(work / "logs")],
         env=env, capture_output=True, text=True, timeout=300)

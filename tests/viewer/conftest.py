@@ -4,22 +4,23 @@ import pytest
 
 from report.viewer.serve import start, url
 from report.viewer.site import Site
+from tests import shared_lakes
 from tests.audit.conftest import audit_built  # noqa: F401  (the session's audit lake, built once)
-from tests.viewer.viewer_lake import build_viewer_lake
-from warehouse import EventLog, Lake
+from tests.viewer.viewer_lake import build_and_run
+from warehouse import Lake
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def viewer_lake(tmp_path_factory):
-    """The viewer's small lake (tests/viewer/viewer_lake.py): read only, shared by a module's tests."""
-    with pytest.MonkeyPatch.context() as mp:
-        return build_viewer_lake(tmp_path_factory.mktemp("viewer") / "lake", mp)
+    """The viewer's small lake (tests/viewer/viewer_lake.py) with its marts built: read only, built once for
+    the session and shared by every viewer test module (tests/shared_lakes.py)."""
+    return shared_lakes.built_once(tmp_path_factory, "viewer", build_and_run)
 
 
 @pytest.fixture(scope="module")
 def viewer_site(viewer_lake, tmp_path_factory):
     """The page set of the viewer lake, its lists written, details on demand, served on 127.0.0.1."""
-    site = Site(tmp_path_factory.mktemp("viewer-site"), EventLog(Lake(viewer_lake.root)), None)
+    site = Site(tmp_path_factory.mktemp("viewer-site"), Lake(viewer_lake.root), viewer_lake.db)
     site.write_lists()
     server = start(site)
     yield site, url(server)

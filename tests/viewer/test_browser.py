@@ -101,7 +101,7 @@ def test_a_system_run_is_its_chain_of_steps(viewer_site, viewer_lake, page):
 
 
 def test_a_page_set_written_whole_opens_from_disk(viewer_lake, tmp_path, page):
-    site = Site(tmp_path, EventLog(Lake(viewer_lake.root)), None)
+    site = Site(tmp_path, Lake(viewer_lake.root), viewer_lake.db)
     site.write_lists()
     assert site.write_all() == 6 + 1 + 1  # every call, the review, the system run
     page.goto((tmp_path / "viewer" / "index.html").as_uri() + "#call/" + quote(viewer_lake.calls["hostile"]))

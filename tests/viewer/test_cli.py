@@ -65,6 +65,18 @@ def test_view_out_writes_a_page_set_that_needs_no_server(cli, viewer_lake, tmp_p
     assert HOSTILE.replace('"', "") in doc["response"].replace('\\"', "").replace('"', "")
 
 
+@pytest.mark.parametrize("command", [["view", "--no-open"], ["calls"], ["call", "X"], ["view", "--out", "OUT"]])
+def test_without_published_marts_every_command_says_to_build(tmp_path, monkeypatch, command):
+    monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
+    monkeypatch.setenv("COLUMNS", "400")
+    command = [str(tmp_path / "out") if c == "OUT" else c for c in command]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 1, result.output
+    assert "nothing is published yet" in result.output and "peerlake build" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # said, not a traceback
+    assert not (tmp_path / "out").exists()  # --out writes nothing when there is nothing to show
+
+
 def test_view_out_inside_the_lake_is_refused(viewer_lake, monkeypatch):
     monkeypatch.setenv("PEERLAKE_HOME", str(viewer_lake.root))
     result = CliRunner().invoke(app, ["view", "--out", str(viewer_lake.root / "share")])

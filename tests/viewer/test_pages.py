@@ -13,12 +13,15 @@ import pytest
 
 from report.audit_links import audit_block
 from report.viewer import payload
+from report.viewer.catalog import NotPublished, load_catalog
+from report.viewer.details import call_detail
 from report.viewer.index import CHUNK, chunk_facets, chunks, meta
 from report.viewer.keys import linked_keys
 from report.viewer.serve import start
 from report.viewer.site import Site
-from tests.viewer.viewer_lake import HOSTILE, UNITS
+from tests.viewer.viewer_lake import HOSTILE, REVIEW_P1, UNITS
 from warehouse import EventLog, Lake
+from warehouse.blobs import blob_store
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -89,7 +92,7 @@ def test_the_report_links_each_audit_key_to_the_viewer_and_the_viewer_reads_it_b
 
 @pytest.fixture(scope="module")
 def site(viewer_lake, tmp_path_factory):
-    s = Site(tmp_path_factory.mktemp("pages"), EventLog(Lake(viewer_lake.root)), None)
+    s = Site(tmp_path_factory.mktemp("pages"), Lake(viewer_lake.root), viewer_lake.db)
     s.write_lists()
     return s
 
@@ -136,3 +139,35 @@ def test_the_server_serves_the_viewer_and_reports_only(site, viewer_lake):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_each_answer_read_from_its_response_blob_is_the_text_the_gateway_recorded(viewer_lake):
+    # the marts hold the response body's blob key, not the answer text: the viewer reads the text from the
+    # body again with the provider's parser, which must give what the llm_call event recorded
+    cat = load_catalog(viewer_lake.db)
+    blobs = blob_store(Lake(viewer_lake.root))
+    events = {e.event_id: e for e in EventLog(Lake(viewer_lake.root)).iter_events("llm_call")}
+    assert set(cat.calls) == set(events)
+    for call_id, event in events.items():
+        detail = call_detail(cat, blobs, call_id)
+        assert detail["response"] == event.response_text and detail["response_problem"] is None, call_id
+    assert json.loads(call_detail(cat, blobs, viewer_lake.calls["hostile"])["response"]) == REVIEW_P1
+
+
+def test_the_first_answer_of_each_request_is_found_once(viewer_lake):
+    cat = load_catalog(viewer_lake.db)
+    p2 = cat.calls[viewer_lake.calls["P2"]]
+    assert [c.status for c in cat.by_request[p2.request_key]] == ["error", "ok"]  # the 500, then the answer
+    assert cat.answer(p2.request_key) is p2 and cat.answers[p2.request_key] is p2
+
+
+@pytest.mark.parametrize("setup", ["no file", "an older build"])
+def test_without_published_marts_the_viewer_says_what_to_run(tmp_path, setup):
+    import duckdb
+
+    db = tmp_path / "peerlake.duckdb"
+    if setup == "an older build":
+        with duckdb.connect(str(db)) as con:
+            con.execute("create table fct_llm_calls as select 1 as llm_call_id")
+    with pytest.raises(NotPublished, match="peerlake build"):
+        load_catalog(db)

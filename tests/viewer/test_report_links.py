@@ -13,7 +13,7 @@ from report.build import write_report
 from report.viewer.serve import start, url
 from report.viewer.site import Site
 from tests.audit.audit_lake import review
-from warehouse import EventLog, Lake
+from warehouse import Lake
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def served(audit_built, tmp_path_factory):
     lake, db, manifest, _ = audit_built
     root = tmp_path_factory.mktemp("viewer-report")
     write_report(db, root / "reports" / "test.html", study="test")
-    site = Site(root, EventLog(Lake(lake.root)), db, manifest=lambda: manifest)
+    site = Site(root, Lake(lake.root), db, manifest=lambda: manifest)
     site.write_lists()
     server = start(site)
     yield lake, url(server).replace("/viewer/index.html", "/reports/test.html"), site

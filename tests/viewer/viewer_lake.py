@@ -1,15 +1,19 @@
-"""A small unbuilt lake for the viewer (no dbt: the viewer reads the log and blobs): calls made through the
-real gateway against the loopback server (a review of P1 whose answer holds a <script>, a review of P2 made
+"""A small lake for the viewer, built by dbt (the viewer reads the published marts and the blobs): calls made
+through the real gateway against the loopback server (a review of P1 whose answer holds a <script>, a review of P2 made
 by study `a` and replayed by study `b`, a failed attempt before an answer), a depth judgment of the P1
-review with two verbatim units, and a two-step system run."""
+review with two verbatim units, and a two-step system run. Built once per test session (tests/shared_lakes.py)."""
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from judging.reviews import peerlake_reviews
 from llm_calls.gateway import Gateway
 from llm_calls.types import LlmRequest
+from report.viewer.catalog import VIEWER_MARTS
+from tests.audit.audit_lake import dbt_run
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 from warehouse import EventLog, Lake
@@ -43,6 +47,15 @@ def review_request(paper: str, purpose: str = "review", **kw) -> LlmRequest:
 class ViewerLake:
     root: Path
     calls: dict[str, str] = field(default_factory=dict)  # name -> llm_call event id
+    db: Path | None = None  # the marts dbt built from it
+
+
+def build_and_run(work: Path) -> ViewerLake:
+    """The viewer lake under work/lake, its viewer marts built by `dbt run` into the lake's published file."""
+    with pytest.MonkeyPatch.context() as mp:
+        lake = build_viewer_lake(work / "lake", mp)
+    lake.db = dbt_run(lake.root, work, VIEWER_MARTS)
+    return lake
 
 
 def build_viewer_lake(root: Path, monkeypatch) -> ViewerLake:
@@ -88,5 +101,6 @@ def build_viewer_lake(root: Path, monkeypatch) -> ViewerLake:
                                     review_json=json.dumps({"summary": "ok " + HOSTILE}), score=5.0,
                                     score_scale="neurips_1_10", confidence=None, calls_json=json.dumps(steps),
                                     options_json="{}", study="a"))
+    log.seal()  # into segments, which dbt reads (as a build seals before it runs)
     log.close()
     return out

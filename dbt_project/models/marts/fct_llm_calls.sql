@@ -86,7 +86,16 @@ final as (
         asset,
         batch_id,
         -- a second paid answer to an answered request (kept for the cost audit, never an answer)
-        is_duplicate_success
+        is_duplicate_success,
+        -- what the call viewer shows: the request as sent and the response as received stay in the
+        -- blob store (the mart holds their keys), with the parameters, endpoint and system step
+        request_sha256,
+        response_sha256,
+        params_json,
+        endpoint,
+        system_name,
+        system_step,
+        system_round
 
     from joined
 

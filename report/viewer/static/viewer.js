@@ -130,6 +130,7 @@ const PL = (() => {
         ["at", c.at], ["latency ms", fmt(c.latency_ms, 0)],
         ["cost USD (recorded)", fmt(c.cost_usd, 6) + " · " + c.cost_status + (c.price_table_version ? " · prices " + c.price_table_version : "")],
         ["cost USD (recomputed by fct_llm_calls)", c.recomputed_cost_usd === undefined ? null : fmt(c.recomputed_cost_usd, 6) + " · " + fmt(c.recomputed_cost_status)],
+        ["duplicate success", c.is_duplicate_success ? "a second paid answer to an answered request: counted in costs, never an answer" : null],
         ["paid by study", c.paid_by], ["replayed for", c.replayed_in.join(", ")], ["Dagster run", c.dagster_run_id], ["asset", c.asset]]),
       el("h3", {}, "Usage"), table(Object.keys(c.usage), [Object.values(c.usage)]),
       el("h3", {}, `Messages (the request as sent: ${c.messages.length})`)];
@@ -137,6 +138,7 @@ const PL = (() => {
     for (const m of c.messages) kids.push(el("div", {class: "msg-role"}, m.role), pre(m.content, "message"));
     if (c.response_schema) kids.push(el("details", {}, el("summary", {}, "response schema"), pre(JSON.stringify(c.response_schema, null, 1))));
     kids.push(el("h3", {}, "Response (as received)"), pre(c.response, "response"));
+    if (c.response_problem) kids.push(el("p", {class: "err"}, c.response_problem));
     kids.push(el("h3", {}, "Parse result"), c.parse.ok ? pre(c.parse.value, "parse") : el("p", {class: "dim"}, c.parse.note));
     if (c.raw_response || c.raw_problem) kids.push(el("details", {}, el("summary", {}, "raw response body"), c.raw_problem ? el("p", {class: "err"}, c.raw_problem) : pre(c.raw_response)));
     kids.push(el("h3", {}, "Attempts at this request"), table(["call", "at", "attempt", "status", "error", "ms"],
@@ -170,7 +172,7 @@ const PL = (() => {
   async function review(n) {
     const r = await load("review/" + n);
     const kids = [el("h2", {}, "Review " + r.review_key), kv([["paper", r.paper], ["reviewer", r.system], ["judges", r.judges.join(", ")]])];
-    if (!r.found) kids.push(el("p", {class: "err"}, "The review's text is not in the log (an older version of the slot?): units listed without it."));
+    if (!r.found) kids.push(el("p", {class: "err"}, "The review's text is not in the published data or its blob is missing: units listed without it."));
     for (const v of r.views) {
       kids.push(el("h3", {}, `${v.judge} · ${v.step} · repeat ${v.repeat} · ${v.status}${v.null_reason ? " (" + v.null_reason + ")" : ""}`),
         el("p", {class: "dim"}, "judge configuration " + v.judge_config + " · calls: ", ...v.calls.flatMap(i => [link("call/" + i, i), " "])));
