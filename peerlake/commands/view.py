@@ -6,7 +6,11 @@ from pathlib import Path
 import typer
 
 RESULTS = "Results"
-REDIRECT = ("<!doctype html><meta charset='utf-8'><meta http-equiv='refresh' content='0; url=viewer/index.html'>"
+# The shared folder's front door. The script carries a link's #call/ID on to the viewer (a meta refresh
+# drops it); the refresh is there for a browser without scripts.
+REDIRECT = ("<!doctype html><meta charset='utf-8'>"
+            "<script>location.replace('viewer/index.html' + location.hash)</script>"
+            "<meta http-equiv='refresh' content='1; url=viewer/index.html'>"
             "<a href='viewer/index.html'>peerlake call viewer</a>\n")
 
 
@@ -92,8 +96,9 @@ def register(app: typer.Typer) -> None:
             # beside the lake's report pages (ROOT/reports/), so their audit keys' links find the viewer
             site = _site(settings.lake_root(), study)
             site.write_lists()
-            console.print(f"{len(site.catalog.calls):,} calls published; page set in "
-                          f"{site.viewer}", soft_wrap=True)
+            cat = site.catalog
+            scope = f" ({sum(map(cat.in_scope, cat.calls.values())):,} of them in study {study})" if study else ""
+            console.print(f"{len(cat.calls):,} calls published{scope}; page set in {site.viewer}", soft_wrap=True)
             _serve(site, port, not no_open)
             return
         root = Path(out).resolve()
@@ -132,12 +137,13 @@ def register(app: typer.Typer) -> None:
         shown = rows[first:first + limit]
         table = Table(title=f"calls {first + 1 if shown else 0}–{first + len(shown)} of {len(rows):,}, newest first")
         table.add_column("call", no_wrap=True, min_width=26)  # an id to copy into `peerlake call`, whole
-        for col in ("at", "purpose", "paper", "sample", "model", "status", "tokens in/out", "cost USD", "ms",
+        table.add_column("at (UTC)", no_wrap=True, min_width=19)  # one line: a folded time reads badly
+        for col in ("purpose", "paper", "sample", "model", "status", "tokens in/out", "cost USD", "ms",
                     "paid by", "replayed for"):
             table.add_column(col, overflow="fold")
         for r in shown:
-            cells = (r["id"], r["at"], r["purpose"] + (f" · {r['step']}" if r["step"] else ""), r["paper"] or "—",
-                     r["sample"], r["model"], r["status"], f"{r['tin'] or 0}/{r['tout'] or 0}",
+            cells = (r["id"], _short_time(r["at"]), r["purpose"] + (f" · {r['step']}" if r["step"] else ""),
+                     r["paper"] or "—", r["sample"], r["model"], r["status"], f"{r['tin'] or 0}/{r['tout'] or 0}",
                      "—" if r["cost"] is None else f"{r['cost']:.6f}", r["ms"], r["paid"] or "—",
                      ", ".join(r["replayed"]))
             table.add_row(*(Text(str(v)) for v in cells))  # Text: the lake's strings are never markup
@@ -162,6 +168,11 @@ def register(app: typer.Typer) -> None:
                           markup=True)
             raise typer.Exit(1)
         _print_call(console, call_detail(cat, blob_store(Lake.default()), found[0]))
+
+
+def _short_time(at: str) -> str:
+    """2026-12-04T23:29:17.139850+00:00 → 2026-12-04 23:29:17 (the index's times are UTC)."""
+    return at[:19].replace("T", " ") if len(at) >= 19 and at[10:11] == "T" else at
 
 
 def _print_call(console, c: dict) -> None:

@@ -53,3 +53,16 @@ def page(browser):
     pg.errors = errors
     yield pg
     context.close()
+
+
+@pytest.fixture
+def cli_share(viewer_lake, tmp_path, monkeypatch):
+    """`peerlake view --out` of the viewer lake into a fresh folder: the path of its front door, index.html."""
+    from typer.testing import CliRunner
+
+    from peerlake.cli import app
+
+    monkeypatch.setenv("PEERLAKE_HOME", str(viewer_lake.root))
+    result = CliRunner().invoke(app, ["view", "--out", str(tmp_path / "share")])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "share" / "index.html"

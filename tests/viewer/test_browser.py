@@ -108,3 +108,12 @@ def test_a_page_set_written_whole_opens_from_disk(viewer_lake, tmp_path, page):
     page.wait_for_selector("pre.response")
     assert "<script>" in page.inner_text("pre.response") and page.evaluate("window.__pwned") is None
     assert page.errors == []
+
+
+def test_the_shared_folders_front_door_keeps_a_link_to_one_call(cli_share, viewer_lake, page):
+    # `view --out DIR` writes DIR/index.html, the address people share: a link to DIR/index.html#call/ID
+    # must open that call, not the list (a meta refresh alone drops the #fragment)
+    page.goto(cli_share.as_uri() + "#call/" + quote(viewer_lake.calls["P2"]))
+    page.wait_for_selector("pre.response")
+    assert viewer_lake.calls["P2"] in page.inner_text("h2") and page.url.endswith(quote(viewer_lake.calls["P2"]))
+    assert page.errors == []

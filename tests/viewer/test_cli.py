@@ -42,6 +42,12 @@ def test_calls_lists_newest_first_and_filters(cli, viewer_lake):
     assert "calls 3–4 of 6" in out and "--page 3" in out
 
 
+def test_calls_shows_each_time_on_one_line(cli, viewer_lake, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # a table this narrow once folded each time over three lines
+    out = cli("calls")
+    assert len(re.findall(r"\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d\b", out)) == 6, out
+
+
 def test_call_prints_the_request_response_and_parse_as_text(cli, viewer_lake):
     out = cli("call", viewer_lake.calls["hostile"][:20])  # a unique start of the id is enough
     assert "Review the manuscript P1." in out and "<b>not bold</b>" in out  # Rich markup printed as text
@@ -89,7 +95,7 @@ PEERLAKE = Path(sys.executable).with_name("peerlake")
 def test_view_serves_on_loopback_until_ctrl_c(viewer_lake):
     env = {**os.environ, "PEERLAKE_HOME": str(viewer_lake.root)}
     # SIGINT at its default, as in a terminal (a background child of a shell would inherit it ignored)
-    proc = subprocess.Popen([str(PEERLAKE), "view", "--no-open", "--port", "0"], env=env, text=True,
+    proc = subprocess.Popen([str(PEERLAKE), "view", "--no-open", "--port", "0", "--study", "b"], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
@@ -98,6 +104,8 @@ def test_view_serves_on_loopback_until_ctrl_c(viewer_lake):
             line = proc.stdout.readline()
             assert line, "".join(lines)
             lines.append(line)
+        # the lake's count, and the study's: study b only replayed P2's answer
+        assert "6 calls published (1 of them in study b)" in "".join(lines), lines
         address = re.search(r"http://127\.0\.0\.1:\d+/viewer/index\.html", "".join(lines)).group()
         with urllib.request.urlopen(address) as r:
             assert b"viewer.js" in r.read()

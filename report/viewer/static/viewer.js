@@ -26,6 +26,8 @@ const PL = (() => {
     return e;
   }
   const link = (hash, text) => el("a", {href: "#" + hash}, text);
+  // 2026-12-04T23:29:17+00:00 -> 2026-12-04 23:29:17 (the index's times are UTC): one line in the table
+  const shortTime = at => typeof at === "string" && at[10] === "T" ? at.slice(0, 19).replace("T", " ") : at;
   const fmt = (v, nd) => v === null || v === undefined ? "—" : (typeof v === "number" && nd !== undefined ? v.toFixed(nd) : String(v));
   const main = () => document.getElementById("main");
   function show(...kids) { const m = main(); m.replaceChildren(...kids); window.scrollTo(0, 0); }
@@ -101,8 +103,8 @@ const PL = (() => {
     const body = el("div", {id: "calls"});
     show(el("h2", {}, `Calls (${meta.n_calls.toLocaleString()} in this page set${meta.study ? ", study " + meta.study : ""})`), form, status, body);
     const res = await scan(f, start);
-    body.replaceChildren(table(["call", "at", "purpose", "paper", "sample", "model", "status", "attempt", "tokens in/out", "cost USD", "ms", "paid by", "replayed for"],
-      res.rows.map(r => [link("call/" + r.id, r.id), r.at, r.step ? r.purpose + " · " + r.step : r.purpose, r.paper, r.sample, r.model, r.status, r.attempt,
+    body.replaceChildren(table(["call", "at (UTC)", "purpose", "paper", "sample", "model", "status", "attempt", "tokens in/out", "cost USD", "ms", "paid by", "replayed for"],
+      res.rows.map(r => [link("call/" + r.id, r.id), shortTime(r.at), r.step ? r.purpose + " · " + r.step : r.purpose, r.paper, r.sample, r.model, r.status, r.attempt,
         fmt(r.tin) + " / " + fmt(r.tout), fmt(r.cost, 6), r.ms, r.paid, r.replayed.join(", ")])));
     body.firstChild.setAttribute("id", "call-table");
     const first = start[0] === 0 && start[1] === 0;
