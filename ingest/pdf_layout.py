@@ -24,6 +24,14 @@ _MIN_GUTTER_CHARS = 20
 _GUTTER_MAX_SHARE = 0.04
 # Each side needs this share of the narrow text for the page to count as two columns.
 _MIN_SIDE_SHARE = 0.15
+# A short block centred on the page (a title line, an author or e-mail line, a running footer) spans
+# the gutter on a two-column first page without being body text: it neither decides the gutter nor
+# counts against it. reading_order then puts it in the "full" band, as a reader does. Without this, the
+# centred front matter of an ACL-style first page (~250 chars across the centre) hid its gutter, and
+# the page was read line by line across both columns: the abstract after the right column's first
+# paragraph. Centred: its midpoint within this share of the page width of the page's centre.
+_CENTRED_SHARE = 0.04
+_CENTRED_MAX_CHARS = 300
 # Compiled once: join_lines runs per line of every block (re's cache lookup was ~5 % of the layout pass).
 _SPACES = re.compile(r"\s+")
 _HYPHEN_END = re.compile(r"[a-z]-$")
@@ -137,14 +145,14 @@ def image_blocks(page: pymupdf.Page, min_side_pt: float = 24.0) -> list[Block]:
 
 def find_gutter(blocks: list[Block], page_width: float) -> float | None:
     """x of the gap between two text columns, or None for a one-column page."""
+    centre = page_width / 2
     narrow = [b for b in blocks if b.kind == "text" and b.width < 0.55 * page_width
-              and len(b.text) >= _MIN_GUTTER_CHARS]
+              and len(b.text) >= _MIN_GUTTER_CHARS and not _centred_line(b, centre, page_width)]
     total = sum(len(b.text) for b in narrow)
     if not total:
         return None
     best: tuple[float, float] | None = None  # (covered chars, distance from centre)
     gutter = None
-    centre = page_width / 2
     x = 0.3 * page_width
     extents = [(b.bbox[0], b.bbox[2], len(b.text)) for b in narrow]  # read once, not once per step
     while x <= 0.7 * page_width:
@@ -160,6 +168,10 @@ def find_gutter(blocks: list[Block], page_width: float) -> float | None:
     if left < _MIN_SIDE_SHARE * total or right < _MIN_SIDE_SHARE * total:
         return None
     return gutter
+
+
+def _centred_line(b: Block, centre: float, page_width: float) -> bool:
+    return len(b.text) <= _CENTRED_MAX_CHARS and abs((b.bbox[0] + b.bbox[2]) / 2 - centre) < _CENTRED_SHARE * page_width
 
 
 def reading_order(blocks: list[Block], page_width: float) -> list[Block]:

@@ -162,3 +162,22 @@ def test_anonymized_view_keeps_what_it_removed(package):
     assert "First and foremost, we would like to thank" not in text
     reasons = {r["reason"] for r in pkg.removed}
     assert {"author names", "e-mail address", "affiliation", "acknowledgements"} <= reasons
+
+
+@pytest.mark.parametrize("name,abstract,intro", [
+    ("eacl2023_main121_LongEval", "While human evaluation remains best practice",
+     "Human judgments are considered the gold standard for evaluating model-generated summaries (Kryscinski"),
+    ("naacl2018_N18-3011_LiteratureGraph", "We describe a deployed scalable system",
+     "The goal of this work is to facilitate algorithmic discovery"),
+])
+def test_a_first_page_under_centred_front_matter_is_read_column_by_column(package, name, abstract, intro):
+    # The centred title, author and e-mail lines cross the gutter; they once hid it, and the first page
+    # was read across both columns: LongEval's abstract came after the right column's first paragraph.
+    _, pkg, _ = package(name)
+    page1 = [r for r in pkg.records if r.page == 1 and r.kind not in ("page_marker", "image")]
+    texts = [r.text for r in page1]
+    at = {k: next(i for i, t in enumerate(texts) if t.startswith(k))
+          for k in ("Abstract", abstract, "1 Introduction", intro)}
+    assert at["Abstract"] + 1 == at[abstract] < at["1 Introduction"] < at[intro], texts
+    # the first sentence that runs from the left column into the right one comes out whole
+    assert sum(intro in r.text for r in pkg.records) == 1
