@@ -229,12 +229,16 @@ def human_reviews(log: EventLog, paper_ids: Iterable[str] | None = None) -> list
             body = json.loads(log.blobs.get_text(ev.body_sha256))
         except (OSError, ValueError):
             body = {}
-        content = body.get("content", body) if isinstance(body, dict) else {}
         out.append(JudgedReview(review_key=f"human:{rid}", paper_id=ev.paper_id, source="human",
-                                system="human", sample_index=None,
-                                sections=review_sections(content if isinstance(content, dict) else {}),
+                                system="human", sample_index=None, sections=human_sections(body),
                                 event_id=ev.event_id))
     return out
+
+
+def human_sections(body: object) -> tuple[tuple[str, str], ...]:
+    """A human review's body blob (parsed JSON): its form's readable fields (`content`, or the body itself)."""
+    content = body.get("content", body) if isinstance(body, dict) else {}
+    return review_sections(content if isinstance(content, dict) else {})
 
 
 def peerlake_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
@@ -259,7 +263,7 @@ def peerlake_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
     out = []
     for (paper_id, config, sample), ev in sorted(slots.items()):
         out.append(JudgedReview(review_key=f"peerlake:{ev.request_key}", paper_id=paper_id, source="peerlake",
-                                system=config, sample_index=sample, sections=_peerlake_sections(ev.response_text),
+                                system=config, sample_index=sample, sections=peerlake_sections(ev.response_text),
                                 event_id=ev.event_id))
     return out
 
@@ -280,7 +284,7 @@ def system_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
             slots[slot] = ev
     return [JudgedReview(review_key=f"peerlake:{ev.review_key}", paper_id=paper_id, source="peerlake",
                          system=config, sample_index=sample,
-                         sections=_system_sections(ev.review_json),
+                         sections=system_sections(ev.review_json),
                          event_id=ev.event_id)
             for (paper_id, config, sample), ev in sorted(slots.items())]
 
@@ -293,7 +297,7 @@ def system_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
 SYSTEM_EXTRA_FIELDS = ("suggestions", "limitations", "todo")
 
 
-def _system_sections(review_json: str) -> tuple[tuple[str, str], ...]:
+def system_sections(review_json: str) -> tuple[tuple[str, str], ...]:
     try:
         doc = json.loads(review_json)
     except ValueError:
@@ -318,7 +322,7 @@ def _suggestions_as_questions(doc: dict) -> bool:
     return "suggestions" in kinds and "questions" not in kinds
 
 
-def _peerlake_sections(text: str | None) -> tuple[tuple[str, str], ...]:
+def peerlake_sections(text: str | None) -> tuple[tuple[str, str], ...]:
     """A template review's JSON (prompts/schemas/review_score.json): summary, strengths, concerns (its
     weaknesses), rationale (the page-cited argument: an assessment); the scores are not read."""
     doc = None
@@ -354,19 +358,25 @@ def external_reviews(log: EventLog, paper_ids: Iterable[str] | None = None,
     out = []
     for (system, rid), ev in sorted(latest.items()):
         try:
-            text = json.loads(log.blobs.get_text(ev.body_sha256)).get("text")
-        except (OSError, ValueError, AttributeError):
-            text = None
+            body = json.loads(log.blobs.get_text(ev.body_sha256))
+        except (OSError, ValueError):
+            body = None
         key = f"external:{system}:{rid}"
-        sections = ()
-        if isinstance(text, str) and text.strip():
-            # a review whose character offsets were annotated (SubstanReview) stays one section, so the
-            # annotation's offsets keep pointing into the text the judge reads
-            sections = (("text", text.strip()),) if key in annotated else text_sections(text)
         out.append(JudgedReview(review_key=key, paper_id=ev.paper_id, source="external",
-                                system=system, sample_index=ev.sample_index, sections=sections,
+                                system=system, sample_index=ev.sample_index,
+                                sections=external_sections(body, annotated=key in annotated),
                                 event_id=ev.event_id))
     return out
+
+
+def external_sections(body: object, annotated: bool) -> tuple[tuple[str, str], ...]:
+    """An imported review's body blob (parsed JSON): its `text`, cut into sections (text_sections); a review
+    whose character offsets were annotated (SubstanReview) stays one section, so the annotation's offsets
+    keep pointing into the text the judge reads."""
+    text = body.get("text") if isinstance(body, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return ()
+    return (("text", text.strip()),) if annotated else text_sections(text)
 
 
 # The kinds that show an imported text is a review form cut by its headings.

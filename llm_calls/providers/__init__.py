@@ -32,6 +32,17 @@ def make_provider(name: str) -> Provider:
     raise ProviderUnavailable(f"unknown provider {name!r}; expected one of {', '.join(PROVIDER_NAMES)}")
 
 
+def parse_recorded(provider: str, raw: dict) -> ProviderResponse:
+    """Read a stored response body (an llm_call's response blob) as the provider that received it read it:
+    Anthropic's Messages shape, or the chat-completions shape every other provider answers in (the
+    local one included). BadResponse when the body is not of that shape."""
+    if provider == "anthropic":
+        from llm_calls.providers.anthropic_messages import parse_message
+        return parse_message(raw)
+    from llm_calls.providers.openai_chat import parse_chat_completion
+    return parse_chat_completion(raw)
+
+
 __all__ = [
     "PROVIDER_NAMES",
     "BadResponse",
@@ -45,4 +56,5 @@ __all__ = [
     "RetryableProviderError",
     "UnsupportedRequest",
     "make_provider",
+    "parse_recorded",
 ]

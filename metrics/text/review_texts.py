@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 
 # The same field choices the judges make (judging.reviews), so overlap and prediction read one text.
-from judging.reviews import JudgedReview, _peerlake_sections, _system_sections, argument_sections
+from judging.reviews import JudgedReview, argument_sections, peerlake_sections, system_sections
 
 
 def _present(v) -> bool:
@@ -41,7 +41,7 @@ def review_text(source: str, *, body_sha256=None, response_text=None, review_jso
         content = body.get("content", body)
         return _text(argument_sections(content if isinstance(content, dict) else {}))
     if _present(response_text):
-        return _text(_peerlake_sections(response_text))
+        return _text(peerlake_sections(response_text))
     if _present(review_json):
-        return _text(_system_sections(review_json if isinstance(review_json, str) else json.dumps(review_json)))
+        return _text(system_sections(review_json if isinstance(review_json, str) else json.dumps(review_json)))
     return None

@@ -4,11 +4,9 @@ published rows (report.viewer.catalog) and the texts they name in the blob store
 import json
 from functools import cached_property
 
-from judging.reviews import JudgedReview, _peerlake_sections, _system_sections, review_sections, text_sections
+from judging.reviews import JudgedReview, external_sections, human_sections, peerlake_sections, system_sections
 from judging.spans import locate_span
-from llm_calls.providers.anthropic_messages import parse_message
-from llm_calls.providers.base import ProviderError
-from llm_calls.providers.openai_chat import parse_chat_completion
+from llm_calls.providers import ProviderError, parse_recorded
 from llm_calls.types import LlmResult, Usage
 from report.viewer.catalog import Call, Catalog
 from warehouse.blobs import BlobCorrupted, BlobStore
@@ -37,8 +35,7 @@ def answer_text(call: Call, raw: str | None) -> tuple[str | None, str | None]:
     if call.status != "ok" or raw is None:
         return None, None
     try:
-        body = json.loads(raw)
-        parsed = parse_message(body) if call.provider == "anthropic" else parse_chat_completion(body)
+        parsed = parse_recorded(call.provider, json.loads(raw))
     except (ValueError, ProviderError) as exc:
         return None, f"the answer's text could not be read from its response body: {str(exc)[:200]}"
     return redact_stored(parsed.text) or "", None
@@ -160,21 +157,16 @@ class Reviews:
                 doc = None
             if not isinstance(doc, dict):
                 return None
-            if source == "human":
-                content = doc.get("content", doc)
-                sections = review_sections(content if isinstance(content, dict) else {})
-            else:
-                t = doc.get("text")
-                t = t.strip() if isinstance(t, str) else ""
-                sections = ((("text", t),) if j.is_review_annotated else text_sections(t)) if t else ()
+            sections = (human_sections(doc) if source == "human"
+                        else external_sections(doc, annotated=j.is_review_annotated))
         elif event in self.cat.calls:  # a template review: the answer of its request
             call = self.cat.calls[event]
             answer, _ = answer_text(call, blob_text(self.blobs, call.response_sha256)[0])
             if answer is None:
                 return None
-            sections = _peerlake_sections(answer)
+            sections = peerlake_sections(answer)
         elif event in self._system_reviews:
-            sections = _system_sections(self._system_reviews[event] or "")
+            sections = system_sections(self._system_reviews[event] or "")
         else:
             return None
         return JudgedReview(review_key=key, paper_id=j.paper_id or "", source=source, system=j.review_system or "",

@@ -5,14 +5,14 @@ import json
 from judging.reviews import (
     JUDGE_SECTIONS,
     JudgedReview,
-    _peerlake_sections,
-    _system_sections,
     argument_sections,
     external_reviews,
     field_kind,
     human_reviews,
     peerlake_reviews,
+    peerlake_sections,
     review_sections,
+    system_sections,
     text_sections,
 )
 from warehouse import EventLog, HumanReviewImported, Lake, LlmCall
@@ -139,25 +139,25 @@ def test_a_systems_questions_are_not_read_by_depth_and_its_extra_sections_are():
     mlr = {"summary": None, "strengths": ["clear"], "weaknesses": ["one seed"], "questions": ["why?"],
            "recommendation": "Weak reject: the evaluation is too thin.", "score": 4.0, "confidence": None,
            "sections": {"Strengths": "- clear", "Questions": "- why?"}, "extra": {"todo": ["add seeds"]}}
-    r = _review(_system_sections(json.dumps(mlr)), source="peerlake", system="mlr", key="peerlake:m")
+    r = _review(system_sections(json.dumps(mlr)), source="peerlake", system="mlr", key="peerlake:m")
     assert r.fields == ("strengths", "weaknesses", "questions", "todo", "recommendation")
     assert r.for_judge("depth").fields == ("strengths", "weaknesses")
     assert r.for_judge("flaws").fields == ("weaknesses", "questions")
     # LLM-Review keeps its suggestions in extra; AI Scientist its limitations, and a decision in words
     llm_review = {"summary": "S.", "strengths": ["a"], "weaknesses": ["b"], "questions": [],
                   "extra": {"suggestions": ["try c"], "reject_sub_points": [2]}}
-    assert _system_sections(json.dumps(llm_review))[-1] == ("suggestions", "- try c")
+    assert system_sections(json.dumps(llm_review))[-1] == ("suggestions", "- try c")
     aisci = {"summary": "S.", "strengths": [], "weaknesses": ["w"], "questions": ["q"], "recommendation": "Reject",
              "extra": {"limitations": ["l"], "ethical_concerns": False}}
-    assert [f for f, _ in _system_sections(json.dumps(aisci))] == ["summary", "weaknesses", "questions",
+    assert [f for f, _ in system_sections(json.dumps(aisci))] == ["summary", "weaknesses", "questions",
                                                                    "limitations", "recommendation"]
     # AgentReview's form has no questions: its normalized `questions` are its suggestions for improvement
     agent = {"summary": "S.", "strengths": ["a"], "weaknesses": ["b"], "questions": ["do c"],
              "sections": {"Overall rating": "5", "Suggestions for improvement": "do c"}}
-    assert [f for f, _ in _system_sections(json.dumps(agent))] == ["summary", "strengths", "weaknesses",
+    assert [f for f, _ in system_sections(json.dumps(agent))] == ["summary", "strengths", "weaknesses",
                                                                    "suggestions"]
     # a template review: concerns are its weaknesses, the rationale an assessment both judges read
-    tmpl = _review(_peerlake_sections(json.dumps({"summary": "S.", "strengths": ["a"], "concerns": ["b"],
+    tmpl = _review(peerlake_sections(json.dumps({"summary": "S.", "strengths": ["a"], "concerns": ["b"],
                                                   "rationale": "p. 3", "overall_score": 4, "confidence": 3})),
                    source="peerlake", system="cfg")
     assert tmpl.for_judge("depth").fields == ("summary", "strengths", "concerns", "rationale")
