@@ -1,8 +1,10 @@
 {#- A model's plain column checks in one test: `not_null` columns, `between` ranges ({column: {min_value,
     max_value}}, either bound optional, nulls pass) and `accepted_values` ({column: [values]}, nulls pass).
     One scan and one dbt node per model instead of one per column and check: a dbt test node costs ~40 ms
-    of fixed overhead, and a mart has up to ~20 such checks. Each failing row carries `failed_checks`,
-    naming every check it breaks (see it with `dbt test --store-failures`). -#}
+    of fixed overhead, and a mart has up to ~20 such checks. Every model states its checks here
+    (tests/dbt/test_column_checks_fold.py). Each failing row carries `failed_checks`, naming every check it
+    breaks (see it with `dbt test --store-failures`). A value is quoted as SQL text, so a quote in it is
+    doubled. -#}
 {% test column_checks(model, not_null=[], between={}, accepted_values={}) %}
 
 {%- set checks = [] -%}
@@ -20,7 +22,7 @@
 {%- for column, values in accepted_values.items() -%}
   {%- set listed = [] -%}
   {%- for value in values -%}
-    {%- do listed.append(("'" ~ value ~ "'") if value is string else (value | string | lower)) -%}
+    {%- do listed.append(("'" ~ value | replace("'", "''") ~ "'") if value is string else (value | string | lower)) -%}
   {%- endfor -%}
   {%- do checks.append(("\"" ~ column ~ "\" not in (" ~ listed | join(", ") ~ ")",
                         column ~ " not in accepted values")) -%}
