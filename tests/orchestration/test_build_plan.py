@@ -1,14 +1,10 @@
 """Builds in proportion to change: a rerun with nothing new runs no dbt and no gate; a change rebuilds
-the models downstream of it and gates only those (orchestration.build_plan)."""
+the models downstream of it and gates only those (orchestration.build_plan): the plan, here."""
 
 import json
 
-from dagster import DagsterInstance
-
 from orchestration import build_plan
 from orchestration.build_plan import AUTO, EXPLICIT, FORCE, plan
-from orchestration.project import peerlake_dbt
-from tests.orchestration.conftest import run_cli
 from warehouse import EventLog
 from warehouse.events import StudyResolved
 
@@ -102,85 +98,7 @@ def test_a_repeated_study_definition_is_no_change(lake):
     assert resolve(["p1"]) not in (changed,)  # back to one paper: the newest is what counts
 
 
-# ---- the pipeline: real Dagster, dbt and gates behind a loopback model -----------------------------------
-
-
-def _env(lake_root, server, prompts):
-    return {"PEERLAKE_HOME": str(lake_root), "PEERLAKE_PROVIDER": "openai_compatible",
-            "PEERLAKE_BASE_URL": server.openai_base_url, "PEERLAKE_MODEL": "fake-reviewer",
-            "PEERLAKE_DEMO_ONLY": "demo-001", "PEERLAKE_SAMPLES": "2", "PEERLAKE_PROMPTS_DIR": str(prompts)}
-
-
-def _said(proc):
-    return " ".join(proc.stdout.split())
-
-
-def _checks(inst):
-    from dagster import DagsterEventType, EventRecordsFilter
-
-    return len(inst.get_event_records(EventRecordsFilter(DagsterEventType.ASSET_CHECK_EVALUATION), limit=100_000))
-
-
-def _rebuilt(said):
-    """The model names a build said it rebuilds (the summary line names at most 8 and a count)."""
-    head = said.split("Rebuilding ", 1)[1]
-    n, total = (int(x) for x in head.split(" models", 1)[0].split(" of "))
-    return n, total
-
-
-def test_a_rerun_with_nothing_new_builds_nothing_and_a_prompt_edit_rebuilds_downstream(
-        tmp_path, review_server, prompts_copy):
-    lake_root = tmp_path / "lake"
-    env = _env(lake_root, review_server, prompts_copy)
-    first = run_cli(["demo"], env)
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert "no published build yet" in _said(first)
-    published = lake_root / "peerlake.duckdb"
-    stamp = published.stat().st_mtime_ns
-    inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    runs, checks = len(inst.get_runs()), _checks(inst)
-    assert checks > 40  # every gate ran on the first build
-
-    # 1. Nothing new: the study's run replays, and no dbt, no gate, no publish follows.
-    again = run_cli(["demo"], env)
-    assert again.returncode == 0, again.stdout + again.stderr
-    said = _said(again)
-    assert "Nothing to build" in said and "Model calls this run: 0 new" in said
-    assert "calls_replayed" in said  # ... and it says the replay tally waits for `peerlake build`
-    inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    assert len(inst.get_runs()) == runs + 1  # the study's run only
-    assert _checks(inst) == checks
-    assert published.stat().st_mtime_ns == stamp
-
-    # 2. `peerlake build` folds the run records in: the cost models downstream of them, and their gates only.
-    tally = run_cli(["build"], env)
-    assert tally.returncode == 0, tally.stdout + tally.stderr
-    said = _said(tally)
-    n, total = _rebuilt(said)
-    assert "new events: calls_replayed, run_estimated" in said and 0 < n < total
-    inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    rebuilt_gates = _checks(inst) - checks
-    assert 0 < rebuilt_gates < checks
-    assert "Nothing to build" in _said(run_cli(["build"], env))
-
-    # 3. An edited reviewer template: new review calls, and only the models downstream of what grew.
-    tpl = prompts_copy / "templates" / "reviewer_scoring.j2"
-    tpl.write_text(tpl.read_text().replace("Be critical and specific.", "Be critical, specific and fair."))
-    edited = run_cli(["demo"], env)
-    assert edited.returncode == 0, edited.stdout + edited.stderr
-    said = _said(edited)
-    assert "Model calls this run: 2 new" in said and "llm_call" in said
-    n, total = _rebuilt(said)
-    assert n < total
-    grown = said.split("new events: ", 1)[1].split(";")[0].split(")")[0].split(", ")
-    assert "llm_call" in grown and "paper_ingested" not in grown
-    manifest = json.loads(peerlake_dbt.manifest_path.read_text())
-    roots = {u for u, s in manifest["sources"].items() if s["name"] in grown}
-    models = {u for u in build_plan.reachable(manifest["child_map"], roots)
-              if manifest["nodes"].get(u, {}).get("resource_type") == "model"}
-    assert n == len(models)  # exactly the models downstream of the event types that grew
-    out = run_cli(["query", "-f", "json", "select count(distinct prompt_hash) as n from cost_by_model "
-                   "where prompt_template = 'reviewer_scoring'"], env)
-    assert out.returncode == 0 and json.loads(out.stdout) == [{"n": 2}]
-    # the papers mart was not rebuilt: no new paper
-    assert "dim_papers" not in said
+# The pipeline's side (a rerun with nothing new invokes no dbt and no gate; `peerlake build` gates only what it
+# rebuilt; an edited template rebuilds exactly the models downstream of its calls) is in
+# tests/orchestration/test_pipeline.py: test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only,
+# on the same lake as the replay checks, so `make test` pays one first build for both.
