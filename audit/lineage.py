@@ -87,8 +87,12 @@ def _unique_columns(manifest: dict) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for node in manifest["nodes"].values():
         meta = node.get("test_metadata") or {}
-        if node["resource_type"] == "test" and meta.get("name") == "unique" and node.get("attached_node"):
+        if node["resource_type"] != "test" or not node.get("attached_node"):
+            continue
+        if meta.get("name") == "unique":
             out.setdefault(node["attached_node"], []).append(node.get("column_name"))
+        elif meta.get("name") == "column_checks":  # dbt_project/macros/tests/column_checks.sql
+            out.setdefault(node["attached_node"], []).extend((meta.get("kwargs") or {}).get("unique") or [])
     return out
 
 

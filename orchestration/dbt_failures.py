@@ -93,10 +93,15 @@ def _describe_failed_test(manifest: Mapping[str, Any], unique_id: str, compiled:
 
 
 def _unique_key(manifest: Mapping[str, Any], model_id: str | None) -> str | None:
-    """The model's key: the column its yml tests `unique` (the first, if several are)."""
+    """The model's key: the column its yml tests `unique` (the first, if several are), in its column_checks
+    test (dbt_project/macros/tests/column_checks.sql) or as a column's own `unique` test."""
     for node in manifest["nodes"].values():
-        if (node["resource_type"] == "test" and node.get("attached_node") == model_id
-                and (node.get("test_metadata") or {}).get("name") == "unique"):
+        if node["resource_type"] != "test" or node.get("attached_node") != model_id:
+            continue
+        meta = node.get("test_metadata") or {}
+        if meta.get("name") == "column_checks" and (meta.get("kwargs") or {}).get("unique"):
+            return meta["kwargs"]["unique"][0]
+        if meta.get("name") == "unique":
             return node.get("column_name")
     return None
 

@@ -174,8 +174,10 @@ def marts_markdown() -> str:
     out = ["| mart | key | what it holds |", "|---|---|---|"]
     for yml in sorted((REPO / "dbt_project" / "models" / "marts").glob("*.yml")):
         for model in (yaml.safe_load(yml.read_text()) or {}).get("models", []):
-            key = next((c["name"] for c in model.get("columns", [])
-                        if "unique" in (c.get("data_tests") or c.get("tests") or [])), "")
+            stated = [c for t in model.get("data_tests") or [] if isinstance(t, dict) and "column_checks" in t
+                      for c in ((t["column_checks"] or {}).get("arguments") or {}).get("unique", [])]
+            key = next(iter(stated), "") or next((c["name"] for c in model.get("columns", [])
+                                                  if "unique" in (c.get("data_tests") or c.get("tests") or [])), "")
             out.append(f"| `{model['name']}` | {f'`{key}`' if key else ''} | {_cell(model.get('description', ''))} |")
     return "\n".join(out)
 

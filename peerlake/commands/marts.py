@@ -26,10 +26,16 @@ def mart_docs(project_dir: Path) -> dict[str, dict]:
     out = {}
     for path in sorted((project_dir / "models" / "marts").glob("*.yml")):
         for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
-            key = [c["name"] for c in model.get("columns", [])
-                   if "unique" in _test_names(c.get("data_tests") or c.get("tests") or [])]
+            key = [*_checked_unique(model), *(c["name"] for c in model.get("columns", [])
+                                              if "unique" in _test_names(c.get("data_tests") or c.get("tests") or []))]
             out[model["name"]] = {"description": first_sentence(model.get("description", "")), "key": key}
     return out
+
+
+def _checked_unique(model: dict) -> list[str]:
+    """The columns a model's column_checks test states `unique` (dbt_project/macros/tests/column_checks.sql)."""
+    return [c for t in model.get("data_tests") or [] if isinstance(t, dict) and "column_checks" in t
+            for c in ((t["column_checks"] or {}).get("arguments") or {}).get("unique", [])]
 
 
 def _test_names(tests: list) -> list[str]:

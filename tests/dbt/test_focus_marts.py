@@ -28,7 +28,7 @@ def test_the_build_ran_the_focus_models_and_their_tests(built):
     *_, run_results = built
     ran = {part: r["status"] for r in run_results["results"] for part in r["unique_id"].split(".")[2:]}
     for name in ("int_focus_judgments", "int_focus_items", "focus_distributions", "focus_divergence",
-                 "unique_focus_distributions_focus_distribution_id", "unique_focus_divergence_focus_divergence_id"):
+                 "focus_distributions_column_checks", "focus_divergence_column_checks"):
         assert ran.get(name) in ("success", "pass"), (name, ran.get(name))
 
 

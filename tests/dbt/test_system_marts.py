@@ -42,7 +42,7 @@ def test_the_build_ran_the_system_models_and_their_tests(built):
     # model.peerlake.NAME, test.peerlake.NAME.hash, unit_test.peerlake.MODEL.NAME
     ran = {part: r["status"] for r in run_results["results"] for part in r["unique_id"].split(".")[2:]}
     for name in ("int_system_reviews", "int_system_calls", "system_review_costs", "system_summary",
-                 "unique_system_summary_system_summary_id", "unique_system_review_costs_system_review_cost_id",
+                 "system_summary_column_checks", "system_review_costs_column_checks",
                  "test_fct_ai_review_scores_newest_answer_per_slot"):
         assert ran.get(name) in ("success", "pass"), (name, ran.get(name))
 

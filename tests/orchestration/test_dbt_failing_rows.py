@@ -141,3 +141,14 @@ def test_a_failed_test_is_held_until_dbt_exits_then_yielded_before_the_step_fail
     # and `peerlake query` can say which test kept the build from publishing
     assert candidate_status(lake)["failed_gates"] == {"unique_m_id": seen[2].description}
     assert candidate_status(lake)["failed_relations"] == {"unique_m_id": "m"}  # the model it checks
+
+
+def test_the_key_is_the_first_unique_column_of_the_models_column_checks():
+    from orchestration.dbt_failures import _unique_key
+
+    uid, checks = _test("m_column_checks", "column_checks")
+    checks["test_metadata"]["kwargs"] = {"unique": ["m_id", "paper_id"], "not_null": ["status"]}
+    manifest = {"nodes": {MODEL: MANIFEST["nodes"][MODEL], uid: checks}}
+    assert _unique_key(manifest, MODEL) == "m_id"
+    checks["test_metadata"]["kwargs"] = {"not_null": ["status"]}
+    assert _unique_key(manifest, MODEL) is None  # no stated key: the rows show their first columns

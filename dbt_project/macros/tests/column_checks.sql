@@ -1,13 +1,19 @@
-{#- A model's plain column checks in one test: `not_null` columns, `between` ranges ({column: {min_value,
-    max_value}}, either bound optional, nulls pass) and `accepted_values` ({column: [values]}, nulls pass).
-    One scan and one dbt node per model instead of one per column and check: a dbt test node costs ~40 ms
-    of fixed overhead, and a mart has up to ~20 such checks. Every model states its checks here
-    (tests/dbt/test_column_checks_fold.py). Each failing row carries `failed_checks`, naming every check it
-    breaks (see it with `dbt test --store-failures`). A value is quoted as SQL text, so a quote in it is
-    doubled. -#}
-{% test column_checks(model, not_null=[], between={}, accepted_values={}) %}
+{#- A model's plain column checks in one test: `unique` columns (nulls pass; the first is the model's key,
+    by which a failed test's rows are named: orchestration.dbt_failures), `not_null` columns, `between`
+    ranges ({column: {min_value, max_value}}, either bound optional, nulls pass) and `accepted_values`
+    ({column: [values]}, nulls pass). One scan and one dbt node per model instead of one per column and
+    check: a dbt test node costs ~30-40 ms of fixed overhead, and a mart has up to ~20 such checks. Every
+    model states its checks here (tests/dbt/test_column_checks_fold.py). Each failing row carries
+    `failed_checks`, naming every check it breaks (see it with `dbt test --store-failures`). A value is
+    quoted as SQL text, so a quote in it is doubled. -#}
+{% test column_checks(model, unique=[], not_null=[], between={}, accepted_values={}) %}
 
 {%- set checks = [] -%}
+{%- for column in unique -%}
+  {#- a window, not a join back to a grouped copy: one scan of the model for every check -#}
+  {%- do checks.append(("\"" ~ column ~ "\" is not null and count(*) over (partition by \"" ~ column ~ "\") > 1",
+                        column ~ " is not unique")) -%}
+{%- endfor -%}
 {%- for column in not_null -%}
   {%- do checks.append(("\"" ~ column ~ "\" is null", column ~ " is null")) -%}
 {%- endfor -%}
