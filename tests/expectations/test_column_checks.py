@@ -93,12 +93,12 @@ def _completed(mart: str, frame: pd.DataFrame) -> pd.DataFrame:
     """The case's frame with every checked column it lacks filled with a value that passes (the suites'
     frames hold the columns their suites checked; the mart's yml checks more): only the broken values fail."""
     args, frame = _stated_checks(mart), frame.copy()
-    for column, values in args.get("accepted_values", {}).items():
-        frame[column] = frame[column] if column in frame else values[0]
-    for column, bounds in args.get("between", {}).items():
-        frame[column] = frame[column] if column in frame else bounds.get("min_value", bounds.get("max_value"))
-    for column in args.get("not_null", []):
-        frame[column] = frame[column] if column in frame else "x"
+    passing = {**dict.fromkeys([*args.get("unique", []), *args.get("not_null", [])], "x"),
+               **{c: b.get("min_value", b.get("max_value")) for c, b in args.get("between", {}).items()},
+               **{c: values[0] for c, values in args.get("accepted_values", {}).items()}}
+    for column, value in passing.items():
+        if column not in frame:
+            frame[column] = range(len(frame)) if column in args.get("unique", []) else value
     return frame
 
 
