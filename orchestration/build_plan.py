@@ -160,6 +160,7 @@ class BuildPlan:
     fingerprint: dict = field(default_factory=dict)  # what the build will have seen, stored when it publishes
     full: bool = False
     pending: list[str] = field(default_factory=list)  # run-record types left for a later build (auto mode)
+    unit_tests: bool = False  # run the dbt unit tests of the rebuilt models (code changed, or asked for)
 
     @property
     def empty(self) -> bool:
@@ -198,20 +199,30 @@ def reachable(edges: dict[str, list[str]], roots: set[str]) -> set[str]:
     return seen
 
 
-def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLICIT) -> BuildPlan:
-    """Compare the fingerprint of now with the published build's and select what to rebuild."""
+def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLICIT,
+         unit_tests: str = "changed") -> BuildPlan:
+    """Compare the fingerprint of now with the published build's and select what to rebuild.
+
+    `unit_tests` (settings.dbt_unit_tests): with `changed`, the dbt unit tests run only where code may have
+    changed since the published build (a changed model, a changed project or fingerprint, `--force`). A
+    first build has nothing to compare the code with and runs none: they test the code, which `make test`
+    checks, not the lake's data."""
     models = {uid: n["name"] for uid, n in manifest["nodes"].items() if n["resource_type"] == "model"}
     total = len(models)
 
-    def full(reason: str) -> BuildPlan:
-        return BuildPlan(sorted(models.values()), total, [reason], current, full=True)
+    def decide(build: BuildPlan, code_changed: bool) -> BuildPlan:
+        build.unit_tests = unit_tests == "all" or (unit_tests == "changed" and code_changed)
+        return build
+
+    def full(reason: str, code_changed: bool) -> BuildPlan:
+        return decide(BuildPlan(sorted(models.values()), total, [reason], current, full=True), code_changed)
 
     if mode == FORCE:
-        return full("asked to rebuild everything")
+        return full("asked to rebuild everything", True)
     if not previous:
-        return full("no published build yet")
+        return full("no published build yet", False)
     if previous.get("version") != VERSION or previous.get("project") != current["project"]:
-        return full("dbt_project.yml, the profile, dbt's version or the lake's location changed")
+        return full("dbt_project.yml, the profile, dbt's version or the lake's location changed", True)
 
     before, now = previous.get("events", {}), current["events"]
     grown = sorted(t for t in set(before) | set(now) if before.get(t) != now.get(t))
@@ -236,7 +247,7 @@ def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLI
         by_name = {n: uid for uid, n in models.items()}
         roots |= {by_name[new_gates[s][0]] for s in gated if new_gates[s][0] in by_name}
     selected = {uid for uid in roots | reachable(manifest.get("child_map", {}), roots) if uid in models}
-    return BuildPlan(sorted(models[u] for u in selected), total, reasons, current)
+    return decide(BuildPlan(sorted(models[u] for u in selected), total, reasons, current), bool(changed))
 
 
 def load_manifest(path: Path) -> dict:
@@ -258,11 +269,13 @@ def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     manifest = load_manifest(peerlake_dbt.manifest_path)
     location = settings.lake_url() or str(lake.root.resolve())
     current = current_fingerprint(log, manifest, Path(PROJECT_DIR), REPO / "expectations", location)
-    return plan(current, published_fingerprint(lake), manifest, mode)
+    return plan(current, published_fingerprint(lake), manifest, mode, settings.dbt_unit_tests())
 
 
 # ---- handing the plan to the run that publishes ---------------------------------------------------------
 PLAN_TAG = "peerlake/build_plan"
+# "skip": the dbt steps leave the unit tests out (BuildPlan.unit_tests); a run without it (the UI's) runs them.
+UNIT_TESTS_TAG = "peerlake/dbt_unit_tests"
 
 
 def _plan_path(lake) -> Path:

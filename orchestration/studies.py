@@ -88,7 +88,7 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
     """Build what changed since the published build (orchestration.build_plan), gate it and publish; with
     nothing changed, no Dagster run at all. `mode`: auto (after a study's run: run records alone wait),
     explicit (`peerlake build`), force (everything)."""
-    from orchestration.build_plan import PLAN_TAG, plan_for_lake, stash_plan
+    from orchestration.build_plan import PLAN_TAG, UNIT_TESTS_TAG, plan_for_lake, stash_plan
     from warehouse import Lake
 
     with building():  # a stop now cancels dbt and the gates and publishes nothing (llm_calls.stopping)
@@ -98,7 +98,8 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
             return PipelineRun(success=True, run_id="", plan_summary=build.summary(), skipped=True)
         if stop_requested():  # asked while planning: no Dagster run at all
             return PipelineRun(success=False, run_id="", plan_summary=build.summary())
-        tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build)}
+        tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build),
+                UNIT_TESTS_TAG: "run" if build.unit_tests else "skip"}
         if build.full:
             selection = build_asset_keys()
         else:

@@ -168,6 +168,23 @@ def dbt_memory_limit() -> str:
     return (os.environ.get("PEERLAKE_DBT_MEMORY_LIMIT") or "2GB").strip()
 
 
+DBT_UNIT_TESTS = ("changed", "all", "none")
+
+
+def dbt_unit_tests() -> str:
+    """Which dbt unit tests a `peerlake build` runs ($PEERLAKE_DBT_UNIT_TESTS): `changed` (default) those of
+    the models it rebuilds when code changed since the published build (a model, a macro it calls,
+    dbt_project.yml, the profile or dbt's version) and on `--force`; `all` on every build; `none` never.
+    A unit test checks a model's SQL on fixed rows, not the lake's data (the data tests and the gates do
+    that on every build), so it can only fail after an edit; dbt's own advice is to run unit tests in
+    development and CI, not on every production build. `make test` and `make test-fast` run them all."""
+    value = (os.environ.get("PEERLAKE_DBT_UNIT_TESTS") or "changed").strip().lower()
+    if value not in DBT_UNIT_TESTS:
+        raise SettingError(f"PEERLAKE_DBT_UNIT_TESTS={value!r}: expected one of {', '.join(DBT_UNIT_TESTS)} "
+                           "(default changed)")
+    return value
+
+
 def dbt_segments_url() -> str | None:
     """Where a dbt process reads the committed segments when they are on object storage
     ($PEERLAKE_SEGMENTS_URL, set by export_lake_env); None: <PEERLAKE_HOME>/events/segments."""

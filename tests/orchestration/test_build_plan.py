@@ -3,6 +3,8 @@ the models downstream of it and gates only those (orchestration.build_plan): the
 
 import json
 
+import pytest
+
 from orchestration import build_plan
 from orchestration.build_plan import AUTO, EXPLICIT, FORCE, plan
 from warehouse import EventLog
@@ -102,3 +104,36 @@ def test_a_repeated_study_definition_is_no_change(lake):
 # rebuilt; an edited template rebuilds exactly the models downstream of its calls) is in
 # tests/orchestration/test_pipeline.py: test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only,
 # on the same lake as the replay checks, so `make test` pays one first build for both.
+
+
+def test_the_unit_tests_run_only_where_code_changed_unless_asked():
+    """dbt unit tests check the models' code, not the lake's data: a build runs them when code changed (an
+    edited model or project, `--force`), never for new events alone or a first build; `all` / `none` say
+    otherwise (settings.dbt_unit_tests)."""
+    m = _manifest()
+    before = _fingerprint(m, {"a": "1", "b": "1"})
+    edited = json.loads(json.dumps(m))
+    edited["nodes"]["model.p.int_x"]["checksum"] = {"sha256": "edited"}
+    new_code = _fingerprint(edited, {"a": "1", "b": "1"})
+    new_events = _fingerprint(m, {"a": "2", "b": "1"})
+    new_project = {**before, "project": "q"}
+    assert plan(new_code, before, edited, EXPLICIT).unit_tests
+    assert plan(new_project, before, m, EXPLICIT).unit_tests
+    assert plan(before, before, m, FORCE).unit_tests
+    assert not plan(new_events, before, m, EXPLICIT).unit_tests
+    assert not plan(before, None, m, EXPLICIT).unit_tests
+    assert not plan(_fingerprint(m, {"a": "1", "b": "1"}, {"x": ["mart_x", "2"]}), before, m, EXPLICIT).unit_tests
+    assert plan(new_events, before, m, EXPLICIT, "all").unit_tests
+    assert plan(before, None, m, EXPLICIT, "all").unit_tests
+    assert not plan(new_code, before, edited, EXPLICIT, "none").unit_tests
+    assert not plan(before, before, m, FORCE, "none").unit_tests
+
+
+def test_a_bad_unit_test_setting_is_one_line(monkeypatch):
+    from warehouse import settings
+
+    monkeypatch.setenv("PEERLAKE_DBT_UNIT_TESTS", "sometimes")
+    with pytest.raises(settings.SettingError, match="PEERLAKE_DBT_UNIT_TESTS='sometimes': expected one of"):
+        settings.dbt_unit_tests()
+    monkeypatch.setenv("PEERLAKE_DBT_UNIT_TESTS", " ALL ")
+    assert settings.dbt_unit_tests() == "all"

@@ -66,6 +66,18 @@ def _rebuilt(said) -> tuple[int, int]:
     return n, total
 
 
+def _dbt_kinds_of_last_build(inst) -> set[str]:
+    """The kinds of dbt node (model, test, unit_test) the newest build's dbt steps ran, from their run_results."""
+    from warehouse import settings
+
+    [run] = inst.get_runs(limit=1)  # a build's run comes after its study's
+    assert build_plan.PLAN_TAG in run.tags, run.tags
+    kinds = set()
+    for f in settings.dbt_target_dir().glob(f"dbt_*-{run.run_id[:7]}-*/run_results.json"):
+        kinds |= {r["unique_id"].split(".")[0] for r in json.loads(f.read_text())["results"]}
+    return kinds
+
+
 def test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only(tmp_path, review_server,
                                                                                  prompts_copy):
     """One lake through the user's day (one first build for all of it: each is a minute on 2 cores): a rerun
@@ -91,6 +103,8 @@ def test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only(
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
     runs, checks = len(inst.get_runs()), _checks(inst)
     assert checks > 40  # every gate ran on the first build
+    # ... and no dbt unit test: they test the models' code, which no build before this one ran
+    assert _dbt_kinds_of_last_build(inst) == {"model", "test"}
 
     # Nothing new: the study's run replays, and no dbt, no gate, no publish follows.
     again = run_cli(["demo"], env)
@@ -105,12 +119,14 @@ def test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only(
     assert published.stat().st_mtime_ns == stamp
 
     # `peerlake build` folds the run records in: the cost models downstream of them, and their gates only.
-    tally = run_cli(["build"], env)
+    # (asked to run every unit test: those of the rebuilt models run, though no code changed)
+    tally = run_cli(["build"], {**env, "PEERLAKE_DBT_UNIT_TESTS": "all"})
     assert tally.returncode == 0, tally.stdout + tally.stderr
     said = _said(tally)
     n, total = _rebuilt(said)
     assert "new events: calls_replayed, run_estimated" in said and 0 < n < total
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
+    assert _dbt_kinds_of_last_build(inst) == {"model", "test", "unit_test"}
     rebuilt_gates = _checks(inst) - checks
     assert 0 < rebuilt_gates < checks
     assert "Nothing to build" in _said(run_cli(["build"], env))
