@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 
 ACCESS_KEY = "peerlake-test"
 SECRET_KEY = "peerlake-test-secret"  # moto accepts any credentials; these only must be set
@@ -51,7 +52,9 @@ def _free_port() -> int:
 
 def start() -> S3Server:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+    # moto's own server, its conditional create made atomic (tests/moto_s3.py)
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("moto_s3.py")), "-H", "127.0.0.1",
+                             "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, "MOTO_ALLOW_NONEXISTENT_REGION": "true"})
     url = f"http://127.0.0.1:{port}"
