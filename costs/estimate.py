@@ -9,9 +9,14 @@ review per (judge, template) from the judgments and calls in the log.
 Tokens, from the log's ok llm_calls (the newest HISTORY_CALLS per model):
   input  = the request's characters × tokens per character of that provider/model;
            a judge call: input tokens of that (model, template) directly
-  output = output tokens of that (provider, model, template), at most the request's max_tokens
+  output = output tokens of that (provider, model, template), at most what the request lets the
+           provider bill (its output_bound: a reasoning model's headroom and a thinking budget count,
+           since reasoning is billed as output and the history's output tokens include it)
 Each as the mean (the estimate) and the 10th–90th percentiles (the interval). With fewer than
-MIN_HISTORY calls the stated DEFAULTS are used instead, and the row's `basis` says which.
+MIN_HISTORY calls the stated DEFAULTS are used instead: DEFAULT_OUTPUT_SHARE of the answer budget,
+plus, for a model that reasons, the provider's reasoning prior (llm_calls/providers/model_rules.py:
+REASONING_PRIOR_TOKENS by reasoning_effort, THINKING_PRIOR_SHARE of a thinking budget); the row's
+`basis` says which ("history:N", "default", "default+reasoning prior").
 The interval of a total is the sum of the rows' intervals: wide on purpose (it assumes every call is
 long, or every call short, at once). Caching discounts and retried attempts are not estimated.
 """
@@ -79,11 +84,19 @@ class History:
             return Spread(*DEFAULT_TOKENS_PER_CHAR).scaled(chars), "default"
         return tpc.scaled(chars), f"history:{tpc.n}"
 
-    def output_for(self, provider: str, model: str, template: str | None, max_tokens: int) -> tuple[Spread, str]:
+    def output_for(self, provider: str, model: str, template: str | None, max_tokens: int,
+                   bound: int | None = None, reasoning: tuple[int, int, int] | None = None) -> tuple[Spread, str]:
+        """Output tokens per call: the history's, else the default share of the answer budget `max_tokens`
+        plus the `reasoning` prior; never above `bound`, what the request can bill (default max_tokens)."""
+        top = max_tokens if bound is None else max(bound, max_tokens)
         out = self.output_tokens.get((provider, model, template))
-        if out is None:
-            return Spread(*DEFAULT_OUTPUT_SHARE).scaled(max_tokens), "default"
-        return out.capped(max_tokens), f"history:{out.n}"
+        if out is not None:
+            return out.capped(top), f"history:{out.n}"
+        answer = Spread(*DEFAULT_OUTPUT_SHARE).scaled(max_tokens)
+        if not reasoning or not any(reasoning):
+            return answer.capped(top), "default"
+        lo, mid, hi = reasoning
+        return Spread(answer.lo + lo, answer.mid + mid, answer.hi + hi).capped(top), "default+reasoning prior"
 
 
 def load_history(log) -> History:
@@ -187,7 +200,8 @@ def request_rows(asset: str, requests: Iterable[LlmRequest], gateway, hist: Hist
     for req in requests:
         bound = gateway.bind(req)
         inp, b_in = hist.input_for(req)
-        out, b_out = hist.output_for(req.provider, req.model, req.prompt_template, max_output_tokens(req))
+        out, b_out = hist.output_for(req.provider, req.model, req.prompt_template, max_output_tokens(req),
+                                     bound=gateway.output_bound(bound), reasoning=gateway.reasoning_prior(bound))
         rows.append(_row(asset, req.purpose, req.prompt_template, req.provider, req.model,
                          request_key=bound.request_key, new=not gateway.answered(bound), calls=1.0,
                          inp=inp, out=out, basis=f"input {b_in}; output {b_out}", gateway=gateway))
@@ -214,7 +228,11 @@ def judge_rows(judge: str, templates: tuple[str, ...], cfg, config_id: str, revi
         b_calls = "history" if per_review is not None else "default"
         per_review = DEFAULT_JUDGE_CALLS_PER_REVIEW if per_review is None else per_review
         hist_in = hist.input_tokens.get((cfg.provider, cfg.model, template))
-        out, b_out = hist.output_for(cfg.provider, cfg.model, template, cfg.max_output_tokens)
+        # A judge's call as its provider sends it (no messages): what it can bill and may reason.
+        probe = LlmRequest(provider=cfg.provider, model=cfg.model, messages=(), params=cfg.params(0),
+                           base_url=cfg.base_url)
+        out, b_out = hist.output_for(cfg.provider, cfg.model, template, cfg.max_output_tokens,
+                                     bound=gateway.output_bound(probe), reasoning=gateway.reasoning_prior(probe))
         for new in (True, False):
             todo = [r for r in reviews for rep in range(cfg.repeats)
                     if ((judge, config_id, r.review_key, rep) not in hist.judged) == new]

@@ -7,8 +7,9 @@ A system's requests depend on earlier answers, so they cannot be listed exactly 
   input   = planned characters × calls × tokens per character of that provider/model (history, else
             estimate.DEFAULT_TOKENS_PER_CHAR)
   output  = mean output tokens of that (provider, model, system, step) in the log's system_step calls, at most
-            the step's max_output_tokens (history: at least estimate.MIN_HISTORY calls), else
-            estimate.DEFAULT_OUTPUT_SHARE × max_output_tokens; times calls
+            what a call with the step's max_output_tokens can bill (a reasoning model's headroom and thinking
+            budget count) (history: at least estimate.MIN_HISTORY calls), else estimate.DEFAULT_OUTPUT_SHARE
+            × max_output_tokens plus the provider's reasoning prior (History.output_for); times calls
   new     = False when the log already holds a system_review for the run's (paper, system config, sample) of
             the same manuscript package: that run replays its whole chain at no cost. (our default)
             A run whose chain broke off before (a failed call, the cost cap) is estimated as wholly new, though
@@ -21,7 +22,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from costs.estimate import (
-    DEFAULT_OUTPUT_SHARE,
     DEFAULT_TOKENS_PER_CHAR,
     HISTORY_CALLS,
     History,
@@ -29,6 +29,7 @@ from costs.estimate import (
     _row,
     spread,
 )
+from llm_calls.types import LlmRequest
 
 ASSET = "system_reviews"
 PURPOSE = "system_step"  # reviewing.systems.base.PURPOSE
@@ -48,6 +49,12 @@ def step_history(log) -> dict[tuple[str, str, str, str], Spread]:
 def recorded_slots(log) -> set[tuple[str, str, int, str]]:
     """(paper, system config, sample, package) of every system_review in the log, ok or null."""
     return {(e.paper_id, e.system_config, e.sample_index, e.package_sha256) for e in log.iter_events("system_review")}
+
+
+def step_probe(cfg, step) -> LlmRequest:
+    """A step's call as its provider would send it, without messages: what it can bill and may reason."""
+    return LlmRequest(provider=cfg.provider, model=step.model or cfg.model, messages=(),
+                      params={"max_tokens": step.max_output_tokens}, base_url=cfg.base_url)
 
 
 def system_rows(runs: Sequence, gateway, hist: History) -> list[dict]:
@@ -71,10 +78,13 @@ def system_rows(runs: Sequence, gateway, hist: History) -> list[dict]:
             if step.calls <= 0:
                 continue
             seen = steps_seen.get((cfg.provider, cfg.model, cfg.system, step.step))
+            probe = step_probe(cfg, step)
+            bound, prior = gateway.output_bound(probe), gateway.reasoning_prior(probe)
             if seen is None:
-                per_call, b_out = Spread(*DEFAULT_OUTPUT_SHARE).scaled(step.max_output_tokens), "default"
+                per_call, b_out = History().output_for(cfg.provider, cfg.model, None, step.max_output_tokens,
+                                                       bound=bound, reasoning=prior)
             else:
-                per_call, b_out = seen.capped(step.max_output_tokens), f"history:{seen.n}"
+                per_call, b_out = seen.capped(max(bound, step.max_output_tokens)), f"history:{seen.n}"
             row = _row(ASSET, PURPOSE, step.template, cfg.provider, cfg.model, request_key=None, new=new,
                        calls=step.calls,
                        inp=tpc.scaled(step.input_chars * step.calls), out=per_call.scaled(step.calls),

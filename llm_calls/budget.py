@@ -3,23 +3,33 @@
 Before a new paid call the gateway asks the ledger whether spent + in flight + this call's upper
 estimate stays within the cap. Spent is the cost of the `ok` llm_call events of the same Dagster run,
 read from the log (so every gateway and process of one run shares it); without a run id, what this
-gateway itself spent. The upper estimate is deliberately high: input tokens from the rendered
-request's length at UPPER_TOKENS_PER_CHAR (real text runs ~0.25 tokens per character; 0.5 bounds
-dense text, numbers and JSON) — or the highest ratio this gateway has seen the model report, if that
-is higher — and output tokens = the request's `max_tokens` (the provider stops there). So the cap is
-passed only if a call uses more input tokens per character than any call before it in this process,
-or by calls other processes still have in flight (not seen until they are recorded).
+gateway itself spent. The upper estimate bounds what the request lets the provider bill:
+- input: the rendered request's characters at UPPER_TOKENS_PER_CHAR (real text runs ~0.25 tokens
+  per character; 0.5 bounds dense text, numbers and JSON) — or the highest ratio this gateway has
+  seen the model report, if that is higher — plus IMAGE_TOKENS_BOUND per page image, every input
+  token at the model's dearest input rate (a cache write costs 1.25x input at Anthropic);
+- output: the provider's `output_bound`, the output tokens the request as *sent* allows: an OpenAI
+  reasoning model's answer budget plus its reasoning headroom, a Claude answer budget plus its
+  thinking budget (both bill hidden reasoning as output), else the asked max_tokens.
+So the cap is passed only if a call uses more input tokens per character than any call before it in
+this process, or by calls other processes still have in flight (not seen until they are recorded).
 """
 
 from dataclasses import dataclass, field
 
-from llm_calls.cost import PriceTable, price_call
+from llm_calls.cost import Price, PriceTable, compute_cost
 from llm_calls.types import LlmRequest, Usage, canonical_json
 
 UPPER_TOKENS_PER_CHAR = 0.5
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message (OpenAI documents ~4, we double it)
 # A request without max_tokens has no output bound of its own: the providers' largest common default.
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
+# Input tokens one page image can bill. OpenAI's vision guide: patch models cap an image at 1,536
+# 32-px patches times a per-model multiplier (gpt-4.1-nano 2.46: 3,779), tile models at 85 + 8·170 =
+# 1,445 (2048x768, eight 512-px tiles); Anthropic's vision page: width·height/750 after the long edge
+# is cut to 1,568 px, ~1,600. gpt-4o-mini bills images at 2,833 + 5,667 per tile: 48,169 at most.
+IMAGE_TOKENS_BOUND = 4_000
+IMAGE_TOKENS_BOUND_BY_MODEL = {"gpt-4o-mini": 48_200}
 
 
 def request_chars(messages, response_schema: dict | None) -> int:
@@ -38,21 +48,45 @@ def request_chars(messages, response_schema: dict | None) -> int:
 
 
 def max_output_tokens(req: LlmRequest) -> int:
+    """The answer budget the caller asked for (what a provider adds for reasoning is its output_bound)."""
     value = req.params.get("max_tokens")
     return int(value) if isinstance(value, int | float) and value > 0 else DEFAULT_MAX_OUTPUT_TOKENS
 
 
-def upper_usage(req: LlmRequest, tokens_per_char: float = UPPER_TOKENS_PER_CHAR) -> Usage:
+def image_count(messages) -> int:
+    return sum(len(m.get("images") or ()) for m in messages)
+
+
+def image_tokens_bound(model: str) -> int:
+    base = model.removeprefix("ft:").split(":")[0]
+    for name, bound in IMAGE_TOKENS_BOUND_BY_MODEL.items():
+        if base == name or base.startswith(f"{name}-"):
+            return bound
+    return IMAGE_TOKENS_BOUND
+
+
+def upper_usage(req: LlmRequest, tokens_per_char: float = UPPER_TOKENS_PER_CHAR,
+                output_tokens: int | None = None) -> Usage:
+    """Input and output tokens no larger than the call can bill; `output_tokens` is the provider's
+    output_bound (default: the asked max_tokens, right only for a model that does not reason)."""
     chars = request_chars(req.messages, req.response_schema)
     ratio = max(tokens_per_char, UPPER_TOKENS_PER_CHAR)
-    input_tokens = int(chars * ratio) + 1 + MESSAGE_OVERHEAD_TOKENS * len(req.messages)
-    return Usage(input_tokens=input_tokens, output_tokens=max_output_tokens(req))
+    input_tokens = (int(chars * ratio) + 1 + MESSAGE_OVERHEAD_TOKENS * len(req.messages)
+                    + image_count(req.messages) * image_tokens_bound(req.model))
+    return Usage(input_tokens=input_tokens,
+                 output_tokens=max_output_tokens(req) if output_tokens is None else output_tokens)
 
 
-def upper_cost_usd(req: LlmRequest, table: PriceTable, tokens_per_char: float = UPPER_TOKENS_PER_CHAR) -> float | None:
-    """The most this call can cost (no cache discount assumed); None when the model has no price."""
-    cost, _ = price_call(req.provider, req.model, upper_usage(req, tokens_per_char), free=False, table=table)
-    return cost
+def upper_cost_usd(req: LlmRequest, table: PriceTable, tokens_per_char: float = UPPER_TOKENS_PER_CHAR,
+                   output_tokens: int | None = None) -> float | None:
+    """The most this call can cost: every input token at the dearest input rate (a cache write may
+    cost more than plain input), output up to `output_tokens`; None when the model has no price."""
+    price = table.lookup(req.provider, req.model)
+    if price is None:
+        return None
+    dearest = max(price.input, price.cached_input, price.cache_write)
+    return compute_cost(upper_usage(req, tokens_per_char, output_tokens),
+                        Price(input=dearest, cached_input=dearest, cache_write=dearest, output=price.output))
 
 
 @dataclass

@@ -20,8 +20,9 @@ run: `LlmResult.made_in_run` and `GatewayStats.made_in_run`, the one count every
 
 Cost cap (llm_calls.budget): under a cap (the run's, from the attribution context, or the gateway's
 own), a new paid call is made only if the run's spending + calls in flight + this call's upper
-estimate stay within it; otherwise a `cost_cap_reached` event and CostCapRefused. Replays and free
-providers are never refused.
+estimate (everything the request as sent lets the provider bill, reasoning included) stay within
+it; otherwise a `cost_cap_reached` event and CostCapRefused. Replays and free providers are never
+refused.
 """
 
 import dataclasses
@@ -34,7 +35,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 
-from llm_calls.budget import Ledger, effective_cap, refusal_message, upper_cost_usd
+from llm_calls.budget import Ledger, effective_cap, max_output_tokens, refusal_message, upper_cost_usd
 from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
 from llm_calls.images import with_image_data
 from llm_calls.progress import call_progress
@@ -183,6 +184,21 @@ class Gateway:
         handling): for callers that speak a provider protocol other than `complete`, e.g. batches."""
         return self._provider(name)
 
+    def output_bound(self, req: LlmRequest, provider: Provider | None = None) -> int:
+        """The most output tokens the request lets its provider bill (reasoning and thinking included)."""
+        try:
+            provider = provider or self._provider(req.provider, ready=False)
+            return provider.output_bound(req)
+        except (ProviderUnavailable, UnsupportedRequest):
+            return max_output_tokens(req)  # no call can be made: the answer budget, for a dry run's row
+
+    def reasoning_prior(self, req: LlmRequest) -> tuple[int, int, int] | None:
+        """The provider's prior for one call's reasoning tokens (lo, mean, hi), None where it does not reason."""
+        try:
+            return self._provider(req.provider, ready=False).reasoning_prior(req)
+        except (ProviderUnavailable, UnsupportedRequest):
+            return None
+
     def is_free(self, provider: str) -> bool:
         """Whether calls to this provider cost nothing (the embedded local model)."""
         try:
@@ -310,7 +326,7 @@ class Gateway:
             return ctx.dagster_run_id, 0.0
         with self._lock:
             ratio = self._ledger.ratio(req)
-        estimate = upper_cost_usd(req, self.prices, ratio)
+        estimate = upper_cost_usd(req, self.prices, ratio, output_tokens=self.output_bound(req, provider))
         with self._lock:  # check and reserve at once: other threads' calls are checking too
             spent = self._ledger.spent(ctx.dagster_run_id)
             in_flight = self._ledger.in_flight(ctx.dagster_run_id)

@@ -17,7 +17,13 @@ from llm_calls.providers.base import (
     RetryableProviderError,
 )
 from llm_calls.providers.image_parts import anthropic_with_images, check_accepted
-from llm_calls.providers.model_rules import ANTHROPIC_DEFAULT_MAX_TOKENS, RequestPlan, anthropic_plan
+from llm_calls.providers.model_rules import (
+    ANTHROPIC_DEFAULT_MAX_TOKENS,
+    RequestPlan,
+    anthropic_output_bound,
+    anthropic_plan,
+    anthropic_thinking_prior,
+)
 from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
@@ -86,6 +92,12 @@ class AnthropicProvider(Provider):
 
     def param_changes(self, req: LlmRequest) -> dict[str, Any] | None:
         return self.plan(req).changes()
+
+    def output_bound(self, req: LlmRequest) -> int:
+        return anthropic_output_bound(self.plan(req))
+
+    def reasoning_prior(self, req: LlmRequest) -> tuple[int, int, int] | None:
+        return anthropic_thinking_prior(req.params)
 
     @staticmethod
     def _system(req: LlmRequest) -> str | list[dict[str, Any]]:

@@ -93,6 +93,18 @@ class Provider(ABC):
         UnsupportedRequest for a request the model cannot take, so it is refused before any call."""
         return None
 
+    def output_bound(self, req: LlmRequest) -> int:
+        """The most output tokens this request lets the provider bill, hidden reasoning and thinking
+        included (the cost cap's bound): by default the asked max_tokens."""
+        from llm_calls.budget import max_output_tokens
+
+        return max_output_tokens(req)
+
+    def reasoning_prior(self, req: LlmRequest) -> tuple[int, int, int] | None:
+        """The dry run's prior for the reasoning tokens one call spends beyond its answer, as (10th
+        percentile, mean, 90th percentile), when the lake has no history; None for a model that does not reason."""
+        return None
+
     @abstractmethod
     def complete(self, req: LlmRequest) -> ProviderResponse:
         """One attempt. Raises RetryableProviderError or FatalProviderError on failure."""

@@ -17,6 +17,14 @@ keeps its request_key on every model); the plan below is what is sent. Sources, 
   counts inside max_tokens); not compatible with `temperature` or `top_k` changes, `top_p` only in
   [0.95, 1]. Claude Opus 4.1 and the 4.5 models onwards take `temperature` or `top_p`, not both
   (https://docs.anthropic.com/en/docs/about-claude/models/migration-guide). No logprobs, no seed.
+
+What a request can bill (`output_bound`, read by the cost cap and the dry run): every output token
+the sent parameters allow, reasoning and thinking included, since both providers bill hidden
+reasoning as output: OpenAI's `max_completion_tokens` as sent (answer + headroom), Anthropic's
+`max_tokens` as sent (answer + thinking budget). What a call is likely to spend on reasoning, before
+the lake has seen that model (`reasoning_prior`), is a stated prior, not a documented figure: OpenAI
+says only that a reasoning model writes "anywhere from a few hundred to tens of thousands" of
+reasoning tokens (the reasoning guide), so REASONING_PRIOR_TOKENS spreads that range by effort.
 """
 
 import re
@@ -33,6 +41,16 @@ OPENAI_REASONING_HEADROOM = 25_000
 ANTHROPIC_DEFAULT_MAX_TOKENS = 1024  # the API requires max_tokens; used when params has none
 ANTHROPIC_MIN_THINKING_BUDGET = 1024
 ANTHROPIC_THINKING_TOP_P = (0.95, 1.0)
+# A request that names no output limit can bill up to the model's own maximum output: GPT-5's 128,000
+# tokens is the largest of OpenAI's (o3 and o4-mini 100,000, GPT-4.1 32,768), so the bound never falls short.
+OPENAI_MAX_OUTPUT_TOKENS = 128_000
+# The dry run's prior for the reasoning tokens of one call of an OpenAI reasoning model, by
+# reasoning_effort (default medium): (10th percentile, mean, 90th percentile), within the headroom.
+REASONING_PRIOR_TOKENS = {"none": (0, 0, 0), "minimal": (0, 300, 1_500), "low": (500, 2_000, 6_000),
+                          "medium": (1_000, 5_000, 15_000), "high": (3_000, 12_000, 25_000),
+                          "xhigh": (5_000, 18_000, 25_000)}
+# Claude's thinking, as shares of the request's budget_tokens (the budget is a target it may stop short of).
+THINKING_PRIOR_SHARE = (0.25, 0.60, 1.00)
 _PROBE_SETTING = "the logprob score probe (PEERLAKE_PROBE_SAMPLES=0 turns it off)"
 
 
@@ -157,3 +175,35 @@ def anthropic_plan(model: str, params: dict[str, Any], top_logprobs: int | None,
     if "temperature" in sent and "top_p" in sent and claude_one_sampler(model):
         plan.dropped["top_p"] = sent.pop("top_p")  # the asked temperature is the caller's stated one
     return plan
+
+
+def openai_output_bound(plan: RequestPlan) -> int:
+    """The output tokens an OpenAI request may bill: `max_completion_tokens` as sent (a reasoning
+    model's headroom included), or the largest model maximum when it sends none."""
+    sent = plan.params.get("max_completion_tokens", plan.params.get("max_tokens"))
+    return int(sent) if isinstance(sent, int | float) and sent > 0 else OPENAI_MAX_OUTPUT_TOKENS
+
+
+def anthropic_output_bound(plan: RequestPlan) -> int:
+    """Anthropic bills at most `max_tokens` output tokens, thinking included (it is always sent)."""
+    return int(plan.params["max_tokens"])
+
+
+def openai_reasoning_prior(model: str, params: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The prior reasoning tokens of one call (lo, mean, hi); None for a chat model (it does not reason)."""
+    if openai_family(model) != "reasoning":
+        return None
+    effort = str(params.get("reasoning_effort") or "medium")
+    lo, mid, hi = REASONING_PRIOR_TOKENS.get(effort, REASONING_PRIOR_TOKENS["high"])
+    room = reasoning_headroom("reasoning")
+    return min(lo, room), min(mid, room), min(hi, room)
+
+
+def anthropic_thinking_prior(params: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The prior thinking tokens of one call: shares of its budget; None without thinking."""
+    thinking = params.get("thinking")
+    if not (isinstance(thinking, dict) and thinking.get("type") == "enabled"):
+        return None
+    budget = int(thinking.get("budget_tokens") or 0)
+    lo, mid, hi = THINKING_PRIOR_SHARE
+    return round(lo * budget), round(mid * budget), round(hi * budget)

@@ -24,7 +24,7 @@ from llm_calls.providers.base import (
     retryable_status,
 )
 from llm_calls.providers.image_parts import check_accepted, openai_message
-from llm_calls.providers.model_rules import RequestPlan, openai_plan
+from llm_calls.providers.model_rules import RequestPlan, openai_output_bound, openai_plan, openai_reasoning_prior
 from llm_calls.types import LlmRequest, Usage
 from warehouse import settings
 
@@ -120,6 +120,12 @@ class OpenAIProvider(Provider):
 
     def param_changes(self, req: LlmRequest) -> dict[str, Any] | None:
         return self.plan(req).changes()
+
+    def output_bound(self, req: LlmRequest) -> int:
+        return openai_output_bound(self.plan(req))
+
+    def reasoning_prior(self, req: LlmRequest) -> tuple[int, int, int] | None:
+        return openai_reasoning_prior(req.model, req.params)
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
         """The exact JSON body POSTed to /chat/completions."""
@@ -270,6 +276,12 @@ class OpenAICompatibleProvider(OpenAIProvider):
     def plan(self, req: LlmRequest) -> RequestPlan:
         # Sent as asked: a self-hosted server's model is not OpenAI's, and older servers only know max_tokens.
         return RequestPlan(dict(req.params))
+
+    def output_bound(self, req: LlmRequest) -> int:
+        return Provider.output_bound(self, req)  # the asked max_tokens: no headroom is added here
+
+    def reasoning_prior(self, req: LlmRequest) -> tuple[int, int, int] | None:
+        return None  # a self-hosted model's reasoning is counted in its output history, not assumed
 
     def endpoint(self, req: LlmRequest) -> str | None:
         return req.base_url or self.base_url or settings.reviewer_defaults().base_url

@@ -331,6 +331,12 @@ def show_dry_run(name: str, probes: bool) -> None:
                   f"output {omid:.0%} of max_tokens [{olo:.0%}–{ohi:.0%}], 1 judge call per review per template. "
                   f"Calls in the log replay for free. Recorded as run_estimated {ev.estimate_id}.",
                   highlight=False, soft_wrap=True)
+    reasoning = sorted({f"{r['provider']}/{r['model']}" for r in est.rows
+                        if r["new"] and "reasoning prior" in r["basis"]})
+    if reasoning:
+        console.print(f"Reasoning models without history ({', '.join(reasoning)}): output includes a reasoning "
+                      "prior (docs/costs/dry-runs-and-caps.md), not this lake's figures; under a cap each call is "
+                      "bounded at its whole reasoning headroom or thinking budget.", highlight=False, soft_wrap=True)
     cap = study.costs.max_cost_usd
     console.print(f"Cost cap: {'none' if cap is None else f'${cap:.2f} (study)'}; set one per run with "
                   f"`peerlake run {name} --max-cost USD`.", highlight=False)

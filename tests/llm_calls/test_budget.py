@@ -146,3 +146,53 @@ def test_the_upper_bound_learns_a_model_that_reports_more_tokens_per_character(l
                 gw.call(req(2))
         assert srv.requests == 2
     assert refused.value.estimated_cost_usd == pytest.approx(0.409)
+
+
+# ---- what a request lets the provider bill: reasoning, thinking, cache writes, images ----------------
+# Bounds read off the providers' documentation (not off model_rules.py): OpenAI's reasoning models bill
+# hidden reasoning as output tokens inside max_completion_tokens; Claude's thinking counts inside max_tokens.
+
+def test_an_openai_reasoning_model_is_bounded_by_its_answer_and_its_reasoning_headroom(gateway_for):
+    gw = gateway_for()
+    o3 = req(0, model="o3")  # max_tokens 50, as asked
+    assert gw.output_bound(o3) == 50 + 25_000  # what is sent as max_completion_tokens
+    assert gw.output_bound(req(0)) == 50  # a chat model bills at most its answer budget
+    # no output limit asked: an OpenAI model may write up to its own maximum, so the bound is the largest
+    unbounded = request(model="o3", params={"seed": 0}, messages=({"role": "user", "content": "x"},))
+    assert gw.output_bound(unbounded) == 128_000
+
+
+def test_the_headroom_setting_moves_the_bound(gateway_for, monkeypatch):
+    monkeypatch.setenv("PEERLAKE_REASONING_HEADROOM_TOKENS", "4000")
+    assert gateway_for().output_bound(req(0, model="o4-mini")) == 50 + 4000
+
+
+def test_a_claude_thinking_budget_is_billed_on_top_of_the_answer(gateway_for):
+    gw = gateway_for()
+    thinking = request(provider="anthropic", model="claude-sonnet-4-5",
+                       params={"max_tokens": 300, "thinking": {"type": "enabled", "budget_tokens": 2048}})
+    assert gw.output_bound(thinking) == 300 + 2048
+    plain = request(provider="anthropic", model="claude-sonnet-4-5", params={"max_tokens": 300})
+    assert gw.output_bound(plain) == 300
+
+
+def test_every_input_token_is_bounded_at_the_dearest_input_rate():
+    # Anthropic-like rates: input $3, cache write $3.75, cache read $0.30, output $15 per million tokens.
+    # 100 characters: int(100 · 0.5) + 1 + 8 = 59 input tokens at $3.75 = 221.25 µ$; 50 output at $15 = 750 µ$.
+    from llm_calls.budget import upper_cost_usd
+    table = parse_price_table('version = "t"\n[[anthropic."claude-t"]]\neffective_from = 2000-01-01\n'
+                              'checked = 2000-01-01\ninput = 3.0\ncache_write = 3.75\ncached_input = 0.3\n'
+                              'output = 15.0\n')
+    r = req(0, provider="anthropic", model="claude-t")
+    assert upper_cost_usd(r, table) == pytest.approx((59 * 3.75 + 50 * 15.0) / 1e6)
+
+
+def test_page_images_count_in_the_input_bound():
+    # two images: 59 text tokens + 2 · 4,000 (a patch model's most: 1,536 patches · 2.46 = 3,779) at $1000/M
+    from llm_calls.budget import upper_usage
+    pages = {"role": "user", "content": "x" * 100,
+             "images": [{"sha256": c * 64, "media_type": "image/png"} for c in "ab"]}
+    r = request(model="gpt-4.1", messages=(pages,), response_schema=None, params={"max_tokens": 50})
+    assert upper_usage(r).input_tokens == 59 + 2 * 4_000
+    mini = request(model="gpt-4o-mini-2024-07-18", messages=(pages,), response_schema=None, params={"max_tokens": 50})
+    assert upper_usage(mini).input_tokens == 59 + 2 * 48_200  # 2,833 + 8 · 5,667 = 48,169 per image at most
