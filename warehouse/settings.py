@@ -57,8 +57,19 @@ API_KEY_ENV = {
 }
 
 
-# The model providers llm_calls.providers can make (it reads this list): a setting naming another is refused here.
-PROVIDERS = ("local", "openai", "openai_compatible", "anthropic")
+# The model providers: name -> the Provider class that makes its calls, "module:Class". The one list of
+# them, kept here because both sides of the layer rule need it: this module (the floor, which imports
+# nothing of ours) refuses a $PEERLAKE_PROVIDER not in it, and llm_calls.providers registers each entry
+# lazily in its registry (warehouse/registry.py), so a provider's module and SDK load on its first call.
+# Settings asking llm_calls for the names instead would be an upward import; names here and classes
+# there would be two lists to keep in step.
+PROVIDER_CLASSES = {
+    "local": "llm_calls.providers.local:LocalProvider",
+    "openai": "llm_calls.providers.openai_chat:OpenAIProvider",
+    "openai_compatible": "llm_calls.providers.openai_chat:OpenAICompatibleProvider",
+    "anthropic": "llm_calls.providers.anthropic_messages:AnthropicProvider",
+}
+PROVIDERS = tuple(PROVIDER_CLASSES)
 
 
 class SettingError(ValueError):

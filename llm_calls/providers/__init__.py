@@ -12,24 +12,23 @@ from llm_calls.providers.base import (
     RetryableProviderError,
     UnsupportedRequest,
 )
-from warehouse.settings import PROVIDERS as PROVIDER_NAMES  # one list: settings checks $PEERLAKE_PROVIDER against it
+from warehouse.registry import Registry
+from warehouse.settings import PROVIDER_CLASSES
+
+# name -> Provider class, registered lazily from settings' table (why it lives there: see it), so naming
+# a provider imports nothing and making one imports its module, and that its SDK, only then.
+PROVIDERS: Registry[type[Provider]] = Registry(
+    "provider", error=ProviderUnavailable,
+    hint="Name one of them (PEERLAKE_PROVIDER, --model PROVIDER/MODEL, a study's provider), or add one: a "
+         "Provider subclass in llm_calls/providers/ named in PROVIDER_CLASSES in warehouse/settings.py.")
+for _name, _target in PROVIDER_CLASSES.items():
+    PROVIDERS.add_lazy(_name, _target)
+PROVIDER_NAMES = PROVIDERS.names()
 
 
 def make_provider(name: str) -> Provider:
-    """The default provider for a name; imports its SDK only when first needed."""
-    if name == "local":
-        from llm_calls.providers.local import LocalProvider
-        return LocalProvider()
-    if name == "openai":
-        from llm_calls.providers.openai_chat import OpenAIProvider
-        return OpenAIProvider()
-    if name == "openai_compatible":
-        from llm_calls.providers.openai_chat import OpenAICompatibleProvider
-        return OpenAICompatibleProvider()
-    if name == "anthropic":
-        from llm_calls.providers.anthropic_messages import AnthropicProvider
-        return AnthropicProvider()
-    raise ProviderUnavailable(f"unknown provider {name!r}; expected one of {', '.join(PROVIDER_NAMES)}")
+    """The default provider for a name; imports its module and SDK only when first needed."""
+    return PROVIDERS[name]()
 
 
 def parse_recorded(provider: str, raw: dict) -> ProviderResponse:
@@ -44,6 +43,7 @@ def parse_recorded(provider: str, raw: dict) -> ProviderResponse:
 
 
 __all__ = [
+    "PROVIDERS",
     "PROVIDER_NAMES",
     "BadResponse",
     "BatchItem",
