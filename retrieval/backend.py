@@ -3,6 +3,7 @@
 from abc import ABC, abstractmethod
 
 from retrieval.types import Candidate, RetrievalRequest
+from warehouse.log import EventLog
 
 
 class RetrievalError(Exception):
@@ -30,6 +31,11 @@ class FatalRetrievalError(RetrievalError):
 
 class Backend(ABC):
     name: str = "backend"
+
+    @classmethod
+    def for_lake(cls, log: EventLog) -> "Backend":
+        """The backend a study's searches use on this lake (retrieval.backends makes them by name)."""
+        return cls()
 
     def bind(self, req: RetrievalRequest) -> RetrievalRequest:
         """The request as this backend keys it (the offline index fills in its version)."""

@@ -2,17 +2,17 @@
 
 from retrieval.backend import Backend
 from warehouse.log import EventLog
+from warehouse.registry import Registry
 
-BACKENDS = ("offline", "semantic_scholar")
+# name -> Backend class, imported on first use (the offline index loads bm25s): a new backend is a
+# Backend subclass in its own module and one line here.
+BACKENDS: Registry[type[Backend]] = Registry(
+    "retrieval backend", error=ValueError,
+    hint="Name one of them in a study's [judging] retrieval, or add one: a Backend subclass in retrieval/ "
+         "and a line in retrieval/backends.py.")
+BACKENDS.add_lazy("offline", "retrieval.offline:OfflineBackend")
+BACKENDS.add_lazy("semantic_scholar", "retrieval.semantic_scholar:SemanticScholarBackend")
 
 
 def make_backend(name: str, log: EventLog) -> Backend:
-    if name == "offline":
-        from retrieval.offline import OfflineBackend
-
-        return OfflineBackend(log)
-    if name == "semantic_scholar":
-        from retrieval.semantic_scholar import SemanticScholarBackend
-
-        return SemanticScholarBackend()
-    raise ValueError(f"unknown retrieval backend {name!r}; known: {', '.join(BACKENDS)}")
+    return BACKENDS[name].for_lake(log)

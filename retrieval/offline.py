@@ -58,6 +58,10 @@ class Bm25Index:
 class OfflineBackend(Backend):
     name = "offline"
 
+    @classmethod
+    def for_lake(cls, log: EventLog) -> "OfflineBackend":
+        return cls(log)  # the index is over every work this lake knows
+
     def __init__(self, log: EventLog):
         self.corpus = LakeCorpus(log)
         self._lock = threading.Lock()

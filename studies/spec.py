@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from judging.registry import experiment_names, judge_names, variant_experiments
+from retrieval.backends import BACKENDS
 from reviewing.scoring import ReviewerConfig
 from reviewing.systems.base import SystemConfig, SystemOptionError
 from warehouse import settings
@@ -21,7 +22,7 @@ VARIANT_EXPERIMENTS = variant_experiments()  # the ones that make new manuscript
 REVISION = "revision"
 JUDGES = judge_names()
 REVIEW_SOURCES = ("human", "peerlake", "external")
-RETRIEVAL_BACKENDS = ("offline", "semantic_scholar")
+RETRIEVAL_BACKENDS = BACKENDS  # the registry's names, so a new backend needs no line here
 
 
 class StudyError(ValueError):

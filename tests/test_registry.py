@@ -150,3 +150,19 @@ def test_the_cli_starts_without_a_provider_module_or_sdk():
             "m.startswith(('llm_calls.providers.', 'retrieval.offline', 'retrieval.semantic_scholar'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_retrieval_backends_are_the_two_kept_by_hand_before_each_a_backend_class():
+    from retrieval.backend import Backend
+    from retrieval.backends import BACKENDS, make_backend
+    from studies.spec import RETRIEVAL_BACKENDS
+
+    assert BACKENDS.names() == ("offline", "semantic_scholar")  # retrieval.BACKENDS as it was
+    assert tuple(RETRIEVAL_BACKENDS) == BACKENDS.names()  # studies kept the same list a second time
+    on_disk = _classes_on_disk(REPO / "retrieval", "Backend")
+    assert {BACKENDS[n].__name__ for n in BACKENDS} == {"OfflineBackend", "SemanticScholarBackend"} <= set(on_disk)
+    assert all(issubclass(BACKENDS[n], Backend) for n in BACKENDS)
+    assert make_backend("semantic_scholar", log=None).name == "semantic_scholar"
+    with pytest.raises(ValueError, match="unknown retrieval backend 'ofline'; known: offline, semantic_scholar; "
+                                         "did you mean 'offline'"):
+        make_backend("ofline", log=None)
