@@ -166,3 +166,42 @@ def test_retrieval_backends_are_the_two_kept_by_hand_before_each_a_backend_class
     with pytest.raises(ValueError, match="unknown retrieval backend 'ofline'; known: offline, semantic_scholar; "
                                          "did you mean 'offline'"):
         make_backend("ofline", log=None)
+
+
+# The groups as peerlake/commands/__init__.py listed them by hand, and `peerlake --help`'s command order then.
+COMMAND_MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "costs", "systems", "marts", "view",
+                   "probe_judges", "plan_labels")
+HELP_ORDER = ["demo", "setup-model", "ui", "review", "sample", "run", "systems", "ingest", "study", "query", "budget",
+              "report", "audit", "costs", "marts", "view", "calls", "call", "probe-judges", "plan-labels", "build",
+              "verify", "seal", "validate-judges"]
+
+
+def test_command_groups_are_the_modules_on_disk_in_the_order_listed_before():
+    import click
+    import typer.main
+
+    from peerlake.cli import app
+    from peerlake.commands import COMMAND_GROUPS
+
+    on_disk = {p.stem for p in (REPO / "peerlake" / "commands").glob("*.py")} - {"__init__"}
+    assert set(COMMAND_GROUPS) == on_disk == set(COMMAND_MODULES)
+    assert COMMAND_GROUPS.names() == COMMAND_MODULES
+    root = typer.main.get_command(app)
+    assert root.list_commands(click.Context(root)) == HELP_ORDER
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import no_such_package_anywhere\n", r"peerlake\.commands\.extra_for_test cannot be imported "
+                                          r"\(ModuleNotFoundError: .*no_such_package_anywhere"),
+    ("def register(app):\n    pass\n", r"peerlake\.commands\.extra_for_test register\(s\) no command group: "
+                                      r"decorate the module's `register\(app\)` with @command_group"),
+])
+def test_a_command_module_that_is_broken_or_registers_nothing_stops_the_cli(tmp_path, monkeypatch, source, expected):
+    import peerlake.commands as commands
+
+    (tmp_path / "extra_for_test.py").write_text(source)
+    monkeypatch.setattr(commands, "__path__", [*commands.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "peerlake.commands.extra_for_test", raising=False)
+    with pytest.raises(ImportError, match=expected):
+        commands._import_groups()
+    sys.modules.pop("peerlake.commands.extra_for_test", None)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 
 def _check(path: str) -> None:
     from audit.check import check_bundle
@@ -34,6 +36,7 @@ def _check(path: str) -> None:
                f"({len(result.recomputed)} columns, numbers within 1e-9 relative)")
 
 
+@command_group("audit", listed=60)
 def register(app: typer.Typer) -> None:
     @app.command(rich_help_panel="Results")
     def audit(

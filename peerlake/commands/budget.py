@@ -5,6 +5,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 LAKE_SQL = """
 select study_id || '|' || reviewer_config, variance_hat, n_papers_repeated, n_certified_pairs,
     reviews_per_paper_min
@@ -52,6 +54,7 @@ def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
             "pilot_reviews": int(n_min), "n_pairs": int(n_pairs)}
 
 
+@command_group("budget", listed=20)
 def register(app: typer.Typer) -> None:
     """Add `peerlake budget` to the app."""
 

@@ -3,6 +3,8 @@ prompt or day, from the published `cost_breakdown` mart."""
 
 import typer
 
+from peerlake.commands import command_group
+
 DIMENSIONS = ("study", "reviewer_config", "judge", "system", "asset", "run", "model", "prompt", "day")
 ALL_STUDIES = "(all studies)"  # cost_breakdown.study_scope of the rows that count every call
 
@@ -31,6 +33,7 @@ order by cost_usd desc nulls last, dimension_value
 """
 
 
+@command_group("costs", listed=70)
 def register(app: typer.Typer) -> None:
     @app.command(rich_help_panel="Results")
     def costs(by: str = typer.Option("study", "--by", help=f"one of: {', '.join(DIMENSIONS)}"),

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 ingest_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Bring papers, human reviews and other systems' reviews into the lake.")
 
@@ -295,6 +297,7 @@ def sample_cmd(
         raise typer.Exit(1)
 
 
+@command_group("ingest", listed=10)
 def register(app: typer.Typer) -> None:
     app.add_typer(ingest_app, name="ingest", rich_help_panel="Your data")
     app.command("sample", rich_help_panel="Your data")(sample_cmd)

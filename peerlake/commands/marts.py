@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 # A sentence ends at . ! or ? before a space (descriptions start sentences with lowercase column
 # names, so no capital is needed), except after an abbreviation: "e.g. demo" goes on.
 _SENTENCE_END = re.compile(r"(?<![a-z]\.[a-z]\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\betc\.)(?<!\bincl\.)(?<=[.!?])\s")
@@ -91,6 +93,7 @@ def published_marts(lake, project_dir: Path) -> list[dict]:
     return out
 
 
+@command_group("marts", listed=90)
 def register(app: typer.Typer) -> None:
     @app.command("marts", rich_help_panel="Results")
     def marts() -> None:

@@ -6,6 +6,8 @@ import math
 
 import typer
 
+from peerlake.commands import command_group
+
 SQL = """
 select system, metric, judge_config, n_human_labels, n_judged, ppi_var_human, ppi_var_residual, ppi_var_judge,
     naive_diff, ppi_diff
@@ -39,6 +41,7 @@ def plan_rows(rows: list[dict], width: float) -> list[dict]:
     return out
 
 
+@command_group("plan_labels", listed=120)
 def register(app: typer.Typer) -> None:
     @app.command("plan-labels", rich_help_panel="Results")
     def plan_labels_command(

@@ -3,7 +3,10 @@ probes, judging/probes.py), then the marts; judge_probes holds each shift and it
 
 import typer
 
+from peerlake.commands import command_group
 
+
+@command_group("probe_judges", listed=110)
 def register(app: typer.Typer) -> None:
     @app.command("probe-judges", rich_help_panel="Results")
     def probe_judges(

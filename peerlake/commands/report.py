@@ -2,7 +2,10 @@
 
 import typer
 
+from peerlake.commands import command_group
 
+
+@command_group("report", listed=30)
 def register(app: typer.Typer) -> None:
     @app.command(rich_help_panel="Results")
     def report(study: str = typer.Option(None, "--study", help="only this study (default: every study)"),

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 study_app = typer.Typer(no_args_is_help=True, help="Create, list and show studies (papers × reviewers × samples).")
 
 
@@ -435,6 +437,7 @@ def report_costs(result) -> None:
         print_rows(rows, title="estimate vs actual (cost_estimate_accuracy)")
 
 
+@command_group("study", listed=40)
 def register(app: typer.Typer) -> None:
     app.add_typer(study_app, name="study", rich_help_panel="Your data")
 

@@ -4,7 +4,10 @@ import json
 
 import typer
 
+from peerlake.commands import command_group
 
+
+@command_group("systems", listed=80)
 def register(app: typer.Typer) -> None:
     @app.command("systems", rich_help_panel="Your data")
     def systems(name: str = typer.Argument(None, help="one system: its description and options")) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 STUDY = "substanreview-validation"
 DATASETS = ("substanreview",)
 # Beside a checkout, the shared data folder holds a copy (../shared/data/substanreview).
@@ -65,6 +67,7 @@ def card_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
         return [dict(zip(CARD, r, strict=True)) for r in cur.fetchall()]
 
 
+@command_group("validate", listed=50)
 def register(app: typer.Typer) -> None:
     @app.command("validate-judges", rich_help_panel="Advanced")
     def validate_judges(

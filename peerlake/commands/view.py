@@ -5,6 +5,8 @@ from pathlib import Path
 
 import typer
 
+from peerlake.commands import command_group
+
 RESULTS = "Results"
 # The shared folder's front door. The script carries a link's #call/ID on to the viewer (a meta refresh
 # drops it); the refresh is there for a browser without scripts.
@@ -76,6 +78,7 @@ def _serve(site, port: int, open_browser: bool) -> None:
         server.server_close()
 
 
+@command_group("view", listed=100)
 def register(app: typer.Typer) -> None:
     @app.command(rich_help_panel=RESULTS)
     def view(
