@@ -205,3 +205,24 @@ def test_a_command_module_that_is_broken_or_registers_nothing_stops_the_cli(tmp_
     with pytest.raises(ImportError, match=expected):
         commands._import_groups()
     sys.modules.pop("peerlake.commands.extra_for_test", None)
+
+
+def _system_names_on_disk() -> set[str]:
+    """The `name = "…"` of every class in reviewing/systems/ (read, not imported): each module's systems."""
+    return {stmt.value.value for path in (REPO / "reviewing" / "systems").glob("*.py")
+            for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef)
+            for stmt in node.body if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant)
+            and [getattr(t, "id", None) for t in stmt.targets] == ["name"]}
+
+
+def test_reviewer_systems_are_the_named_classes_on_disk_in_the_order_listed_before():
+    from reviewing.systems import REGISTRY, SYSTEMS, SystemOptionError, get_system, system_names
+
+    assert set(system_names()) == _system_names_on_disk()
+    assert SYSTEMS == ("mlr", "mlr-combined", "llm-review", "ai-scientist", "agentreview")  # as kept by hand once
+    with pytest.raises(SystemOptionError, match=r"unknown reviewer system 'mrl'; known: mlr, mlr-combined, "
+                                                r"llm-review, ai-scientist, agentreview.*; did you mean 'mlr'"):
+        get_system("mrl")
+    with pytest.raises(DuplicateName, match=r"reviewer system 'mlr' is registered twice: by "
+                                            r"reviewing\.systems\.mlr:MultiLayeredReview and by tests\.test_registry:"):
+        REGISTRY.add("mlr", _first)

@@ -1,39 +1,38 @@
 """Reviewer systems: named, versioned pipelines of steps that each end in one normalized review.
 
-Each is a ReviewerSystem subclass with a `name`, defined in a module of this package and found there
-(`peerlake systems` lists them: MLR, LLM-Review, AI Scientist, AgentReview). A study names them in
-`[[reviewers]] system = "..."`; base.py has the engine, normalized.py the review every system ends in.
-The parameters and their sources are in each module's docstring.
+Each is a ReviewerSystem subclass with a `name`, defined in a module of this package and registered there
+with @reviewer_system (`peerlake systems` lists them: MLR, LLM-Review, AI Scientist, AgentReview). A study
+names them in `[[reviewers]] system = "..."`; base.py has the engine, normalized.py the review every system
+ends in. The parameters and their sources are in each module's docstring.
 """
 
-import importlib
-import pkgutil
+import math
 from functools import cache
 
 from reviewing.systems.base import ReviewerSystem, SystemConfig, SystemOptionError
-
-_LOADED: dict[str, ReviewerSystem] = {}
-_REGISTERED: dict[str, tuple[str, str]] = {}  # systems of your own (register), name -> (module, class)
+from warehouse.registry import Registry, import_modules
 
 
-@cache
-def _builtin() -> dict[str, tuple[str, str]]:
-    """System name -> (module, class) of every ReviewerSystem subclass with its own `name` in a module of
-    this package, in their `listed` order. Found on first use (each module is imported once then)."""
-    found: list[type[ReviewerSystem]] = []
-    for info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        found += [c for c in vars(module).values() if isinstance(c, type) and issubclass(c, ReviewerSystem)
-                  and c.__module__ == module.__name__ and "name" in vars(c)]
-    names = [c.name for c in found]
-    if len(names) != len(set(names)):  # a study names a system by it: one class each
-        raise ImportError(f"two reviewer systems share a name: {sorted(names)}")
-    return {c.name: (c.__module__, c.__name__) for c in sorted(found, key=lambda c: (c.listed, c.name))}
+def _import_systems() -> None:
+    import_modules(__name__, __path__)  # each module's @reviewer_system classes register as it is imported
+
+
+# name -> a system's class (this package's) or instance (register()). The package's modules are imported
+# on the first lookup or listing, so importing the package imports no system module.
+REGISTRY: Registry[type[ReviewerSystem] | ReviewerSystem] = Registry(
+    "reviewer system", error=SystemOptionError, load=_import_systems,
+    hint='Name one of them in [[reviewers]] system = "...", or add one: a ReviewerSystem subclass decorated '
+         "@reviewer_system in a module of reviewing/systems/ (docs/reference/plugins.md).")
+
+
+def reviewer_system(cls: type[ReviewerSystem]) -> type[ReviewerSystem]:
+    """Class decorator: make a system of this package nameable by its `name`, listed at its `listed`."""
+    return REGISTRY.add(cls.name, cls, order=cls.listed)
 
 
 def system_names() -> tuple[str, ...]:
     """The reviewer systems of this package (not ones registered at run time), in listing order."""
-    return tuple(_builtin())
+    return tuple(n for n in REGISTRY if _class(REGISTRY[n]).__module__.startswith(f"{__name__}."))
 
 
 def __getattr__(name: str):
@@ -43,21 +42,25 @@ def __getattr__(name: str):
 
 
 def get_system(name: str) -> ReviewerSystem:
-    where = _REGISTERED.get(name) or _builtin().get(name)
-    if where is None:
-        raise SystemOptionError(f"unknown reviewer system {name!r}; known: {', '.join(system_names())}")
-    if name not in _LOADED:
-        module, cls = where
-        _LOADED[name] = getattr(importlib.import_module(module), cls)()
-    return _LOADED[name]
+    system = REGISTRY[name]
+    return _instance(system) if isinstance(system, type) else system
 
 
 def register(system: ReviewerSystem) -> None:
     """Make a system of your own nameable in a study (call it before the study loads, e.g. in a
-    module your Dagster code location imports). Tests register toy systems this way."""
-    _LOADED[system.name] = system
-    _REGISTERED.setdefault(system.name, (type(system).__module__, type(system).__name__))
+    module your Dagster code location imports); it lists after this package's. Tests register toy
+    systems this way, once per test: the same class registering again replaces its instance."""
+    REGISTRY.add(system.name, system, order=math.inf)
 
 
-__all__ = ["SYSTEMS", "ReviewerSystem", "SystemConfig", "SystemOptionError", "get_system", "register",
-           "system_names"]
+def _class(system: type[ReviewerSystem] | ReviewerSystem) -> type[ReviewerSystem]:
+    return system if isinstance(system, type) else type(system)
+
+
+@cache
+def _instance(cls: type[ReviewerSystem]) -> ReviewerSystem:
+    return cls()
+
+
+__all__ = ["REGISTRY", "SYSTEMS", "ReviewerSystem", "SystemConfig", "SystemOptionError", "get_system", "register",
+           "reviewer_system", "system_names"]

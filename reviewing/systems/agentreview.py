@@ -49,6 +49,7 @@ import re
 from collections.abc import Generator
 from typing import Any, ClassVar
 
+from reviewing.systems import reviewer_system
 from reviewing.systems.base import PlannedStep, ReviewerSystem, SystemOptionError, SystemRun
 from reviewing.systems.normalized import NormalizedReview, as_list
 
@@ -189,6 +190,7 @@ def _union(groups) -> tuple[str, ...]:
     return tuple(out)
 
 
+@reviewer_system
 class AgentReview(ReviewerSystem):
     name = "agentreview"
     listed = 5

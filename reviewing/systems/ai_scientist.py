@@ -61,6 +61,7 @@ from statistics import fmean
 from typing import Any, ClassVar
 
 from llm_calls.tokens import count_tokens, method, truncate_tokens
+from reviewing.systems import reviewer_system
 from reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
 from reviewing.systems.normalized import NormalizedReview, as_list
 
@@ -122,6 +123,7 @@ def _tokens(messages, provider: str, model: str | None) -> int:
     return sum(count_tokens(m["content"], provider, model) for m in messages)
 
 
+@reviewer_system
 class AiScientistReviewer(ReviewerSystem):
     name = "ai-scientist"
     listed = 4

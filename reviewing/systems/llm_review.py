@@ -42,7 +42,7 @@ from collections.abc import Generator
 from typing import Any, ClassVar
 
 from llm_calls.tokens import count_tokens, method, truncate_tokens
-from reviewing.systems import manuscript
+from reviewing.systems import manuscript, reviewer_system
 from reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
 from reviewing.systems.normalized import NormalizedReview, as_list
 
@@ -83,6 +83,7 @@ def _title(package, title: str | None) -> str:
     return title or getattr(package, "title", None) or "Untitled"
 
 
+@reviewer_system
 class LlmReview(ReviewerSystem):
     name = "llm-review"
     listed = 3

@@ -38,7 +38,7 @@ import dataclasses
 from collections.abc import Generator
 from typing import Any
 
-from reviewing.systems import manuscript
+from reviewing.systems import manuscript, reviewer_system
 from reviewing.systems.base import (
     CallFailed,  # a failed search, like a failed call, leaves the run unrecorded
     PlannedStep,
@@ -229,6 +229,7 @@ def _retrieval(log):
     return _CLIENT[1]
 
 
+@reviewer_system
 class MultiLayeredReview(ReviewerSystem):
     name = "mlr"
     listed = 1
@@ -488,6 +489,7 @@ def _normalized(final: dict, outline: dict | None, notes: list[dict], summary: s
                "literature_report": report, "todo": list(todo_items) if todo_items is not None else None})
 
 
+@reviewer_system
 class MultiLayeredReviewCombined(MultiLayeredReview):
     """MLR with the review agent's three passes in one prompt (the paper's ablation: about a third of the cost)."""
 

@@ -1,5 +1,6 @@
-"""Reviewer systems are found in reviewing/systems/, not listed: every ReviewerSystem subclass with its
-own `name` in a module of the package is a system a study may name."""
+"""Reviewer systems register themselves in reviewing/systems/ (@reviewer_system), not in a list kept
+elsewhere: every ReviewerSystem subclass with its own `name` in a module of the package is a system a
+study may name (a class that forgets its decorator fails the first test)."""
 
 import importlib
 import inspect
@@ -26,8 +27,8 @@ def test_listing_order_is_the_one_written_before():
 
 
 def test_a_registered_system_is_nameable_but_not_built_in(monkeypatch):
-    monkeypatch.setattr(systems, "_LOADED", dict(systems._LOADED))  # the toy leaves with the test
-    monkeypatch.setattr(systems, "_REGISTERED", dict(systems._REGISTERED))
+    system_names()  # the package's systems are in before the copy the toy goes into
+    monkeypatch.setattr(systems.REGISTRY, "_entries", dict(systems.REGISTRY._entries))  # it leaves with the test
 
     class Toy(ReviewerSystem):
         name = "toy-registry-test"
