@@ -17,6 +17,28 @@ SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, pro
 
 
 @dataclass(frozen=True)
+class ReviewMetric:
+    """A review-level number a quality judge yields: a column of its per-review model
+    (int_quality_<judge>), listed by the long-form quality marts, the report and the judge card."""
+
+    name: str
+    label: str  # how the report names it ("Depth: DoA")
+    headline: bool = False  # a column of quality_reviews and a line of the report's PRISM profile
+    null_reason: str | None = None  # why it is null on a scored review (its denominator is empty) ...
+    null_reason_column: str | None = None  # ... or the per-review column that says why
+
+    def declaration(self) -> dict:
+        """As dbt reads it (the `quality_judges` var of dbt_project.yml): only what is set."""
+        out = {"name": self.name}
+        if self.headline:
+            out["headline"] = True
+        for key in ("null_reason", "null_reason_column"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+@dataclass(frozen=True)
 class JudgeConfig:
     """The model a judge runs on. Temperature 0 as PRISM; `repeats` > 1 measures the judge's own
     noise and needs a temperature above 0 to differ (a seed alone does not change a greedy answer)."""

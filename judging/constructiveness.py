@@ -18,7 +18,7 @@ import copy
 import dataclasses
 from collections.abc import Sequence
 
-from judging.base import JudgeContext, Judgment, answer, find_verbatim, judge_request, review_inputs
+from judging.base import JudgeContext, Judgment, ReviewMetric, answer, find_verbatim, judge_request, review_inputs
 from judging.reviews import JudgedReview
 from judging.spans import judged_text
 
@@ -31,6 +31,11 @@ REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/j
 TEMPLATES = ("judge_constructiveness_comments",)
 PARSER_VERSION = "constructiveness-2"  # 2: every section read, all comments asked for, the cap a setting
 RATINGS = ("actionability", "specificity", "justification", "solution", "tone")
+METRICS = (ReviewMetric("mcs", "Constructiveness: MCS", headline=True),
+           ReviewMetric("share_actionable", "Constructiveness: actionable share"),
+           ReviewMetric("share_solution", "Constructiveness: solution share"),
+           ReviewMetric("share_clc_06", "Constructiveness: CLC >= 0.6 share"))
+CARD_SCORE = "mcs"  # the score a judge card retests (int_judge_card_score_repeats)
 CAP = "constructiveness_comments"  # warehouse/judge_caps.py: 6 on the embedded model, none on a hosted one
 # Answer tokens. One comment is at most 30 + 150 + 80 characters of section, text and anchor (≈ 65
 # tokens) + ~40 tokens of keys and five ratings = 105; + 70 for the frame. Under a cap that is the longest

@@ -27,7 +27,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from judging import depth_taxonomy
-from judging.base import JudgeContext, Judgment, answer, budgeted, judge_request, review_inputs
+from judging.base import JudgeContext, Judgment, ReviewMetric, answer, budgeted, judge_request, review_inputs
 from judging.depth_taxonomy import DepthTaxonomy
 from judging.reviews import ARGUMENT, JudgedReview
 from judging.spans import field_at, heading_end, judged_text, verbatim_span
@@ -40,6 +40,9 @@ REVIEW_STEP = STEP  # the step with one judgment per judged review (benchmarks/j
 TEMPLATES = ("judge_depth_units", "judge_depth_labels", "judge_depth_grounding")
 PARSER_VERSION = "depth-2"  # depth-2: the cap a setting, aspects from the taxonomy, the review text as context
 CAP = "depth_units"
+METRICS = (ReviewMetric("doa", "Depth: DoA", headline=True), ReviewMetric("premise_ratio", "Depth: premise ratio"),
+           ReviewMetric("grounding_norm", "Depth: grounding"))
+CARD_SCORE = "doa"  # the score a judge card retests (int_judge_card_score_repeats)
 ROLES = ("claim", "premise")
 # judge_depth_units' maxLength: a string of exactly this length may have been closed by the grammar
 # mid-sentence; a longer one was not (its provider ignored maxLength), and is a unit of its own

@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ingest.manuscripts import latest_versions, load_package
-from judging.base import JudgeContext, Judgment, answer, budgeted, judge_request, match_verbatim, review_inputs
+from judging.base import (
+    JudgeContext,
+    Judgment,
+    ReviewMetric,
+    answer,
+    budgeted,
+    judge_request,
+    match_verbatim,
+    review_inputs,
+)
 from judging.locate import locate
 from judging.reviews import JudgedReview
 from judging.spans import field_at
@@ -30,6 +39,15 @@ SECTIONS = frozenset({"summary", "weaknesses", "questions"})
 REVIEW_STEP = "order"  # one judgment per (pool, review): the per-review step (benchmarks/judge_cost.py)
 TEMPLATES = ("judge_flaws_extract", "judge_flaws_validate", "judge_flaws_order")
 PARSER_VERSION = "flaws-2"  # 2: order rows carry their section, raise rows how their quote matched
+# Judged in pools (a paper's reviews together), so its per-review model has a row per pool and review.
+POOLED = True
+METRICS = (ReviewMetric("recall_critical", "Flaws: recall (critical)", headline=True, null_reason="no_critical_flaws"),
+           ReviewMetric("recall_minor", "Flaws: recall (minor)", null_reason="no_minor_flaws"),
+           ReviewMetric("recall_critical_weighted", "Flaws: weighted recall (critical)",
+                        null_reason="no_critical_flaws"),
+           ReviewMetric("recall_minor_weighted", "Flaws: weighted recall (minor)", null_reason="no_minor_flaws"),
+           ReviewMetric("hallucination_rate", "Flaws: hallucination rate", null_reason="no_flaws_raised"),
+           ReviewMetric("ncps", "Flaws: nCPS", headline=True, null_reason_column="ncps_null_reason"))
 TOPICS = ("methodology", "experiments", "theory", "novelty", "applicability", "presentation", "related_work")
 TRUNCATED = "[… truncated …]"
 # Answer budgets (tokens) as (base, per flaw): a flaw with its quotes ~100, a verdict ~30, a mention ~40
@@ -82,6 +100,15 @@ def pools(reviews: Sequence[JudgedReview]) -> list[Pool]:
             out.append(Pool(key=f"pool:{paper_id}|{r.system}|s{sample}", paper_id=paper_id, system=r.system,
                             sample=sample, reviews=(*humans, r)))
     return out
+
+
+def coverage(reviews: Sequence[JudgedReview]) -> dict:
+    """What the study's resolution records this judge covered (the `judgments` asset's hook): the pools
+    it forms from each review's flaws view, so a review with nothing the flaws judge reads (only
+    Strengths, say) is no member either."""
+    formed = pools([r.for_judge(JUDGE) for r in reviews])
+    return {"pools": [p.key for p in formed],
+            "review_keys": sorted({r.review_key for p in formed for r in p.members})}
 
 
 def _sample_index(review: JudgedReview) -> int:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingest.package import fit_text, load_package
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from judging.base import JudgeContext, Judgment, ReviewMetric, answer, judge_request, review_inputs
 from judging.candidates import PoolEntry, build_pool, most_relevant
 from judging.reviews import JudgedReview
 from judging.spans import judged_text, verbatim_span
@@ -49,6 +49,9 @@ VERDICTS = ("SUPPORTED", "OVERSTATED", "AMBIGUOUS", "UNDERSTATED", "UNSUPPORTED"
 # "rank" = PRISM's always (judging/candidates.py). PRISM's Semantic Scholar search has no score.
 DEFAULTS = {"verify_top": 3, "retrieval": "offline", "retrieval_limit": 10, "relevance": "score"}
 CAP = "novelty_claims"
+METRICS = (ReviewMetric("ns", "Novelty: NS", headline=True), ReviewMetric("sr", "Novelty: supported share"),
+           ReviewMetric("ssr", "Novelty: supported-or-understated share"))
+CARD_SCORE = "ns"  # the score a judge card retests (int_judge_card_score_repeats)
 CORE_TASK_WORDS = 20
 MAX_CONTRIBUTIONS = 3
 MAX_KEY_TERMS = 12
@@ -96,6 +99,18 @@ class _Review:
     @property
     def open(self) -> bool:
         return self.judgment.null_reason is None and self.judgment.failed_call is None
+
+
+def resources(log) -> dict:
+    """What the `judgments` asset opens once per unit for every repeat's JudgeContext (its hook): one
+    retrieval client, whose index of answered searches is read from the log once."""
+    return {"retrieval": RetrievalClient(log)}
+
+
+def options(spec) -> dict:
+    """The keyword options a study's [judging] table gives `judge` (the `judgments` asset's hook; the
+    claims cap is JudgeConfig.cap("novelty_claims"), which [judging] max_claims maps onto)."""
+    return {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
 
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list[Judgment]:

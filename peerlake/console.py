@@ -40,14 +40,16 @@ def print_rows(rows: list[dict], title: str | None = None) -> None:
 def print_quality(study: str) -> None:
     """The PRISM profile of each review the study's judges read, from the published marts (nothing
     when the study names no judge)."""
+    from judging.registry import review_metrics
     from orchestration.assets.report import read_quality
 
     quality = read_quality(settings.duckdb_path(), study) if settings.duckdb_path().exists() else []
+    headline = [m for m in review_metrics() if m.headline]  # one column each, as the mart has them
     if quality:
         print_rows([{"paper": r["paper_id"], "review": r["source"] + (f" {r['system']}" if r["source"] != "human"
                                                                       else ""),
-                     "DoA": r["doa"], "NS": r["ns"], "recall (critical)": r["recall_critical"],
-                     "nCPS": r["ncps"], "MCS": r["mcs"], "null because": r["null_reasons"]} for r in quality],
+                     **{m.label.split(": ", 1)[-1]: r.get(m.name) for m in headline},
+                     "null because": r["null_reasons"]} for r in quality],
                    title="Review quality (PRISM judges; on the embedded model: machinery, not a measurement)")
 
 

@@ -5,18 +5,17 @@ import html
 
 import pandas as pd
 
+from judging.registry import review_metrics
 from report import figures
 from report.audit_links import audit_block
 from report.data import ReportData
 
 TABLE = "quality_comparison"
 HEADING = "<h2>Review quality against the human reviews</h2>"
-# The four PRISM dimensions (flaws twice: what is found, and whether the critical is said first).
-PROFILE = [("doa", "Depth: DoA"), ("ns", "Novelty: NS"), ("recall_critical", "Flaws: recall (critical)"),
-           ("ncps", "Flaws: nCPS"), ("mcs", "Constructiveness: MCS")]
-METRIC_ORDER = ["doa", "premise_ratio", "grounding_norm", "ns", "sr", "ssr", "recall_critical", "recall_minor",
-                "recall_critical_weighted", "recall_minor_weighted", "hallucination_rate", "ncps", "mcs",
-                "share_actionable", "share_solution", "share_clc_06"]
+# The quality judges' headline metrics, in judge order (for PRISM's four dimensions: DoA, NS, flaws twice —
+# what is found, and whether the critical is said first — and MCS), and every metric in declaration order.
+PROFILE = [(m.name, m.label) for m in review_metrics() if m.headline]
+METRIC_ORDER = [m.name for m in review_metrics()]
 
 
 def _num(v, nd: int = 3) -> str:

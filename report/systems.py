@@ -12,13 +12,13 @@ import pandas as pd
 from report import figures
 from report.audit_links import audit_block
 from report.data import ReportData
+from report.quality import PROFILE
 
 HEADING = "<h2>Reviewer systems</h2>"
 SUMMARY = "system_summary"
 COSTS = "system_review_costs"
-# PRISM: depth, novelty, flaws (critical found, said first), constructiveness (report.quality.PROFILE)
-PRISM = [("doa", "depth DoA"), ("ns", "novelty NS"), ("recall_critical", "flaws recall"), ("ncps", "flaws nCPS"),
-         ("mcs", "constructiveness MCS")]
+# The quality judges' headline metrics (PRISM: depth, novelty, flaws found and said first, constructiveness)
+PRISM = PROFILE
 
 
 def _not_measured(why: str) -> str:

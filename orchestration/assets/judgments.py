@@ -25,7 +25,7 @@ from dagster import (
 
 from costs.plan import judge_estimate
 from judging.base import JudgeConfig, JudgeContext, Recorder
-from judging.registry import judges
+from judging.registry import coverage_for, judges, options_for, resources_for
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
 from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
 from orchestration.assets.ingest import human_reviews as human_reviews_asset
@@ -77,11 +77,8 @@ def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> t
 
 
 def judge_options(judge: str, spec: JudgingSpec) -> dict:
-    """The keyword options the study's [judging] gives a judge module's `judge` (only novelty has some)."""
-    if judge != "novelty":
-        return {}
-    # the claims cap is JudgeConfig.cap("novelty_claims") ([judging] max_claims maps onto it: studies/parse.py)
-    return {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
+    """The keyword options the study's [judging] gives a judge module's `judge` (its `options` hook)."""
+    return options_for(judge, spec)
 
 
 def _code_version(judge: str) -> str:
@@ -140,18 +137,14 @@ def _judge_asset(judge: str):
         cfg = judge_config(study.judging)
         config_id = cfg.identity(judge, module.TEMPLATES)
         recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
-        retrieval = None
-        if judge == "novelty":
-            from retrieval import RetrievalClient
-
-            retrieval = RetrievalClient(log)
+        resources = resources_for(judge, log)  # opened once for every repeat (novelty: its retrieval client)
         gateway = reviewer.gateway(log)
         before = gateway.stats.snapshot()
         keys = []
         with unit_calls(context, study, name):
             for repeat in range(cfg.repeats):
                 ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
-                                   study=study.name, retrieval=retrieval)
+                                   study=study.name, **resources)
                 for j in module.judge(ctx, reviews, **judge_options(judge, study.judging)):
                     recorder.record(j)
                     keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
@@ -229,14 +222,7 @@ def judgments(context: AssetExecutionContext, lake: LakeResource) -> Materialize
                # [judging.require]: the card the judge must show (judge_card_checks); only when declared, so a
                # study without it resolves exactly as before
                **({"require": dict(study.judging.require)} if study.judging.require else {})}
-        if judge == "flaws":
-            # the pools the judge forms: from each review's flaws view, so a review with nothing the flaws
-            # judge reads (only Strengths, say) is no member here either
-            pools = module.pools([r.for_judge(judge) for r in reviews])
-            row["pools"] = [p.key for p in pools]
-            row["review_keys"] = sorted({r.review_key for p in pools for r in p.members})
-        else:
-            row["review_keys"] = [r.review_key for r in reviews]
+        row.update(coverage_for(judge, reviews))  # the pools a pooling judge forms, else every review
         rows.append(row)
     record_resolution(log, study, paper_ids, [], asset="judgments", judges=rows)
     log.seal()

@@ -44,47 +44,17 @@ order by s.study_id, s.prompt_template, s.model, s.reviewer_config
 """
 
 
-# One row per judged review of a study: the four PRISM dimensions side by side, and why any is null.
-# A human review sits in one flaw pool per system under test; its flaw figures are averaged over them.
-QUALITY_SQL = """
-with keys as (
-    select study_id, review_key, any_value(paper_id) as paper_id, any_value(source) as source,
-           any_value(system) as system
-    from (select study_id, review_key, paper_id, source, system from quality_depth
-          union all select study_id, review_key, paper_id, source, system from quality_novelty
-          union all select study_id, review_key, paper_id, source, system from quality_flaws
-          union all select study_id, review_key, paper_id, source, system from quality_constructiveness)
-    where study_id = $study
-    group by all
-),
-flaws as (
-    select study_id, review_key, avg(recall_critical) as recall_critical, avg(ncps) as ncps,
-           string_agg(distinct coalesce(null_reason, concat_ws(',',
-               case when n_critical_flaws = 0 then 'no_critical_flaws' end, ncps_null_reason)), ',')
-               as flaws_null
-    from quality_flaws where study_id = $study group by all
-)
-select k.paper_id, k.source, left(k.system, 16) as system, k.review_key,
-       d.doa, n.ns, f.recall_critical, f.ncps, c.mcs,
-       concat_ws('; ', 'depth: ' || d.null_reason, 'novelty: ' || n.null_reason, 'flaws: ' || f.flaws_null,
-                 'constructiveness: ' || c.null_reason) as null_reasons
-from keys k
-left join quality_depth d using (study_id, review_key)
-left join quality_novelty n using (study_id, review_key)
-left join flaws f using (study_id, review_key)
-left join quality_constructiveness c using (study_id, review_key)
-order by k.paper_id, k.source, k.review_key
-"""
-
-
 def read_quality(duckdb_path, study: str) -> list[dict]:
-    """The study's judged reviews (empty when the published file predates the quality marts)."""
+    """The study's judged reviews from the quality_reviews mart, each judge's headline metrics side by
+    side (empty when the published file predates that mart)."""
     con = duckdb.connect(str(duckdb_path), read_only=True)
     try:
         tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
-        if not {"quality_depth", "quality_novelty", "quality_flaws", "quality_constructiveness"} <= tables:
+        if "quality_reviews" not in tables:
             return []
-        cur = con.execute(QUALITY_SQL, {"study": study})
+        cur = con.execute("select * exclude (quality_review_id, study_id) replace (left(system, 16) as system) "
+                          "from quality_reviews where study_id = $study order by paper_id, source, review_key",
+                          {"study": study})
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
     finally:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from expectations import GATES, INPUT_GATES, STATISTIC_GATES, gates, suite_validity
 
@@ -18,12 +19,22 @@ def model_files() -> dict[str, Path]:
     return {p.stem: p for p in MODELS.rglob("*") if p.suffix in (".sql", ".py")}
 
 
+def _judge_refs(text: str) -> list[str]:
+    """The refs a model generates over the quality judges (macros/quality_judges.sql: ref('int_quality_' ~ judge)
+    and its _repeats), read off dbt_project.yml's quality_judges var."""
+    if not re.search(r"quality_judges|per_review_judges|card_score_judges|review_metrics_long", text):
+        return []
+    judges = yaml.safe_load((MODELS.parent / "dbt_project.yml").read_text())["vars"]["quality_judges"]
+    return [f"int_quality_{j['judge']}{suffix}" for j in judges for suffix in ("", "_repeats")]
+
+
 def ancestors(model: str, files: dict[str, Path]) -> set[str]:
     """Every model `model` reads, directly or through others (from the ref() calls in the files)."""
     seen: set[str] = set()
     todo = [model]
     while todo:
-        for parent in REF.findall(files[todo.pop()].read_text(encoding="utf-8")):
+        text = files[todo.pop()].read_text(encoding="utf-8")
+        for parent in [*REF.findall(text), *_judge_refs(text)]:
             if parent not in seen:
                 seen.add(parent)
                 todo.append(parent)

@@ -1,62 +1,24 @@
 -- One row per (study, judge configuration, review, repeat, score): the review-level scores whose
--- repeats a judge card's test-retest ICC and α are computed from (doa, mcs, ns; null scores left out).
+-- repeats a judge card's test-retest ICC and α are computed from (each judge's card_score in
+-- dbt_project.yml's quality_judges: doa, ns, mcs; null scores left out).
 with
-
-depth as (
-
-    select * from {{ ref('int_quality_depth_repeats') }}
-
-),
-
-constructiveness as (
-
-    select * from {{ ref('int_quality_constructiveness_repeats') }}
-
-),
-
-novelty as (
-
-    select * from {{ ref('int_quality_novelty_repeats') }}
-
-),
 
 unioned as (
 
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        review_key,
-        repeat_index,
-        'doa' as metric,
-        doa as score_value
-    from depth
-    union all
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        review_key,
-        repeat_index,
-        'mcs' as metric,
-        mcs as score_value
-    from constructiveness
-    union all
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        review_key,
-        repeat_index,
-        'ns' as metric,
-        ns as score_value
-    from novelty
+    {% for judge in card_score_judges() %}
+        select
+            study_id,
+            judge,
+            judge_config,
+            judge_provider,
+            judge_model,
+            review_key,
+            repeat_index,
+            '{{ judge.card_score }}' as metric,
+            {{ judge.card_score }} as score_value
+        from {{ ref('int_quality_' ~ judge.judge ~ '_repeats') }}
+        {{ "union all" if not loop.last }}
+    {% endfor %}
 
 ),
 

@@ -1,5 +1,6 @@
 -- One row per (study, judge, judge configuration, review, repeat) for the judges that judge one
--- review at a time (depth: step units; constructiveness: comments; novelty: claims), holding the
+-- review at a time (the quality_judges not pooled, each at its review_step: depth units, novelty
+-- claims, constructiveness comments), holding the
 -- newest judgment of that repeat. A review the study lists with no judgment under the study's
 -- configuration gets one row with repeat_index null and null_reason 'not_judged'.
 with
@@ -7,7 +8,13 @@ with
 scopes as (
 
     select * from {{ ref('int_judging_scopes') }}
-    where subject_kind = 'review' and judge in ('depth', 'constructiveness', 'novelty')
+    where
+        subject_kind = 'review'
+        and judge in (
+            {%- for judge in per_review_judges() -%}
+                '{{ judge.judge }}'{{ ", " if not loop.last }}
+            {%- endfor -%}
+        )
 
 ),
 
@@ -15,9 +22,9 @@ judgments as (
 
     select * from {{ ref('int_judgments_latest') }}
     where
-        (judge = 'depth' and step = 'units')
-        or (judge = 'constructiveness' and step = 'comments')
-        or (judge = 'novelty' and step = 'claims')
+        {%- for judge in per_review_judges() %}
+            {{ "or " if not loop.first }}(judge = '{{ judge.judge }}' and step = '{{ judge.review_step }}')
+        {%- endfor %}
 
 ),
 

@@ -1,0 +1,61 @@
+{#- The review-quality judges, from dbt_project.yml's `quality_judges` var (written from the judge modules'
+    declarations, judging.registry.quality_declaration, and held equal to them by a test). A judge's
+    per-review model is int_quality_<judge> (int_quality_<judge>_repeats per repeat); the long-form
+    models below are generated from this list, so adding a judge edits none of them. -#}
+
+{#- The judges with one judgment per judged review (not pooled): the judge and its per-review step. -#}
+{% macro per_review_judges() %}
+    {{ return(var('quality_judges') | rejectattr('pooled', 'defined') | list) }}
+{% endmacro %}
+
+{#- The judges whose card retests a review-level score (card_score). -#}
+{% macro card_score_judges() %}
+    {{ return(var('quality_judges') | selectattr('card_score', 'defined') | list) }}
+{% endmacro %}
+
+{#- A metric's reason when it is null on a scored review: a fixed reason, a column of the per-review
+    model, or none (a null metric then has only its review's reason). -#}
+{% macro metric_null_reason(metric) %}
+    {%- if metric.null_reason is defined -%}
+        '{{ metric.null_reason }}'
+    {%- elif metric.null_reason_column is defined -%}
+        {{ metric.null_reason_column }}
+    {%- else -%}
+        cast(null as varchar)
+    {%- endif -%}
+{% endmacro %}
+
+{#- One row per (review, metric) of a judge's per-review model: metric, value, metric_null_reason. -#}
+{% macro review_metrics_long(judge) %}
+    select
+        study_id,
+        judge,
+        judge_config,
+        judge_provider,
+        judge_model,
+        review_key,
+        paper_id,
+        source,
+        system,
+        {%- if judge.pooled is defined %}
+        pool_key,
+        pool_system,
+        {%- endif %}
+        n_repeats,
+        null_reason as row_null_reason,
+        -- one row per metric: metric, value, metric_null_reason
+        unnest(  -- noqa: AL03
+            [
+                {%- for metric in judge.metrics %}
+                struct_pack(
+                    metric := '{{ metric.name }}',
+                    value := {{ metric.name }},
+                    metric_null_reason := {{ metric_null_reason(metric) }}
+                ){{ "," if not loop.last }}
+                {%- endfor %}
+            ],
+            recursive := true
+        )
+
+    from {{ ref('int_quality_' ~ judge.judge) }}
+{% endmacro %}
