@@ -18,8 +18,6 @@ histogram's total share) that row-wise expectations then check.
 """
 
 import functools
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -28,13 +26,17 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-# Every expectations/suite_<name>.py is the suite <name>: found here, not listed, so a new mart's
-# gate is its suite module alone.
-SUITES: dict[str, ModuleType] = {
-    info.name.removeprefix("suite_"): importlib.import_module(f"expectations.{info.name}")
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)
-    if info.name.startswith("suite_")
-}
+from warehouse.registry import Registry, import_modules
+
+# Every expectations/suite_<name>.py is the gate suite <name>: its file name registers it (the module is
+# the plug-in; orchestration.build_plan reads the same files without importing GX), so a new mart's gate
+# is its suite module alone. Imported here, by name, and none skipped.
+SUITES: Registry[ModuleType] = Registry(
+    "gate suite", error=ValueError,
+    hint="Name one of them, or add one: expectations/suite_<name>.py with MODEL, KEY, COLUMNS, STAGE and "
+         "expectations() (docs/reference/plugins.md).")
+for _suite_module in import_modules("expectations", [str(Path(__file__).parent)], prefix="suite_"):
+    SUITES.add(_suite_module.__name__.removeprefix("expectations.suite_"), _suite_module)
 
 INPUTS = "inputs"
 STATISTICS = "statistics"
@@ -71,10 +73,7 @@ class GateResult:
 
 
 def _suite(suite_name: str) -> ModuleType:
-    try:
-        return SUITES[suite_name]
-    except KeyError:
-        raise ValueError(f"unknown gate suite {suite_name!r}; known: {sorted(SUITES)}") from None
+    return SUITES[suite_name]  # ValueError for an unknown name, with the known ones
 
 
 def run_gate(suite_name: str, duckdb_path: Path, *, schema: str = "main") -> GateResult:

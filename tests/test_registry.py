@@ -226,3 +226,20 @@ def test_reviewer_systems_are_the_named_classes_on_disk_in_the_order_listed_befo
     with pytest.raises(DuplicateName, match=r"reviewer system 'mlr' is registered twice: by "
                                             r"reviewing\.systems\.mlr:MultiLayeredReview and by tests\.test_registry:"):
         REGISTRY.add("mlr", _first)
+
+
+def test_gate_suites_are_the_suite_files_on_disk_and_one_can_be_swapped_for_a_test(monkeypatch):
+    from expectations import gates
+
+    on_disk = {p.stem.removeprefix("suite_") for p in (REPO / "expectations").glob("suite_*.py")}
+    assert set(gates.SUITES) == on_disk and gates.SUITES.names() == tuple(sorted(on_disk))  # by name, as before
+    assert gates.GATES.keys() == on_disk
+    with pytest.raises(ValueError, match=r"unknown gate suite 'cost_by_modle'; known: .*cost_by_model.*; "
+                                         r"did you mean 'cost_by_model'"):
+        gates.run_gate("cost_by_modle", REPO / "no.duckdb")
+    swapped = sys.modules[__name__]
+    monkeypatch.setitem(gates.SUITES, "papers", gates.SUITES["papers"])  # what a test may do
+    monkeypatch.setitem(gates.SUITES, "swapped-for-a-test", swapped)
+    assert gates.SUITES["swapped-for-a-test"] is swapped
+    monkeypatch.undo()
+    assert "swapped-for-a-test" not in gates.SUITES and set(gates.SUITES) == on_disk

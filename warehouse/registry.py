@@ -97,6 +97,15 @@ class Registry(Mapping[str, T], Generic[T]):
             entry.lazy = False
         return entry.value
 
+    def __setitem__(self, name: str, obj: T) -> None:
+        """`registry[name] = obj` is `add(name, obj)`; with __delitem__, what `monkeypatch.setitem` needs
+        to swap an entry for one test."""
+        self.add(name, obj)
+
+    def __delitem__(self, name: str) -> None:
+        with self._lock:
+            del self._entries[name]
+
     def get(self, name: str, default: Any = None) -> T | Any:
         """The entry, or `default` for an unknown name (Mapping's own would catch KeyError only)."""
         if name not in self:
@@ -152,7 +161,10 @@ class Registry(Mapping[str, T], Generic[T]):
 
 
 def _place(obj: object) -> str:
-    """Where a registered object comes from: a class's or a function's module and name, else its type's."""
+    """Where a registered object comes from: a module's name; a class's or a function's module and name;
+    else its type's (instances of one class come from one place)."""
+    if isinstance(obj, ModuleType):
+        return obj.__name__
     named = obj if hasattr(obj, "__qualname__") else type(obj)
     return f"{named.__module__}:{named.__qualname__}"
 
