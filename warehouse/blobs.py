@@ -73,18 +73,17 @@ class BlobStore:
     def __init__(self, lake: Lake, store: Store | None = None):
         self.lake = lake
         self.store = store if store is not None else lake_store(lake)
-        # On this machine's disk the store's file is the copy; elsewhere a local cache keeps one.
-        self._on_disk = isinstance(self.store, LocalStore)
-        self.cache_dir = (self.store.root / BLOBS) if self._on_disk else lake.remote_cache_dir / "blobs"
+        # Where the store's objects are files here, the file is the copy; elsewhere a local cache keeps one.
+        self.cache_dir = self.store.path(BLOBS) if self.store.local_files else lake.remote_cache_dir / "blobs"
         with self._lock:
-            self._stored = self._known.setdefault(self.store.url, set()) if not self._on_disk else None
+            self._stored = self._known.setdefault(self.store.url, set()) if not self.store.local_files else None
 
     def path(self, sha: str) -> Path:
         """This machine's copy of the blob (downloaded on first use from a remote store; may not exist if
         the blob does not)."""
         sha = blob_name(sha)
         p = self.cache_dir / sha[:2] / sha
-        if not self._on_disk and not p.exists():
+        if not self.store.local_files and not p.exists():
             with contextlib.suppress(ObjectMissing, BlobCorrupted):  # the caller sees a missing file, as locally
                 self.get(sha)
         return p
@@ -92,7 +91,7 @@ class BlobStore:
     def put(self, data: bytes) -> str:
         sha = sha256_hex(data)
         key = blob_key(sha)
-        if self._on_disk:
+        if self.store.local_files:
             if not self.store.exists(key):  # same name means same bytes: never rewrite
                 self.store.put_if_absent(key, data)
             return sha
@@ -118,15 +117,15 @@ class BlobStore:
     def get(self, sha: str) -> bytes:
         sha = blob_name(sha)
         p = self.cache_dir / sha[:2] / sha
-        if not self._on_disk and p.exists():
+        if not self.store.local_files and p.exists():
             data = p.read_bytes()
             if sha256_hex(data) == sha:
                 return data
         # On disk the file is read as it always was (a missing blob is the OSError callers record).
-        data = p.read_bytes() if self._on_disk else self.store.get(blob_key(sha))
+        data = p.read_bytes() if self.store.local_files else self.store.get(blob_key(sha))
         if sha256_hex(data) != sha:
             raise BlobCorrupted(f"blob {sha} at {self.store.uri(blob_key(sha))} does not match its hash")
-        if not self._on_disk:
+        if not self.store.local_files:
             atomic_write(p, data)
         return data
 
@@ -136,7 +135,7 @@ class BlobStore:
     def exists(self, sha: str) -> bool:
         if not is_blob_name(sha):
             return False
-        if not self._on_disk:
+        if not self.store.local_files:
             with self._lock:
                 if sha in self._stored:
                     return True
@@ -149,7 +148,7 @@ class BlobStore:
             parts = info.key.split("/")
             if len(parts) != 3 or len(parts[1]) != 2:
                 continue
-            if self._on_disk:
+            if self.store.local_files:
                 yield self.store.path(info.key)
             elif len(parts[2]) == 64:
                 yield self.path(parts[2])

@@ -15,8 +15,8 @@ each head this machine moves it to is also appended to this machine's witness lo
 `verify` checks both: a deleted newest manifest leaves the pointer past the chain's end.
 
 Committed manifests and segments never change, so this machine caches them by seq and by SHA-256
-(`Lake.remote_cache_dir`); `verify` re-reads the remote bytes instead. A lake on this machine's disk
-(an unshared LocalStore) needs no cache: its files are read where they are.
+(`Lake.remote_cache_dir`); `verify` re-reads the remote bytes instead. A store `in_place` (this machine's
+disk, no other writer) needs no cache: its files are read where they are.
 
 Lakes written before every store used this protocol keep their manifests as they were written: named by
 write-ahead range (`<wal stem>-<start>-<end>.json`, `000000-chain-genesis.json`, `000000-schema-….json`),
@@ -48,7 +48,6 @@ from warehouse.events import EVENT_TYPES, Event
 from warehouse.fsutil import atomic_write, fsync_dir
 from warehouse.lake import Lake
 from warehouse.stores import ObjectMissing, ObjectStoreError, Store
-from warehouse.stores.local import LocalStore
 
 
 class _Log(Protocol):
@@ -173,8 +172,6 @@ class NumberedChain:
         self.manifests: list[NumberedManifest] = []
         self.legacy: list[NumberedManifest] = []  # range-named manifests from before the chain (seq 0)
         self._listed = False  # the first refresh lists every manifest, the range-named layout's too
-        # A lake on this machine's disk: files are read in place, not copied into a cache.
-        self.direct = isinstance(store, LocalStore) and not store.shared
         self.segments: dict[str, dict] = {}  # committed key -> its manifest's segment record
         self.committed_staged: set[str] = set()  # staging keys that committed manifests name
         self._unique: dict[str, set[str]] = {t: set() for t, c in EVENT_TYPES.items() if c.duplicate_type}
@@ -235,7 +232,7 @@ class NumberedChain:
 
     def _load(self, seq: int, key: str, etag: str) -> NumberedManifest:
         cached = self.manifest_cache / f"{seq:012d}.json"
-        if not self.direct and cached.exists():
+        if not self.store.in_place and cached.exists():
             raw = cached.read_bytes()
             # A single-part object's ETag is the MD5 of its bytes: a cache left from a bucket that was
             # since recreated at the same URL is not trusted.
@@ -251,7 +248,7 @@ class NumberedChain:
                                    "is damaged; run `peerlake verify`")
         m = NumberedManifest(seq, raw, body)
         self.roll_forward(m)
-        if not self.direct:
+        if not self.store.in_place:
             atomic_write(cached, raw)  # cached only once its segments are in place
         return m
 
@@ -313,7 +310,7 @@ class NumberedChain:
         seg = self.segments.get(key)
         if seg is None:
             raise FileNotFoundError(f"{self.store.uri(key)} is in no committed manifest")
-        if self.direct:
+        if self.store.in_place:
             return self.store.path(key)
         path = self.segment_cache / f"{seg['sha256']}.parquet"
         if path.exists():
@@ -371,7 +368,7 @@ class NumberedChain:
         head = self.head
         if head is None:
             return None
-        if self._pointer_seq is None or self.direct:  # (a file on this disk: re-read, a lost pointer is rewritten)
+        if self._pointer_seq is None or self.store.in_place:  # (a file here: re-read, a lost pointer is rewritten)
             pointer = read_head(self.store)
             self._pointer_seq = pointer.seq if pointer else 0
         if head.seq > self._pointer_seq:
@@ -395,7 +392,7 @@ class NumberedChain:
         except ObjectMissing:
             self.roll_forward(m)  # a reader rolled it forward meanwhile and dropped the staged copy: check
         parallel(self.drop_staged, sorted({seg["staged"] for seg in segs}))
-        if not self.direct:
+        if not self.store.in_place:
             atomic_write(self.manifest_cache / f"{seq:012d}.json", raw)
         with self.lock:
             if (self.head.seq if self.head else 0) == seq - 1:
@@ -423,7 +420,7 @@ class NumberedSealer:
         self.chain.refresh()
         if self.chain.head is None:  # a lake written before the chain: its first seal starts it
             self.commit_schema_segments()
-        if self.chain.direct:
+        if not self.store.shared:
             self.chain.drop_orphan_staging()
         for wal in self.log.wal_files():
             while self._seal_wal(wal, report):
@@ -434,7 +431,7 @@ class NumberedSealer:
         """On a lake on this disk written by the range-named layout's seal: the end of the range a seal that
         crashed before its manifest left segments for (in place, named by range), so that range is committed
         as it was cut and its files are not left behind when lines were appended since."""
-        if not self.chain.direct:
+        if not self.store.in_place:
             return None
         prefix = f"{wal.stem}-{start:012d}-"
         ends = [int(p.stem[len(prefix):]) for p in self.store.path(SEGMENTS).glob(f"event_type=*/{prefix}*.parquet")
@@ -491,7 +488,7 @@ class NumberedSealer:
 
     def _stage(self, key: str, cls: type[Event], events: list[Event]) -> dict:
         """Write the segment, keep it in the local cache and upload it to staging under its SHA-256."""
-        if self.chain.direct:  # written in place: the staging folder is this lake's
+        if self.store.in_place:  # written in place: the staging folder is this lake's
             tmp = self.store.path(STAGING) / f".staging-{os.getpid()}-{threading.get_ident()}.parquet"
             self.log._write_parquet(tmp, cls, events)
             sha = sha256_hex(tmp.read_bytes())

@@ -250,7 +250,7 @@ class EventLog:
             if data:
                 out.extend(self._parse(data, wal.name, [], types))
                 self._tail_offsets[wal.name] = end
-        if not self.chain.direct:
+        if self.store.shared:
             # Other machines' events arrive by commit. Listed after reading our own: a file that appears in
             # between is read from 0 by the next tail().
             local = {w.name for w in self.wal_files()}

@@ -198,7 +198,7 @@ def _check_stray_objects(log: EventLog, manifests: list[dict], report: VerifyRep
     for stem, keys in sorted(orphans.items()):
         names = ", ".join(store.uri(k) for k in keys)
         m = RANGE_STEM.fullmatch(stem)
-        if m is None or not log.chain.direct:
+        if m is None or not log.store.in_place:
             report.problems.append(f"segment(s) {names} are in no manifest: dbt reads them as committed (added by "
                                    "hand, or their manifest deleted?)")
         elif (mismatch := _wal_disagrees(log, m, keys)) is not None:

@@ -9,6 +9,7 @@ Keys are `/`-separated paths relative to the store's root.
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 
@@ -38,9 +39,15 @@ class Store(Protocol):
 
     url: str  # identifies the store (s3://…, file://…, memory://…): caches and witness lines are keyed by it
     shared: bool  # other machines write here too: request claims must be taken in the store, not by flock
+    # Capabilities: callers ask these, never the adapter's type, so a new kind of store edits no caller.
+    local_files: bool  # keys are files on this machine (`path`): read where they are, so blobs need no cached copy
+    in_place: bool  # local files no other machine writes: the chain stages, reads and cleans up there, uncached
 
     def uri(self, key: str) -> str:
         """Where `key` is, for messages."""
+
+    def path(self, key: str) -> Path:
+        """The file holding `key`, for DuckDB, pyarrow, fsync and rename; ObjectStoreError unless `local_files`."""
 
     def get(self, key: str) -> bytes:
         """The bytes of `key`; ObjectMissing if there is none."""
@@ -77,8 +84,6 @@ def open_store(url: str) -> Store:
         from warehouse.stores.memory import MemoryStore
 
         return MemoryStore.named(url)
-    from pathlib import Path
-
     from warehouse.stores.local import LocalStore
 
     return LocalStore(Path(url.removeprefix("file://")), shared=True)

@@ -11,12 +11,19 @@ from warehouse.stores import KeyOutsideStore, ObjectInfo, ObjectMissing
 
 
 class LocalStore:
+    local_files = True
+
     def __init__(self, root: Path, shared: bool = False):
         self.root = Path(root)
         self.url = f"file://{self.root}"
         # A lake root is one machine's: its processes see each other's write-ahead files and flocks. A
         # folder named by a lake URL (file://, e.g. a network share) may be written by other machines too.
         self.shared = shared
+
+    @property
+    def in_place(self) -> bool:
+        # A folder other machines write too is read like a remote store: cached, staged by upload.
+        return not self.shared
 
     def path(self, key: str) -> Path:
         # Keys come from manifests too, which are files from outside once a lake is copied or shared.

@@ -3,15 +3,17 @@ so two "machines" in one test see one store."""
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import ClassVar
 
 from ulid import ULID
 
-from warehouse.stores import ObjectInfo, ObjectMissing
+from warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 
 
 class MemoryStore:
     shared = True  # stands for a store other machines write too, so the tests exercise the claims
+    local_files = in_place = False  # bytes in a dict: read through the cache, as a remote store's
 
     _named: ClassVar[dict[str, dict[str, bytes]]] = {}
     _lock = threading.Lock()
@@ -27,6 +29,9 @@ class MemoryStore:
 
     def uri(self, key: str) -> str:
         return f"{self.url}/{key}"
+
+    def path(self, key: str) -> Path:
+        raise ObjectStoreError(f"{self.uri(key)} is no file on this machine")
 
     def get(self, key: str) -> bytes:
         with self._lock:

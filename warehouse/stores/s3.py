@@ -10,6 +10,7 @@ credentials refused, endpoint unreachable) raise ObjectStoreError naming the buc
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
 
@@ -59,6 +60,7 @@ class S3Store:
     """The objects under one lake URL. Keys passed in and returned are relative to the URL's prefix."""
 
     shared = True
+    local_files = in_place = False  # objects behind HTTP: copies kept in this machine's cache
 
     def __init__(self, url: str):
         self.url = url.rstrip("/")
@@ -68,6 +70,9 @@ class S3Store:
 
     def uri(self, key: str) -> str:
         return f"s3://{self.bucket}/{self.prefix}{key}"
+
+    def path(self, key: str) -> Path:
+        raise ObjectStoreError(f"{self.uri(key)} is no file on this machine")
 
     # ---- errors ------------------------------------------------------------------------------
     def _fail(self, what: str, key: str, exc: Exception) -> ObjectStoreError:

@@ -6,20 +6,16 @@ import dataclasses
 
 import pytest
 
-from tests.warehouse.conformance.conftest import STORES, new_store_url
 from tests.warehouse.conformance.support import paper
 from warehouse.events import HumanReviewImported, LlmCall, new_event_id
-from warehouse.lake import Lake
 from warehouse.log import EventLog
 from warehouse.verify import verify_lake
 
 
-@pytest.fixture(params=["disk", *STORES])
-def log(request, tmp_path) -> EventLog:
+@pytest.fixture
+def log(any_lake) -> EventLog:
     """A lake on this disk (no URL), or one whose URL names a store (a local folder, memory, S3)."""
-    if request.param == "disk":
-        return EventLog(Lake(tmp_path / "root"))
-    return EventLog(Lake(tmp_path / "root", new_store_url(request.param, request, tmp_path)))
+    return EventLog(any_lake)
 
 
 def _call(log: EventLog, key: str, **kw) -> LlmCall:

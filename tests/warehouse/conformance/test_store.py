@@ -5,7 +5,8 @@ import threading
 import pytest
 
 from tests.warehouse.conformance.support import store
-from warehouse.stores import ObjectMissing, Store
+from warehouse.blobs import lake_store
+from warehouse.stores import ObjectMissing, ObjectStoreError, Store
 
 
 def test_put_get_head_list_copy_delete(store_url):
@@ -33,6 +34,17 @@ def test_put_get_head_list_copy_delete(store_url):
         s.get("a/c")
     with pytest.raises(FileNotFoundError):  # readers treat a missing object like a missing file
         s.copy("a/c", "e")
+
+
+def test_a_store_has_the_files_its_capabilities_promise(any_lake):
+    s = lake_store(any_lake)  # on this disk too, the one store read in place
+    assert not s.in_place or (s.local_files and not s.shared)  # read in place: files no other machine writes
+    s.put("a/b.json", b"one")
+    if s.local_files:
+        assert s.path("a/b.json").read_bytes() == b"one"
+    else:
+        with pytest.raises(ObjectStoreError):
+            s.path("a/b.json")
 
 
 def test_put_if_absent_has_exactly_one_winner(store_url):
