@@ -3,6 +3,11 @@
     per-review model is int_quality_<judge> (int_quality_<judge>_repeats per repeat); the long-form
     models below are generated from this list, so adding a judge edits none of them. -#}
 
+{#- The columns that say whose judgment of which review a row is, first in every long-form quality model. -#}
+{% macro judged_review_columns() %}
+    {{ return(['study_id', 'judge', 'judge_config', 'judge_provider', 'judge_model', 'review_key']) }}
+{% endmacro %}
+
 {#- The judges with one judgment per judged review (not pooled): the judge and its per-review step. -#}
 {% macro per_review_judges() %}
     {{ return(var('quality_judges') | rejectattr('pooled', 'defined') | list) }}
@@ -27,20 +32,11 @@
 
 {#- One row per (review, metric) of a judge's per-review model: metric, value, metric_null_reason. -#}
 {% macro review_metrics_long(judge) %}
+    {%- set pool_columns = ['pool_key', 'pool_system'] if judge.pooled is defined else [] %}
     select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        review_key,
-        paper_id,
-        source,
-        system,
-        {%- if judge.pooled is defined %}
-        pool_key,
-        pool_system,
-        {%- endif %}
+        {%- for column in judged_review_columns() + ['paper_id', 'source', 'system'] + pool_columns %}
+        {{ column }},
+        {%- endfor %}
         n_repeats,
         null_reason as row_null_reason,
         -- one row per metric: metric, value, metric_null_reason

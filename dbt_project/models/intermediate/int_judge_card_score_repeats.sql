@@ -7,12 +7,9 @@ unioned as (
 
     {% for judge in card_score_judges() %}
         select
-            study_id,
-            judge,
-            judge_config,
-            judge_provider,
-            judge_model,
-            review_key,
+            {%- for column in judged_review_columns() %}
+                {{ column }},
+            {%- endfor %}
             repeat_index,
             '{{ judge.card_score }}' as metric,
             {{ judge.card_score }} as score_value

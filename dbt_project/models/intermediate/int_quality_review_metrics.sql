@@ -30,17 +30,9 @@ final as (
 
     select
         concat_ws('|', study_id, judge_config, pool_key, review_key, metric) as review_metric_id,
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        review_key,
-        paper_id,
-        source,
-        system,
-        pool_key,
-        pool_system,
+        {%- for column in judged_review_columns() + ['paper_id', 'source', 'system', 'pool_key', 'pool_system'] %}
+            {{ column }},
+        {%- endfor %}
         metric,
         cast(value as double) as value,
         case when value is null then coalesce(row_null_reason, metric_null_reason) end as null_reason,
