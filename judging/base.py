@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from judging.caps import check_caps, resolve_caps
 from llm_calls.types import LlmRequest, LlmResult, canonical_json
 from warehouse import EventLog
 from warehouse.events import JudgmentRecorded
-from warehouse.judge_caps import resolve_caps
 
 SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, probes 2000 + k)
 
@@ -49,7 +49,7 @@ class JudgeConfig:
     max_output_tokens: int = 700
     base_url: str | None = None
     repeats: int = 1
-    # The study's [judging.caps] (warehouse/judge_caps.py): ((name, cap or None), ...); a cap it leaves out has
+    # The study's [judging.caps] (judging/caps.py): ((name, cap or None), ...); a cap it leaves out has
     # the provider's default (the embedded model's values on `local`, none on a hosted model).
     caps: tuple[tuple[str, int | None], ...] = ()
     # The depth judge's aspects and grounding scale (judging/depth_taxonomy.py): a shipped name or a path.
@@ -313,7 +313,5 @@ def judge_config_from(table: dict, defaults: dict, *, repeats: int | None = None
         settings_["repeats"] = repeats
     settings_.update({k: table[k] for k in MODEL_KEYS if k in table})
     if isinstance(settings_.get("caps"), dict):  # an experiment's own caps table
-        from warehouse.judge_caps import check_caps
-
         settings_["caps"] = tuple(sorted({**dict(defaults.get("caps", ())), **check_caps(settings_["caps"])}.items()))
     return JudgeConfig(**settings_)

@@ -10,7 +10,7 @@ a comment is kept without one: PRISM's comments are paraphrases, the anchor only
 
 The judge reads every section of the review, Questions and Suggestions included (PRISM's
 format_human_review_full; JudgedReview.for_judge). It asks for ALL comments in review order; the
-`constructiveness_comments` cap (warehouse/judge_caps.py; none on a hosted model) cuts the tail, counted
+`constructiveness_comments` cap (judging/caps.py; none on a hosted model) cuts the tail, counted
 as `over_max_comments`, and inputs_json keeps `max_comments` and `comments_answered`.
 """
 
@@ -36,7 +36,7 @@ METRICS = (ReviewMetric("mcs", "Constructiveness: MCS", headline=True),
            ReviewMetric("share_solution", "Constructiveness: solution share"),
            ReviewMetric("share_clc_06", "Constructiveness: CLC >= 0.6 share"))
 CARD_SCORE = "mcs"  # the score a judge card retests (int_judge_card_score_repeats)
-CAP = "constructiveness_comments"  # warehouse/judge_caps.py: 6 on the embedded model, none on a hosted one
+CAP = "constructiveness_comments"  # judging/caps.py: 6 on the embedded model, none on a hosted one
 # Answer tokens. One comment is at most 30 + 150 + 80 characters of section, text and anchor (≈ 65
 # tokens) + ~40 tokens of keys and five ratings = 105; + 70 for the frame. Under a cap that is the longest
 # answer the narrowed schema allows (cap 6: the 700 the embedded model always had). Without a cap (PRISM:

@@ -13,7 +13,7 @@ cut_rejoined (a string the schema's maxLength closed mid-sentence, joined to its
 `unit_index` is the unit's 0-based position among the verbatim units (the labeller saw it as number
 unit_index + 1), so gaps show where a unit was dropped unlabelled. dbt computes R, S and DoA.
 
-Settings (JudgeConfig): the `depth_units` cap (warehouse/judge_caps.py: 12 on the embedded model, none
+Settings (JudgeConfig): the `depth_units` cap (judging/caps.py: 12 on the embedded model, none
 on a hosted one, as PRISM, which segments every unit) and `depth_taxonomy` (judging/depth_taxonomy.py:
 the aspect labels and the grounding scale the prompts define, default prism-reference). A cap cuts the
 answer's tail: `over_max_units` counts the units answered beyond it; inputs_json keeps `max_units` (the

@@ -10,7 +10,7 @@ novelty hold up against the earlier literature?
 
 The review is read as JudgedReview.for_judge("novelty"): every section (PRISM's extractor reads a
 human review's Summary, Strengths, Weaknesses, Questions and Limitations and a system's whole text). The
-claims prompt asks for ALL novelty claims in review order; the `novelty_claims` cap (warehouse/judge_caps.py:
+claims prompt asks for ALL novelty claims in review order; the `novelty_claims` cap (judging/caps.py:
 5 on the embedded model, none on a hosted one; a study's [judging] max_claims is its older name) cuts the
 tail, counted `over_max_claims`. Candidate relevance is the backend's normalized score when it gives one
 (judging/candidates.py).

@@ -4,6 +4,7 @@ saying what to change."""
 import json
 import tomllib
 
+from judging.caps import check_caps
 from reviewing.systems.base import SystemOptionError
 from studies.spec import (
     DEMO,
@@ -18,7 +19,6 @@ from studies.spec import (
     Study,
     StudyError,
 )
-from warehouse.judge_caps import check_caps
 
 PAPER_KEYS = {"corpus", "folders", "sample", "venues", "ids", "all_ingested"}
 REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max_output_tokens", "base_url",

@@ -93,9 +93,9 @@ class JudgingSpec:
     human_per_paper: int | None = None
     repeats: int = 1
     retrieval: str = "offline"
-    max_claims: int | None = None  # the novelty_claims cap's older name (warehouse/judge_caps.py)
+    max_claims: int | None = None  # the novelty_claims cap's older name (judging/caps.py)
     verify_top: int = 3
-    # [judging.caps] (warehouse/judge_caps.py), 0 = no cap: a cap left out has the judge model's default (the
+    # [judging.caps] (judging/caps.py), 0 = no cap: a cap left out has the judge model's default (the
     # embedded model's values on `local`; none on a hosted model, as PRISM's prompts: "extract ALL").
     caps: tuple[tuple[str, int | None], ...] = ()
     # the depth judge's aspects and grounding scale: a file in prompts/taxonomies/ by name, or a path

@@ -66,9 +66,9 @@ class Registry(Mapping[str, T], Generic[T]):
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
 
-    def add(self, name: str, obj: T, *, order: float = 0, where: str | None = None) -> T:
+    def add(self, name: str, obj: T, *, order: float = 0) -> T:
         """Register `obj` under `name` (returned, so a decorator can pass it on)."""
-        self._put(name, _Entry(where or _place(obj), order, obj))
+        self._put(name, _Entry(_place(obj), order, obj))
         return obj
 
     def register(self, name: str, *, order: float = 0) -> Callable[[T], T]:
@@ -99,8 +99,9 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __setitem__(self, name: str, obj: T) -> None:
         """`registry[name] = obj` is `add(name, obj)`; with __delitem__, what `monkeypatch.setitem` needs
-        to swap an entry for one test."""
-        self.add(name, obj)
+        to swap an entry for one test (it keeps the entry's place in the listing)."""
+        old = self._entries.get(name)
+        self.add(name, obj, order=old.order if old else 0)
 
     def __delitem__(self, name: str) -> None:
         with self._lock:

@@ -21,7 +21,7 @@ import copy
 from dataclasses import dataclass, field
 
 from judging.base import Judgment, find_verbatim
-from warehouse.judge_caps import cut
+from judging.caps import cut
 
 TYPES = ("claim", "evidence", "methodology", "implementation", "theory")
 LEVELS = {"claim": ("main", "secondary", "tertiary"), "evidence": ("high", "medium", "low")}

@@ -4,7 +4,7 @@ loopback server) answers every step with what PRISM's judges recorded for one pa
 parse and record the answers, one dbt build computes the marts, and every per-review figure must equal the one
 PRISM's formulas give (/work/shared/specs/prism-metric-definitions.md, written out again below without peerlake's
 code), to 1e-9, and PRISM's released 4-place figures when rounded. The same answers under the embedded model's
-caps (warehouse/judge_caps.py LOCAL_CAPS) lose items, and then about half the figures differ: the last test.
+caps (judging/caps.py LOCAL_CAPS) lose items, and then about half the figures differ: the last test.
 
 The depth answers use the PRISM reference code's taxonomy (Soundness / Clarity / Contribution / Other, grounding
 0-2), peerlake's default; PRISM's released data_demo depth files use another (methodology ... presentation,
@@ -20,6 +20,7 @@ import pytest
 from ingest.judgment_scope import add_to_study
 from judging import constructiveness, depth, flaws
 from judging.base import JudgeConfig, JudgeContext, Judgment, Recorder
+from judging.caps import LOCAL_CAPS, resolve_caps
 from judging.reviews import external_reviews, human_reviews
 from llm_calls.gateway import Gateway
 from tests.dbt.test_marts import dbt_build
@@ -28,7 +29,6 @@ from tests.ingest.test_judgment_import import _cli
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 from warehouse import EventLog, Lake
-from warehouse.judge_caps import LOCAL_CAPS, resolve_caps
 
 STUDY, MODEL = "prism-replay", "gpt-4.1"
 H1, H2 = f"human:{layout.REPLAY_H1}", f"human:{layout.REPLAY_H2}"

@@ -75,7 +75,7 @@ def test_a_hosted_judge_keeps_all_14_units(make_judge_ctx, judge_server, long_re
 def test_the_local_model_keeps_12_and_counts_the_2_the_cap_cut(local_ctx, judge_server, judge_log, long_review):
     script(judge_server, SENTENCES, n_labelled=12)
     ctx = local_ctx()
-    assert ctx.cfg.cap("depth_units") == 12  # warehouse/judge_caps.py LOCAL_CAPS
+    assert ctx.cfg.cap("depth_units") == 12  # judging/caps.py LOCAL_CAPS
     (j,) = depth.judge(ctx, [long_review])
     assert [u["text"] for u in j.units] == SENTENCES[:12]  # the tail is cut, never a selection
     assert j.dropped == {"over_max_units": 2}
@@ -112,7 +112,7 @@ def test_a_hosted_judge_under_a_larger_cap_is_not_cut_by_the_700_default(make_ju
 
 def test_a_study_lifts_the_local_cap_with_zero(local_ctx, judge_server, long_review):
     script(judge_server, SENTENCES)
-    # [judging.caps] depth_units = 0 is checked into None (warehouse/judge_caps.check_caps)
+    # [judging.caps] depth_units = 0 is checked into None (judging/caps.check_caps)
     (j,) = depth.judge(local_ctx(caps=(("depth_units", None),)), [long_review])
     assert len(j.units) == 14 and j.dropped == {}
 

@@ -1,5 +1,5 @@
 """What a judge may keep: caps on the items a judge extracts, with defaults that depend on the model.
-Read by the judges and checked in study files (reviewing and judging are siblings), so it lives on the floor.
+Read by the judges and checked in study files (studies sits above judging, so both reach it here).
 
 PRISM's prompts say "NO LIMIT" / "extract ALL": a hosted judge keeps everything a review says (no cap),
 so its numbers stand beside PRISM's tables. The embedded 1.5B model needs caps: its 4,096-token context
