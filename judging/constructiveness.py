@@ -142,3 +142,14 @@ def _rating(v) -> int | None:
 
 def _text(v) -> str | None:
     return v.strip() if isinstance(v, str) and v.strip() else None
+
+
+# ---- what the bias probes compare (judging.probes): as int_quality_constructiveness_repeats defines them ----
+PROBE_TOLERANCE = {"n_comments": 1.0, "mcs": 0.05}
+
+
+def probe_measures(step: str, units: list[dict], inputs: dict) -> dict[str, float]:
+    if step != STEP:
+        return {}
+    clc = [sum(int(u.get(k) or 0) for k in RATINGS) / 10 for u in units]
+    return {"n_comments": float(len(units)), **({"mcs": sum(clc) / len(clc)} if clc else {})}

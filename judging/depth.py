@@ -272,3 +272,14 @@ def _apply_grounding(j: Judgment, scores: list) -> None:
         g = item.get("score")
         if premises[k]["grounding"] is None and not isinstance(g, bool) and g in (0, 1, 2):
             premises[k]["grounding"] = int(g)  # the first score for a premise wins
+
+
+# ---- what the bias probes compare (judging.probes): as int_quality_depth_repeats defines them per repeat ----
+PROBE_TOLERANCE = {"n_units": 1.0, "premise_ratio": 0.05}
+
+
+def probe_measures(step: str, units: list[dict], inputs: dict) -> dict[str, float]:
+    if step != STEP:
+        return {}
+    premises = sum(1 for u in units if u.get("role") == "premise")
+    return {"n_units": float(len(units)), **({"premise_ratio": premises / len(units)} if units else {})}

@@ -409,3 +409,19 @@ def _boolean(value) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "valid", "yes", "false", "invalid", "no"):
         return value.strip().lower() in ("true", "valid", "yes")
     return None
+
+
+# ---- what the bias probes compare (judging.probes): the pool and order rows, as the flaws models read them ----
+# Beside the review-text probes, two of the pool's own: the system review shown first, the flaws listed reversed.
+PROBES = ("pool_order", "candidate_order")
+PROBE_TOLERANCE = {"n_flaws": 1.0, "n_raised_by_system": 1.0, "n_mentions": 1.0}
+
+
+def probe_measures(step: str, units: list[dict], inputs: dict) -> dict[str, float]:
+    if step == "pool":
+        humans = {m.get("review_key") for m in inputs.get("members", []) if m.get("source") == "human"}
+        raises = [u for u in units if u.get("kind") == "raise"]
+        return {"n_flaws": float(len({u.get("flaw_id") for u in raises})),
+                "n_raised_by_system": float(len({u.get("flaw_id") for u in raises
+                                                 if u.get("review_key") not in humans}))}
+    return {"n_mentions": float(len(units))} if step == REVIEW_STEP else {}

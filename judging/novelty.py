@@ -415,3 +415,11 @@ def _rows(job: _Review) -> list[dict]:
                          "candidate_year": cand.year, "pool_rank": cand.pool_rank, "relevance": cand.relevance,
                          "verdict": verdict, "reason": None if verdict else "verdict_unparseable"})
     return rows
+
+
+# ---- what the bias probes compare (judging.probes): as int_quality_novelty_claims counts claims ----
+PROBE_TOLERANCE = {"n_claims": 1.0}
+
+
+def probe_measures(step: str, units: list[dict], inputs: dict) -> dict[str, float]:
+    return {"n_claims": float(len({u.get("claim_index") for u in units}))} if step == REVIEW_STEP else {}

@@ -31,11 +31,9 @@ from judging.base import JudgeContext, Judgment
 from judging.reviews import JudgedReview
 
 PROBES = ("length", "comment_order", "pool_order", "candidate_order")
+# The review-text probes change what any judge reads, so they apply to every judge; a judge module lists
+# the other probes it takes in its own PROBES (the flaws judge: pool_order, candidate_order).
 REVIEW_TEXT_PROBES = ("length", "comment_order")
-# Which judges each probe applies to (the review-text probes change what any judge reads).
-APPLIES = {"length": ("depth", "novelty", "flaws", "constructiveness"),
-           "comment_order": ("depth", "novelty", "flaws", "constructiveness"),
-           "pool_order": ("flaws",), "candidate_order": ("flaws",)}
 PREFIX = "probe:"
 PAD_SENTENCES = 3
 DEFAULT_SEED = 0
@@ -49,10 +47,10 @@ NEUTRAL_SENTENCES = (
     "Where a point is brief, that is not a sign of its importance.",
     "I am happy to clarify any of these remarks if anything is unclear.",
 )
-# Default tolerance per dimension (judging_probe measures below), in the dimension's own unit: a shift of
-# one comment/unit/flaw, or of 0.05 on a 0–1 share, is what a reader of a quality table would notice.
-DEFAULT_TOLERANCE = {"n_units": 1.0, "premise_ratio": 0.05, "n_claims": 1.0, "n_comments": 1.0, "mcs": 0.05,
-                     "n_flaws": 1.0, "n_raised_by_system": 1.0, "n_mentions": 1.0}
+# Default tolerance per dimension (each judge's probe_measures and PROBE_TOLERANCE), in the dimension's own
+# unit: a shift of one comment/unit/flaw, or of 0.05 on a 0–1 share, is what a reader of a quality table
+# would notice.
+FALLBACK_TOLERANCE = 0.05
 
 # Self-preference (no variant to run: quality rows compared by family) is a probe for tolerances and the mart;
 # its dimensions are the quality metrics (int_quality_review_metrics), most of them shares in [0, 1].
@@ -61,10 +59,25 @@ SELF_PREFERENCE_TOLERANCE = 0.05
 TOLERANCE_PROBES = (*PROBES, SELF_PREFERENCE)
 
 
+def default_tolerances() -> dict[str, float]:
+    """Every judge's probe dimensions with their default tolerance (the judge modules' PROBE_TOLERANCE)."""
+    from judging.registry import judges
+
+    return {dim: tol for module in judges().values() for dim, tol in getattr(module, "PROBE_TOLERANCE", {}).items()}
+
+
+def applies(probe: str, judge: str) -> bool:
+    """Whether `probe` varies what `judge` reads: every review-text probe, and the judge's own PROBES."""
+    from judging.registry import by_judge
+
+    return probe in REVIEW_TEXT_PROBES or probe in getattr(by_judge()[judge], "PROBES", ())
+
+
 def tolerance(probe: str, dimension: str, declared: dict[str, float] | None = None) -> float:
     """The tolerance in force: the study's "probe.dimension", else its "probe", else the default."""
     declared = declared or {}
-    default = SELF_PREFERENCE_TOLERANCE if probe == SELF_PREFERENCE else DEFAULT_TOLERANCE.get(dimension, 0.05)
+    default = (SELF_PREFERENCE_TOLERANCE if probe == SELF_PREFERENCE
+               else default_tolerances().get(dimension, FALLBACK_TOLERANCE))
     return float(declared.get(f"{probe}.{dimension}", declared.get(probe, default)))
 
 
@@ -119,18 +132,19 @@ def shuffle_comments(review: JudgedReview, judge: str, seed: int = DEFAULT_SEED)
     return replace(view, sections=tuple(out)) if changed else None
 
 
-def _variant_reviews(probe: str, judge: str, reviews: Sequence[JudgedReview], seed: int) -> list[JudgedReview]:
-    """The reviews the probe's judge reads; for flaws only the system reviews change (the pool's humans are
-    its reference), for the other judges a review with no variant is left out."""
+def _variant_reviews(probe: str, module, reviews: Sequence[JudgedReview], seed: int) -> list[JudgedReview]:
+    """The reviews the probe's judge reads; for a pooling judge (flaws) only the system reviews change (the
+    pool's humans are its reference), for the other judges a review with no variant is left out."""
+    judge, pooled = module.JUDGE, getattr(module, "POOLED", False)
     out = []
     for r in reviews:
-        if judge == "flaws" and r.source == "human":
+        if pooled and r.source == "human":
             out.append(r)
             continue
         v = pad(r, judge, seed) if probe == "length" else shuffle_comments(r, judge, seed)
         if v is not None:
             out.append(v)
-        elif judge == "flaws":
+        elif pooled:
             out.append(r)  # the pool is still judged; its system review is unchanged, so the pair shifts 0
     return out
 
@@ -141,10 +155,10 @@ def run_probe(ctx: JudgeContext, module, probe: str, reviews: Sequence[JudgedRev
     probe's variant of its original subject (record them with judging.base.Recorder)."""
     if probe not in PROBES:
         raise ValueError(f"unknown probe {probe!r}; known: {', '.join(PROBES)}")
-    if module.JUDGE not in APPLIES[probe]:
+    if not applies(probe, module.JUDGE):
         return []
     if probe in REVIEW_TEXT_PROBES:
-        judged = module.judge(ctx, _variant_reviews(probe, module.JUDGE, reviews, seed), **options)
+        judged = module.judge(ctx, _variant_reviews(probe, module, reviews, seed), **options)
     elif probe == "pool_order":
         judged = module.judge(ctx, reviews, pool_order="system_first", **options)
     else:
@@ -162,28 +176,12 @@ def _units(units) -> list[dict]:
 
 
 def measures(judge: str, step: str, units: list | None, inputs: dict | None) -> dict[str, float]:
-    """The probe's dimensions of one ok judgment, defined as the quality models define them per repeat
-    (int_quality_depth_repeats, int_quality_constructiveness_repeats, int_quality_novelty_claims, the flaws
-    pool and order rows); {} when the (judge, step) has none."""
-    rows = _units(units)
-    if judge == "depth" and step == "units":
-        premises = sum(1 for u in rows if u.get("role") == "premise")
-        return {"n_units": float(len(rows)), **({"premise_ratio": premises / len(rows)} if rows else {})}
-    if judge == "constructiveness" and step == "comments":
-        names = ("actionability", "specificity", "justification", "solution", "tone")
-        clc = [sum(int(u.get(k) or 0) for k in names) / 10 for u in rows]
-        return {"n_comments": float(len(rows)), **({"mcs": sum(clc) / len(clc)} if clc else {})}
-    if judge == "novelty" and step == "claims":
-        return {"n_claims": float(len({u.get("claim_index") for u in rows}))}
-    if judge == "flaws" and step == "pool":
-        humans = {m.get("review_key") for m in (inputs or {}).get("members", []) if m.get("source") == "human"}
-        raises = [u for u in rows if u.get("kind") == "raise"]
-        return {"n_flaws": float(len({u.get("flaw_id") for u in raises})),
-                "n_raised_by_system": float(len({u.get("flaw_id") for u in raises
-                                                 if u.get("review_key") not in humans}))}
-    if judge == "flaws" and step == "order":
-        return {"n_mentions": float(len(rows))}
-    return {}
+    """The probe's dimensions of one ok judgment, as the judge's quality models define them per repeat (its
+    module's probe_measures); {} when the (judge, step) has none."""
+    from judging.registry import by_judge
+
+    hook = getattr(by_judge().get(judge), "probe_measures", None)
+    return hook(step, _units(units), inputs or {}) if hook is not None else {}
 
 
 # ---- self-preference: which model family a model belongs to -------------------------------------------

@@ -13,7 +13,7 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
     and tolerances in force. One summary row per (judge, probe)."""
     from judging import probes
     from judging.base import JudgeContext, Recorder
-    from judging.registry import judges
+    from judging.registry import judges, resources_for
     from orchestration.assets.judgments import judge_config, judge_options, judged_reviews
     from studies import record_resolution, resolve_papers
 
@@ -27,15 +27,11 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
         module = judges()[judge]
         config_id = cfg.identity(judge, module.TEMPLATES)
         recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
-        retrieval = None
-        if judge == "novelty":
-            from retrieval import RetrievalClient
-
-            retrieval = RetrievalClient(log)
-        applied = [p for p in names if judge in probes.APPLIES[p]]
+        resources = resources_for(judge, log)  # opened once for every repeat (novelty: its retrieval client)
+        applied = [p for p in names if probes.applies(p, judge)]
         for repeat in range(cfg.repeats):
             ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
-                               study=study.name, retrieval=retrieval, progress=progress)
+                               study=study.name, progress=progress, **resources)
             for j in module.judge(ctx, reviews, **judge_options(judge, spec)):  # the originals
                 recorder.record(j)
             for probe in applied:

@@ -171,7 +171,7 @@ def _judging(name: str, table: dict) -> JudgingSpec:
 def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, float], ...]]:
     """[judging.probes]: run = [probe, ...] (default every probe), seed, [judging.probes.tolerance]; no
     table: nothing declared (`peerlake probe-judges` then runs every probe at the default tolerances)."""
-    from judging.probes import DEFAULT_TOLERANCE, PROBES, SELF_PREFERENCE, TOLERANCE_PROBES
+    from judging.probes import PROBES, SELF_PREFERENCE, TOLERANCE_PROBES, default_tolerances
 
     if table == {}:
         return (), 0, ()
@@ -189,11 +189,12 @@ def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, fl
     tolerances = table.get("tolerance", {})
     if not isinstance(tolerances, dict):
         raise StudyError(f"study {name!r}: judging.probes.tolerance must be a table, e.g. length = 0.1")
+    dimensions = default_tolerances()
     for key, value in tolerances.items():
         probe, _, dim = key.partition(".")
-        if probe not in TOLERANCE_PROBES or (dim and probe != SELF_PREFERENCE and dim not in DEFAULT_TOLERANCE):
+        if probe not in TOLERANCE_PROBES or (dim and probe != SELF_PREFERENCE and dim not in dimensions):
             raise StudyError(f"study {name!r}: judging.probes.tolerance.{key}: name a probe "
-                             f"({', '.join(TOLERANCE_PROBES)}) or probe.dimension ({', '.join(DEFAULT_TOLERANCE)}; "
+                             f"({', '.join(TOLERANCE_PROBES)}) or probe.dimension ({', '.join(dimensions)}; "
                              "self_preference.<quality metric>)")
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise StudyError(f"study {name!r}: judging.probes.tolerance.{key} must be a number >= 0")

@@ -103,7 +103,7 @@ class JudgingSpec:
     depth_taxonomy: str = "prism-reference"
     # [judging.probes] (judging/probes.py): the bias probes `peerlake probe-judges` runs (`peerlake run` never
     # runs any), the seed of their variants, and tolerances by probe or "probe.dimension" (unset: the
-    # dimension's default, judging.probes.DEFAULT_TOLERANCE)
+    # dimension's default, each judge module's PROBE_TOLERANCE, judging.probes.default_tolerances)
     probes: tuple[str, ...] = ()
     probe_seed: int = 0
     probe_tolerances: tuple[tuple[str, float], ...] = ()
