@@ -55,3 +55,31 @@
 
     from {{ ref('int_quality_' ~ judge.judge) }}
 {% endmacro %}
+
+{#- The first columns of a per-review judge model (int_quality_<judge>), aggregating int_quality_<judge>_repeats
+    by (study, judge configuration, review): its key, whose review it is, which judge read it, and how many
+    repeats judged it and scored `score`. -#}
+{% macro judged_review_head(key, score) %}
+        concat_ws('|', study_id, judge_config, review_key) as {{ key }},
+        study_id,
+        any_value(paper_id) as paper_id,
+        any_value(source) as source,
+        any_value(system) as system,
+        review_key,
+        any_value(judge) as judge,
+        judge_config,
+        any_value(judge_provider) as judge_provider,
+        any_value(judge_model) as judge_model,
+        any_value(fields_used) as fields_used,
+        count(judgment_id) as n_repeats,
+        count({{ score }}) as n_repeats_scored
+{%- endmacro %}
+
+{#- Whether the review has no `score` and why: all repeats null, the first repeat's reason speaks for it. -#}
+{% macro judged_review_null(score) %}
+        avg({{ score }}) is null as is_null,
+        case
+            when avg({{ score }}) is null then
+                arg_min(null_reason, coalesce(repeat_index, -1)) filter (where null_reason is not null)
+        end as null_reason
+{%- endmacro %}

@@ -12,19 +12,7 @@ repeats as (
 final as (
 
     select
-        concat_ws('|', study_id, judge_config, review_key) as quality_depth_id,
-        study_id,
-        any_value(paper_id) as paper_id,
-        any_value(source) as source,
-        any_value(system) as system,
-        review_key,
-        any_value(judge) as judge,
-        judge_config,
-        any_value(judge_provider) as judge_provider,
-        any_value(judge_model) as judge_model,
-        any_value(fields_used) as fields_used,
-        count(judgment_id) as n_repeats,
-        count(doa) as n_repeats_scored,
+        {{ judged_review_head('quality_depth_id', 'doa') }},
         avg(n_units) as n_units,
         avg(n_claims) as n_claims,
         avg(n_premises) as n_premises,
@@ -38,12 +26,7 @@ final as (
         any_value(units_cap) as units_cap,
         avg(n_units_cut_by_cap) filter (where doa is not null) as n_units_cut_by_cap,
         bool_or(is_cap_reached) filter (where doa is not null) as is_cap_reached,
-        avg(doa) is null as is_null,
-        -- all repeats null: the first repeat's reason speaks for the review
-        case
-            when avg(doa) is null then
-                arg_min(null_reason, coalesce(repeat_index, -1)) filter (where null_reason is not null)
-        end as null_reason,
+        {{ judged_review_null('doa') }},
         coalesce(list(judgment_id order by repeat_index) filter (where judgment_id is not null), [])
             as judgment_ids
 
