@@ -181,5 +181,5 @@ def _items(j: Judgment, polarity: str, items: list, spec: Spec) -> list[dict]:
 
 def identity_extra(spec: Spec) -> str:
     """What the judge's identity adds to its templates and model: the taxonomy file's hash, so another
-    taxonomy is another judge configuration (orchestration.experiments mixes it into judge_config)."""
+    taxonomy is another judge configuration (studies.experiments mixes it into judge_config)."""
     return f"taxonomy:{spec.taxonomy.sha256}"

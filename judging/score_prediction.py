@@ -188,7 +188,7 @@ def _score(doc: dict | None) -> float | None:
 def identity_extra(spec: Spec) -> str:
     """What the predictor's identity adds to its template and model: the rubrics it may use (the
     study's and the built-in ones, by hash) and how numbers are stripped, so an edited rubric is another
-    judge configuration (orchestration.experiments mixes it into judge_config)."""
+    judge configuration (studies.experiments mixes it into judge_config)."""
     from judging.rubrics import builtin
 
     named = [f"{venue}={r.sha256}" for venue, r in spec.rubrics]

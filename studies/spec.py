@@ -151,7 +151,7 @@ class Study:
     judges: tuple[str, ...] = field(default=())
     judging: JudgingSpec = JudgingSpec()
     costs: CostSpec = CostSpec()
-    experiments_json: str = "{}"  # {experiment: its table}, checked by orchestration.experiments
+    experiments_json: str = "{}"  # {experiment: its table}, checked by studies.experiments
 
     def experiment(self, name: str) -> dict | None:
         """The study's table for one experiment (EXPERIMENTS), None when the study does not run it."""

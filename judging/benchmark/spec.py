@@ -14,7 +14,7 @@ rest: judging/detection.py). Keys and defaults; "ours" marks a choice the paper 
                       (the most severe) kept [ours, the paper does not say: for trial runs and tests]
   max_paragraph_chars int, default 1200: longer paragraphs are not rewritten (ours: the paper does not say)
   builder             table: the builder's model (provider, model, temperature, max_output_tokens,
-                      base_url); the rest from the study's [judging] (read by orchestration/experiments.py)
+                      base_url); the rest from the study's [judging] (read by studies/experiments.py)
 """
 
 from dataclasses import dataclass

@@ -23,9 +23,9 @@ from orchestration.assets.ingest import manuscripts
 from orchestration.assets.partitions import studies, study_of
 from orchestration.assets.reviews import ai_reviews
 from orchestration.assets.systems import system_reviews as system_reviews_asset
-from orchestration.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
 from orchestration.resources import LakeResource, ReviewerResource
 from studies import VARIANTS_ASSET, record_resolution
+from studies.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
 
 
 def _code_version(modules) -> str:

@@ -226,7 +226,7 @@ def _experiments(study) -> list:
     """The study's experiment tables ([contradictions], [hidden_text] …), checked (StudyError)."""
     if not study.experiments:
         return []
-    from orchestration.experiments import experiments
+    from studies.experiments import experiments
 
     return experiments(study)
 

@@ -10,7 +10,7 @@ text, and its SHA-256 the study's version in every lake that ran it, so nothing 
   paid; on a fresh lake it is made first. A study may judge everything (drop [judging] papers/limits).
 - systems-demo: each reviewer system of reviewing.systems in its simplest configuration on one demo
   paper (the README's one command for them; `make demo` leaves them out to stay under 10 minutes).
-- robustness-demo: the robustness experiments (orchestration.experiments) on two demo papers with one
+- robustness-demo: the robustness experiments (studies.experiments) on two demo papers with one
   cheap reviewer system, about 30 calls. demo-004 gets contradictions inserted, demo-001 a hidden
   prompt; the same reviewer also reads demo-001 with the hidden-text defence on.
 - revision-demo: the revision crossover (reviewing.revision) on two demo papers, the Writer's full 2×2

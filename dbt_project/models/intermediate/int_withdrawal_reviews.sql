@@ -1,7 +1,7 @@
 -- One row per (study, review of a withdrawn paper the study counts): the study's papers that have a
 -- withdrawal note, and their reviews (int_study_reviews: a template reviewer's or system's samples
 -- below the study's K; the study's imported systems ('*': all); and the human reviews) as
--- orchestration.experiments.study_reviews hands them to the judge: the newest review per (paper,
+-- studies.experiments.study_reviews hands them to the judge: the newest review per (paper,
 -- source, reviewer configuration, sample). The human reviews are all here: the judge reads them only
 -- when the study's [withdrawals] sources include "human", so the mart keeps the human row only where
 -- it was judged.

@@ -14,8 +14,9 @@ from ingest.package import base_of
 from judging import registry
 from judging.base import JudgeConfig, judge_config_from
 from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
-from studies import EXPERIMENTS, Resolution, Study, StudyError
 from studies.parse import did_you_mean
+from studies.resolve import Resolution
+from studies.spec import EXPERIMENTS, Study, StudyError
 from warehouse import EventLog
 
 # experiment -> the module that builds its manuscripts / the module of its judge (judging.registry)

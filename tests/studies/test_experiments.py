@@ -3,8 +3,8 @@ each judge gets its model from its own sub-table with the study's [judging] mode
 
 import pytest
 
-from orchestration.experiments import experiments
 from studies import StudyError, parse_study
+from studies.experiments import experiments
 
 HEAD = '[papers]\ncorpus = "demo"\n\n[judging]\nprovider = "openai_compatible"\nmodel = "judge-m"\n'
 
