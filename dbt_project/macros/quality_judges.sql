@@ -66,13 +66,18 @@
         any_value(source) as source,
         any_value(system) as system,
         review_key,
+        {{ judge_identity() }},
+        count(judgment_id) as n_repeats,
+        count({{ score }}) as n_repeats_scored
+{%- endmacro %}
+
+{#- Which judge read the review, grouped by judge configuration: the same in every repeat. -#}
+{% macro judge_identity() %}
         any_value(judge) as judge,
         judge_config,
         any_value(judge_provider) as judge_provider,
         any_value(judge_model) as judge_model,
-        any_value(fields_used) as fields_used,
-        count(judgment_id) as n_repeats,
-        count({{ score }}) as n_repeats_scored
+        any_value(fields_used) as fields_used
 {%- endmacro %}
 
 {#- Whether the review has no `score` and why: all repeats null, the first repeat's reason speaks for it. -#}
