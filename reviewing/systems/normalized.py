@@ -1,16 +1,27 @@
 """The normalized review every reviewer system ends in: what the score marts and the PRISM judges
 read, so every system is measured the same way. The raw sections keep what the system wrote."""
 
+import importlib.util
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
+
+import yaml
+
+
+def _declared_scales() -> dict[str, tuple[float, float]]:
+    """dbt_project.yml's score_scales, the one table of them (int_system_reviews reads it too). Found
+    without importing dbt_project, which sits above the reviewers: its folder ships with the package."""
+    spec = importlib.util.find_spec("dbt_project")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    scales = yaml.safe_load((folder / "dbt_project.yml").read_text(encoding="utf-8"))["vars"]["score_scales"]
+    return {name: (float(s["min"]), float(s["max"])) for name, s in scales.items()}
+
 
 # Declared score scales: name -> (lowest, highest). The score marts take scores on a 1-10 scale; a
 # system that gives no score declares none (score null, never 0).
-SCORE_SCALES: dict[str, tuple[float, float]] = {
-    "neurips_1_10": (1.0, 10.0),  # NeurIPS overall: 1 very strong reject ... 10 award quality
-    "agentreview_1_10": (1.0, 10.0),  # AgentReview's rubric, anchors 10/8/6/5/3/1
-}
+SCORE_SCALES: dict[str, tuple[float, float]] = _declared_scales()
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from expectations import run_gate
 from reviewing.systems.normalized import SCORE_SCALES
@@ -69,10 +70,14 @@ def test_the_newest_review_per_slot_is_typed_and_flagged(built):
     assert (llm["is_scored"], llm["is_parsed"], llm["parse_error"], llm["overall_score"]) == (False, True, None, None)
 
 
-def test_the_scales_the_model_knows_are_the_declared_ones():
+def test_the_scales_are_one_table_read_by_python_and_sql():
+    # dbt_project.yml's score_scales: the model writes no scale of its own, and Python reads the same rows
+    # (the out-of-range test above shows the model checks scores against them)
     sql = (MODELS / "intermediate" / "int_system_reviews.sql").read_text()
-    known = {name: (float(lo), float(hi)) for name, lo, hi in re.findall(r"\('(\w+)', ([\d.]+), ([\d.]+)\)", sql)}
-    assert known == SCORE_SCALES
+    assert "var('score_scales')" in sql and not re.search(r"\('\w+_1_10'", sql)
+    declared = yaml.safe_load((MODELS.parent / "dbt_project.yml").read_text())["vars"]["score_scales"]
+    assert {name: (s["min"], s["max"]) for name, s in declared.items()} == SCORE_SCALES
+    assert SCORE_SCALES["neurips_1_10"] == (1.0, 10.0)
 
 
 def test_each_review_costs_its_calls_replayed_or_not(built):

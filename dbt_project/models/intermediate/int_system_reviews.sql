@@ -13,16 +13,17 @@ system_reviews as (
 
 score_scales as (
 
-    -- reviewing.systems.normalized.SCORE_SCALES, the scales the systems declare (tests/dbt check the
-    -- two agree). The score marts take 1-10 scores: a new scale must be added here with its bounds.
+    -- the scales the systems declare: dbt_project.yml's score_scales, which reviewing.systems.normalized
+    -- reads too. The score marts take 1-10 scores.
     select
         scales.score_scale,
         scales.scale_min,
         scales.scale_max
     from (
         values
-        ('neurips_1_10', 1.0, 10.0),
-        ('agentreview_1_10', 1.0, 10.0)
+        {%- for name, scale in var('score_scales').items() %}
+            ('{{ name }}', {{ scale.min }}, {{ scale.max }}){{ "," if not loop.last }}
+        {%- endfor %}
     ) as scales (score_scale, scale_min, scale_max)
 
 ),
