@@ -1,63 +1,24 @@
 -- Per (study, judge configuration, metric): how much a judge's own score for one review varies across
--- its repeats (doa, mcs, ns), next to how much the scores vary between reviews. Only reviews with at
--- least two scored repeats enter the within-review SDs.
+-- its repeats (each judge's card score: doa, ns, mcs), next to how much the scores vary between
+-- reviews. Only reviews with at least two scored repeats enter the within-review SDs.
 with
-
-depth as (
-
-    select * from {{ ref('int_quality_depth') }}
-
-),
-
-constructiveness as (
-
-    select * from {{ ref('int_quality_constructiveness') }}
-
-),
-
-novelty as (
-
-    select * from {{ ref('int_quality_novelty') }}
-
-),
 
 per_review as (
 
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        'doa' as metric,
-        n_repeats_scored,
-        doa as score,
-        doa_sd as within_review_sd
-    from depth
-    union all
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        'mcs' as metric,
-        n_repeats_scored,
-        mcs as score,
-        mcs_sd as within_review_sd
-    from constructiveness
-    union all
-    select
-        study_id,
-        judge,
-        judge_config,
-        judge_provider,
-        judge_model,
-        'ns' as metric,
-        n_repeats_scored,
-        ns as score,
-        ns_sd as within_review_sd
-    from novelty
+    -- each judge's card score (dbt_project.yml's quality_judges: doa, ns, mcs) and its SD across repeats,
+    -- <score>_sd in the judge's per-review model
+    {% for judge in card_score_judges() %}
+        select
+            {%- for column in judged_review_columns() if column != 'review_key' %}
+                {{ column }},
+            {%- endfor %}
+            '{{ judge.card_score }}' as metric,
+            n_repeats_scored,
+            {{ judge.card_score }} as score,
+            {{ judge.card_score }}_sd as within_review_sd
+        from {{ ref('int_quality_' ~ judge.judge) }}
+        {{ "union all" if not loop.last }}
+    {% endfor %}
 
 ),
 
