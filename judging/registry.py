@@ -17,34 +17,60 @@ Adding a judge or an experiment is adding its module here; nothing else names it
 
 import importlib
 import pkgutil
-from functools import cache
 from types import ModuleType
 
 import judging
+from warehouse.registry import DuplicateName, PluginImportError, Registry
+
+_HINT = ("Name one of them in a study's judges = [...], or add one: a module of judging/ that sets JUDGE "
+         "(docs/judges/write-a-judge.md).")
 
 
-@cache
-def _modules() -> tuple[ModuleType, ...]:
-    """Every judge module of judging/, in ORDER (imported on first use: judge modules import base)."""
-    found = []
-    for info in pkgutil.iter_modules(judging.__path__):
+def _judge_modules() -> list[ModuleType]:
+    """The modules (not subpackages) of judging/, imported by name: one that cannot be imported stops the
+    scan with its name and what to do (warehouse.registry.PluginImportError), never skipped."""
+    out = []
+    for info in sorted(pkgutil.iter_modules(judging.__path__), key=lambda i: i.name):
         if info.ispkg or info.name in ("base", "registry"):
             continue
-        module = importlib.import_module(f"judging.{info.name}")
-        if isinstance(getattr(module, "JUDGE", None), str):
-            if not isinstance(getattr(module, "ORDER", None), int):
-                raise ImportError(f"judge module {module.__name__} needs ORDER = <int> beside JUDGE")
-            if not hasattr(module, "SECTIONS"):  # what it reads is a choice each judge states
-                raise ImportError(f"judge module {module.__name__} needs SECTIONS (a set of review sections, "
-                                  "or None for every section) beside JUDGE")
-            if not hasattr(module, "EXPERIMENT"):
-                _check_metrics(module)
-            found.append(module)
-    for attr in ("JUDGE", "EXPERIMENT"):  # a name is an asset key and a study key: one module each
-        names = [getattr(m, attr) for m in found if hasattr(m, attr)]
-        if len(names) != len(set(names)):
-            raise ImportError(f"two judge modules declare the same {attr}: {sorted(names)}")
-    return tuple(sorted(found, key=lambda m: (hasattr(m, "EXPERIMENT"), m.ORDER, m.__name__)))
+        name = f"judging.{info.name}"
+        try:
+            out.append(importlib.import_module(name))
+        except (DuplicateName, ImportError):
+            raise
+        except Exception as exc:
+            raise PluginImportError(f"{name} cannot be imported ({type(exc).__name__}: {exc}): fix the module, "
+                                    "or remove it") from exc
+    return out
+
+
+def _scan() -> None:
+    """Import every module of judging/ and register those that declare a JUDGE (judge modules import base,
+    so this runs on first lookup, not when the package is imported)."""
+    for module in _judge_modules():
+        if not isinstance(getattr(module, "JUDGE", None), str):
+            continue
+        if not isinstance(getattr(module, "ORDER", None), int):
+            raise ImportError(f"judge module {module.__name__} needs ORDER = <int> beside JUDGE")
+        if not hasattr(module, "SECTIONS"):  # what it reads is a choice each judge states
+            raise ImportError(f"judge module {module.__name__} needs SECTIONS (a set of review sections, "
+                              "or None for every section) beside JUDGE")
+        if hasattr(module, "EXPERIMENT"):
+            EXPERIMENTS.add(module.EXPERIMENT, module, order=module.ORDER)
+        else:
+            _check_metrics(module)
+            QUALITY.add(module.JUDGE, module, order=module.ORDER)
+        # a name is an asset key and a study key: one module each, experiment judges included
+        ALL.add(module.JUDGE, module, order=(1_000 if hasattr(module, "EXPERIMENT") else 0) + module.ORDER)
+
+
+# The review-quality judges a study names in `judges = [...]`, the experiments by name, and every judge
+# module (quality and experiment judges alike) by its JUDGE name: one scan fills all three.
+QUALITY: Registry[ModuleType] = Registry("judge", hint=_HINT, load=_scan)
+EXPERIMENTS: Registry[ModuleType] = Registry("experiment", load=_scan, hint=(
+    "Name one of them in a study's [experiments] table, or add one: a judge module of judging/ that sets "
+    "EXPERIMENT beside JUDGE (docs/judges/write-a-judge.md)."))
+ALL: Registry[ModuleType] = Registry("judge", hint=_HINT, load=_scan)
 
 
 def _check_metrics(module: ModuleType) -> None:
@@ -59,22 +85,24 @@ def _check_metrics(module: ModuleType) -> None:
         raise ImportError(f"{module.__name__}.CARD_SCORE {card!r} is not one of its METRICS")
 
 
-@cache
 def judges() -> dict[str, ModuleType]:
-    """Review-quality judge name -> its module (the judges a study names in `judges = [...]`)."""
-    return {m.JUDGE: m for m in _modules() if not hasattr(m, "EXPERIMENT")}
+    """Review-quality judge name -> its module (the judges a study names in `judges = [...]`), in ORDER."""
+    return {name: QUALITY[name] for name in QUALITY}
 
 
-@cache
 def experiments() -> dict[str, ModuleType]:
     """Experiment name -> the module of the judge that reads its reviews."""
-    return {m.EXPERIMENT: m for m in _modules() if hasattr(m, "EXPERIMENT")}
+    return {name: EXPERIMENTS[name] for name in EXPERIMENTS}
 
 
-@cache
 def by_judge() -> dict[str, ModuleType]:
     """Every judge module, quality and experiment judges alike, by its JUDGE name."""
-    return {m.JUDGE: m for m in _modules()}
+    return {name: ALL[name] for name in ALL}
+
+
+def judge_module(name: str) -> ModuleType:
+    """The judge module named `name`; an unknown name fails with the known ones and the closest."""
+    return ALL[name]
 
 
 def judge_names() -> tuple[str, ...]:
@@ -120,17 +148,17 @@ def review_metrics() -> list:
 
 def options_for(judge: str, spec) -> dict:
     """The keyword options the study's [judging] table gives the judge (its `options` hook; none by default)."""
-    hook = getattr(by_judge()[judge], "options", None)
+    hook = getattr(judge_module(judge), "options", None)
     return hook(spec) if hook is not None else {}
 
 
 def resources_for(judge: str, log) -> dict:
     """JudgeContext fields the judge opens once per unit of work (its `resources` hook; none by default)."""
-    hook = getattr(by_judge()[judge], "resources", None)
+    hook = getattr(judge_module(judge), "resources", None)
     return hook(log) if hook is not None else {}
 
 
 def coverage_for(judge: str, reviews) -> dict:
     """What the study's resolution records the judge covered (its `coverage` hook; by default every review)."""
-    hook = getattr(by_judge()[judge], "coverage", None)
+    hook = getattr(judge_module(judge), "coverage", None)
     return hook(reviews) if hook is not None else {"review_keys": [r.review_key for r in reviews]}

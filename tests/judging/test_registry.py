@@ -83,9 +83,35 @@ def test_a_judge_module_without_sections_is_refused(monkeypatch):
                         lambda path: [pkgutil.ModuleInfo(None, "nosections", False)])
     monkeypatch.setattr(registry.importlib, "import_module",
                         lambda name: fake if name == "judging.nosections" else real_import(name))
-    registry._modules.cache_clear()
-    try:
-        with pytest.raises(ImportError, match="needs SECTIONS"):
-            registry._modules()
-    finally:
-        registry._modules.cache_clear()
+    with pytest.raises(ImportError, match="needs SECTIONS"):
+        registry._scan()  # refused before anything is registered
+
+
+def test_an_unknown_judge_names_the_known_ones_and_the_closest():
+    import pytest
+
+    with pytest.raises(KeyError) as exc:
+        registry.judge_module("novelt")
+    assert "unknown judge 'novelt'" in str(exc.value) and "did you mean 'novelty'?" in str(exc.value)
+    assert "depth" in str(exc.value) and "write-a-judge.md" in str(exc.value)
+
+
+def test_two_modules_with_one_judge_name_fail_naming_both(monkeypatch):
+    import types
+
+    import pytest
+
+    from warehouse.registry import DuplicateName
+
+    twin = types.ModuleType("judging.depth_twin")
+    twin.JUDGE, twin.ORDER, twin.SECTIONS = "depth", 1, None
+    twin.METRICS = registry.judge_module("depth").METRICS
+    real_import = importlib.import_module
+    monkeypatch.setattr(registry.pkgutil, "iter_modules",
+                        lambda path: [pkgutil.ModuleInfo(None, "depth", False), pkgutil.ModuleInfo(None, "depth_twin",
+                                                                                                   False)])
+    monkeypatch.setattr(registry.importlib, "import_module",
+                        lambda name: twin if name == "judging.depth_twin" else real_import(name))
+    with pytest.raises(DuplicateName, match=r"judge 'depth' is registered twice: by judging.depth and by "
+                                            r"judging.depth_twin"):
+        registry._scan()
