@@ -132,6 +132,7 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
 
     from peerlake.readonly_sql import QueryRefused, lock_down, read_statements
     from warehouse import Lake, duckdb_s3
+    from warehouse.marts_reader import CannotOpen, NoMarts
     from warehouse.publish import FAILED, PUBLISHED, candidate_status
 
     try:
@@ -156,8 +157,7 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
                           f"(started {status.get('started_at')}) failed at gate {failed}. Fix the rows "
                           "it named, or inspect them with `peerlake query --candidate \"…\"`.", soft_wrap=True)
         else:
-            console.print(f"[red]No published marts yet[/] (no {path}). Run `make demo` (or "
-                          "`peerlake build`) first.", soft_wrap=True)
+            console.print(f"[red]{escape(str(NoMarts(path)))}.[/]", soft_wrap=True)
         raise typer.Exit(1)
     if failed and not candidate:  # on stderr, so csv/json output stays parseable
         Console(stderr=True).print(f"note: the last build failed at gate {failed}; these are the marts "
@@ -168,8 +168,7 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
     try:
         con = duckdb_s3.connect(path, read_only=True, lake=lake)  # the views read the lake's segments
     except duckdb.IOException as exc:
-        console.print(f"[red]Could not open {path}: {exc}[/]\nAnother process (a build writing the "
-                      "candidate?) holds it; retry when it finishes.")
+        console.print(f"[red]{escape(str(CannotOpen(path, exc)))}.[/]", soft_wrap=True)
         raise typer.Exit(1) from None
     try:
         lock_down(con, readable=_segment_dirs(lake))

@@ -2,12 +2,12 @@
 
 import json
 
-import duckdb
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
 
 from orchestration.assets.dbt import DUCKDB_TAG
 from orchestration.assets.hashing import content_version
 from orchestration.resources import LakeResource
+from warehouse import marts_reader
 
 SUMMARY_SQL = """
 with scores as (
@@ -47,28 +47,16 @@ order by s.study_id, s.prompt_template, s.model, s.reviewer_config
 def read_quality(duckdb_path, study: str) -> list[dict]:
     """The study's judged reviews from the quality_reviews mart, each judge's headline metrics side by
     side (empty when the published file predates that mart)."""
-    con = duckdb.connect(str(duckdb_path), read_only=True)
-    try:
-        tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
-        if "quality_reviews" not in tables:
+    with marts_reader.published(duckdb_path) as marts:
+        if "quality_reviews" not in marts.tables():
             return []
-        cur = con.execute("select * exclude (quality_review_id, study_id) replace (left(system, 16) as system) "
+        return marts.rows("select * exclude (quality_review_id, study_id) replace (left(system, 16) as system) "
                           "from quality_reviews where study_id = $study order by paper_id, source, review_key",
                           {"study": study})
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-    finally:
-        con.close()
 
 
 def read_summary(duckdb_path) -> list[dict]:
-    con = duckdb.connect(str(duckdb_path), read_only=True)
-    try:
-        cur = con.execute(SUMMARY_SQL)
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-    finally:
-        con.close()
+    return marts_reader.rows(duckdb_path, SUMMARY_SQL)
 
 
 @asset(group_name="reports", op_tags=DUCKDB_TAG,

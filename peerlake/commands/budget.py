@@ -8,7 +8,7 @@ import typer
 from peerlake.commands import command_group
 
 LAKE_SQL = """
-select study_id || '|' || reviewer_config, variance_hat, n_papers_repeated, n_certified_pairs,
+select study_id || '|' || reviewer_config as name, variance_hat, n_papers_repeated, n_certified_pairs,
     reviews_per_paper_min
 from reliability_repeatability
 """
@@ -21,37 +21,32 @@ class BudgetInputError(ValueError):
 def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
     """V̂, N, n and M for one `study|reviewer_config` (or a unique prefix of it, or a configuration
     hash that only one study has) from the lake, read-only. M is the certified pair count N·⌊n_min/2⌋."""
-    import duckdb
+    from warehouse.marts_reader import MartsUnreadable, NoMarts
+    from warehouse.marts_reader import rows as mart_rows
 
-    if not duckdb_path.is_file():
-        raise BudgetInputError(f"no database at {duckdb_path}; run `peerlake build` (or `make demo`) "
-                               "first, or pass --variance/--papers/--pilot-reviews")
     try:
-        con = duckdb.connect(str(duckdb_path), read_only=True)
-    except duckdb.Error as exc:
-        raise BudgetInputError(f"cannot open {duckdb_path} read-only: {exc}") from exc
-    try:
-        rows = con.execute(LAKE_SQL).fetchall()
-    except duckdb.CatalogException:
-        raise BudgetInputError(f"{duckdb_path} has no reliability_repeatability table; run "
-                               "`peerlake build` first") from None
-    finally:
-        con.close()
+        rows = mart_rows(duckdb_path, LAKE_SQL)
+    except NoMarts as exc:
+        raise BudgetInputError(f"{exc}; or pass --variance/--papers/--pilot-reviews") from None
+    except MartsUnreadable as exc:
+        raise BudgetInputError(str(exc)) from None
     if not rows:
         raise BudgetInputError(f"{duckdb_path} holds no reviewer configuration yet (no AI reviews)")
-    known = sorted(r[0] for r in rows)
-    matches = [r for r in rows if config is None or r[0] == config] or \
-        [r for r in rows if r[0].startswith(config or "") or r[0].split("|", 1)[1].startswith(config or "")]
+    by_name = {r["name"]: r for r in rows}
+    known = sorted(by_name)
+    matches = [n for n in known if config is None or n == config] or \
+        [n for n in known if n.startswith(config or "") or n.split("|", 1)[1].startswith(config or "")]
     if len(matches) != 1:
         why = "several configurations" if config is None else (
             f"no configuration matches {config!r}" if not matches else f"{config!r} is ambiguous")
         raise BudgetInputError(f"{why}; pass --config with one of: {', '.join(known)}")
-    name, variance, n_papers, n_pairs, n_min = matches[0]
-    if variance is None:
-        raise BudgetInputError(f"configuration {name} has no paper with two or more parsed scores, "
+    row = by_name[matches[0]]
+    if row["variance_hat"] is None:
+        raise BudgetInputError(f"configuration {row['name']} has no paper with two or more parsed scores, "
                                "so no variance estimate; review with --samples 2 or more")
-    return {"reviewer_config": name, "variance_hat": float(variance), "n_papers": int(n_papers),
-            "pilot_reviews": int(n_min), "n_pairs": int(n_pairs)}
+    return {"reviewer_config": row["name"], "variance_hat": float(row["variance_hat"]),
+            "n_papers": int(row["n_papers_repeated"]),
+            "pilot_reviews": int(row["reviews_per_paper_min"]), "n_pairs": int(row["n_certified_pairs"])}
 
 
 @command_group("budget", listed=20)

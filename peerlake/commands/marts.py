@@ -61,18 +61,16 @@ def _failed_marts(failed_gates: dict, marts: list[str], relations: dict | None =
 
 
 def published_marts(lake, project_dir: Path) -> list[dict]:
-    """One row per mart in the published file: name, description, key, rows, gate, last build."""
-    import duckdb
-
+    """One row per mart in the published file: name, description, key, rows, gate, last build
+    (warehouse.marts_reader's MartsUnreadable when there is no file to read)."""
     from expectations.gates import GATES
+    from warehouse.marts_reader import published
     from warehouse.publish import BUILDING, FAILED, candidate_status
 
     docs = mart_docs(project_dir)
-    with duckdb.connect(str(lake.duckdb_path), read_only=True) as con:
-        tables = {r[0] for r in con.execute(
-            "select table_name from information_schema.tables where table_type = 'BASE TABLE'").fetchall()}
-        names = sorted(tables & set(docs))
-        rows = {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+    with published(lake.duckdb_path) as marts:
+        names = sorted(marts.tables() & set(docs))
+        rows = {n: marts.rows(f'select count(*) as n from "{n}"')[0]["n"] for n in names}
     suite_of = {model: suite for suite, model in GATES.items()}
     status = candidate_status(lake) or {}
     failed = _failed_marts(status.get("failed_gates") or {}, names, status.get("failed_relations")) \
@@ -103,13 +101,14 @@ def register(app: typer.Typer) -> None:
         from dbt_project import PROJECT_DIR
         from peerlake.console import console, print_rows
         from warehouse import Lake
+        from warehouse.marts_reader import MartsUnreadable
 
         lake = Lake.default()
-        if not lake.duckdb_path.exists():
-            console.print(f"No published marts yet (no {lake.duckdb_path}): run `make demo` for the demo study, "
-                          "or `peerlake run STUDY` / `peerlake build`.", highlight=False, soft_wrap=True)
-            raise typer.Exit(1)
-        rows = published_marts(lake, PROJECT_DIR)
+        try:
+            rows = published_marts(lake, PROJECT_DIR)
+        except MartsUnreadable as exc:
+            console.print(f"{exc}.", highlight=False, soft_wrap=True, markup=False)
+            raise typer.Exit(1) from None
         for r in rows:  # one line each: the rest of the description is in the model's yml and the docs
             if len(r["what it holds"]) > 100:
                 r["what it holds"] = r["what it holds"][:99].rsplit(" ", 1)[0] + " …"

@@ -52,27 +52,19 @@ def register(app: typer.Typer) -> None:
         """How many human labels (and judged reviews) give each system-vs-human quality difference a 95 %
         interval of width W: with the judge's values debiased by prediction-powered inference, and from human
         labels alone. Needs human labels (`peerlake ingest labels`) on some reviews the judge judged."""
-        import duckdb
-
         from peerlake.console import console, print_rows
         from warehouse import Lake
+        from warehouse.marts_reader import MartsUnreadable
+        from warehouse.marts_reader import rows as mart_rows
 
         if target_width <= 0:
             typer.secho("error: --target-width must be > 0", fg="red", err=True)
             raise typer.Exit(2)
-        db = Lake.default().duckdb_path
-        if not db.is_file():
-            typer.secho(f"error: no marts at {db}; run `peerlake run {name}` first", fg="red", err=True)
-            raise typer.Exit(1)
-        with duckdb.connect(str(db), read_only=True) as con:
-            try:
-                cur = con.execute(SQL, [name])
-            except duckdb.Error as exc:
-                typer.secho(f"error: {db} has no PPI columns in quality_comparison ({exc}); run `peerlake build`",
-                            fg="red", err=True)
-                raise typer.Exit(1) from None
-            cols = [d[0] for d in cur.description]
-            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        try:
+            rows = mart_rows(Lake.default().duckdb_path, SQL, [name])
+        except MartsUnreadable as exc:  # no file, or one published before quality_comparison had its PPI columns
+            typer.secho(f"error: {exc}", fg="red", err=True)
+            raise typer.Exit(1) from None
         if not rows:
             console.print(f"Study {name} has no quality metric with human labels yet: import some with "
                           "`peerlake ingest labels FILE --dataset NAME` (reviews the judge judged), then "

@@ -364,28 +364,23 @@ def _interval(row: dict, stem: str, fmt: str, suffix: str = "") -> str:
 
 def estimate_vs_actual(run_id: str) -> list[dict]:
     """The run's rows of the published cost_estimate_accuracy mart (empty when not published)."""
-    import duckdb
-
     from warehouse import Lake
+    from warehouse.marts_reader import MartsUnreadable
+    from warehouse.marts_reader import rows as mart_rows
 
-    path = Lake.default().duckdb_path
-    if not path.exists():
-        return []
     try:
-        with duckdb.connect(str(path), read_only=True) as con:
-            cur = con.execute("""
-                select purpose, provider || '/' || model as model, est_calls, actual_calls, est_cost_usd,
-                       est_cost_lo_usd, est_cost_hi_usd, actual_cost_usd, cost_ratio, is_cost_in_interval
-                from cost_estimate_accuracy where dagster_run_id = ? order by purpose, model""", [run_id])
-            rows = cur.fetchall()
-    except duckdb.Error:
-        return []  # an older published build without the mart
+        rows = mart_rows(Lake.default().duckdb_path, """
+            select purpose, provider || '/' || model as model, est_calls, actual_calls, est_cost_usd,
+                   est_cost_lo_usd, est_cost_hi_usd, actual_cost_usd, cost_ratio, is_cost_in_interval
+            from cost_estimate_accuracy where dagster_run_id = ? order by purpose, model""", [run_id])
+    except MartsUnreadable:
+        return []  # nothing published, or an older published build without the mart
     money = "{:.4f}".format
     return [{"purpose": p, "model": m, "calls est / made": f"{_n(ec)} / {ac}",
              "est USD [10th–90th]": "unknown" if e is None else f"{money(e)} [{money(lo)}–{money(hi)}]",
              "actual USD": "unknown" if a is None else money(a),
              "actual/est": "" if r is None else f"{r:.2f}", "in interval": "" if inside is None else str(inside)}
-            for p, m, ec, ac, e, lo, hi, a, r, inside in rows]
+            for p, m, ec, ac, e, lo, hi, a, r, inside in (row.values() for row in rows)]
 
 
 def report_experiments(result) -> None:

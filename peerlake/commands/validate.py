@@ -48,23 +48,18 @@ def study_file(paper_ids: list[str], provider: str | None = None, model: str | N
 
 
 def validation_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
-    import duckdb
+    from warehouse.marts_reader import rows
 
-    cols = ", ".join(SHOWN)
-    with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        cur = con.execute(f"select {cols} from quality_judge_validation where study_id = ? "
-                          "order by judge_model, dataset_split", [study])
-        return [dict(zip(SHOWN, r, strict=True)) for r in cur.fetchall()]
+    return rows(duckdb_path, f"select {', '.join(SHOWN)} from quality_judge_validation where study_id = ? "
+                "order by judge_model, dataset_split", [study])
 
 
 def card_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
     """The study's judge card rows (mart judge_cards), the depth judge's measured and unvalidated ones."""
-    import duckdb
+    from warehouse.marts_reader import rows
 
-    with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        cur = con.execute(f"select {', '.join(CARD)} from judge_cards where study_id = ? and status != 'not_measured' "
-                          "order by judge_model, dimension, statistic", [study])
-        return [dict(zip(CARD, r, strict=True)) for r in cur.fetchall()]
+    return rows(duckdb_path, f"select {', '.join(CARD)} from judge_cards where study_id = ? "
+                "and status != 'not_measured' order by judge_model, dimension, statistic", [study])
 
 
 @command_group("validate", listed=50)
@@ -90,6 +85,7 @@ def register(app: typer.Typer) -> None:
         from peerlake.console import print_rows
         from studies import StudyError, save_study
         from warehouse import EventLog, settings
+        from warehouse.marts_reader import MartsUnreadable
 
         if dataset not in DATASETS:
             _fail(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
@@ -122,9 +118,13 @@ def register(app: typer.Typer) -> None:
         finally:
             log.close()
         run_study_command(STUDY, probes=False, command="validate-judges")
-        print_rows(validation_rows(settings.duckdb_path()),
+        try:
+            validation, card = validation_rows(settings.duckdb_path()), card_rows(settings.duckdb_path())
+        except MartsUnreadable as exc:
+            _fail(str(exc))
+        print_rows(validation,
                    title=f"depth judge vs {dataset} human spans (study {STUDY}; IoU >= span_match_iou, default 0.5)")
-        print_rows(card_rows(settings.duckdb_path()),
+        print_rows(card,
                    title=f"judge card (study {STUDY}; 95% intervals; human_human_alpha = the annotators' ceiling)")
         typer.echo('all columns: peerlake query "select * from quality_judge_validation" '
                    '/ "select * from judge_cards"')
