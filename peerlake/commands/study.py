@@ -117,6 +117,7 @@ def study_list() -> None:
     """The studies in this lake, with the papers each covered the last time it ran."""
     import json
 
+    from orchestration.running_studies import running_studies
     from warehouse.studies import StudyFiles
 
     log = _log()
@@ -127,7 +128,7 @@ def study_list() -> None:
     names = StudyFiles(log.lake).names()
     if not names:
         typer.echo("no studies yet: `peerlake demo` writes `demo`; `peerlake study new NAME ...` writes yours")
-    running = _running_studies()
+    running = running_studies()
     for name in names:
         e = last.get(name)
         ran = (f"last run {e.occurred_at:%Y-%m-%d %H:%M} UTC, {len(json.loads(e.paper_ids_json))} papers"
@@ -139,38 +140,6 @@ def study_list() -> None:
 
     if unwritten := [b for b in BUILTIN_STUDIES if b not in names]:
         typer.echo(f"built in, written on first run: {', '.join(unwritten)}")
-
-
-def _running_studies() -> dict[str, str]:
-    """study -> Dagster run id of its runs Dagster marks started whose process is alive on this machine
-    (a run killed with SIGKILL stays marked started forever; its dead pid tells it apart)."""
-    from warehouse import settings
-
-    if not (settings.dagster_home() / "history").is_dir():
-        return {}  # no run ever: do not import Dagster for nothing
-    import os
-
-    from dagster import DagsterEventType, DagsterRunStatus, RunsFilter
-
-    from orchestration.runner import dagster_instance
-
-    instance = dagster_instance()
-    out = {}
-    for run in instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTING, DagsterRunStatus.STARTED])):
-        study = run.tags.get("peerlake/study")
-        if not study:
-            continue
-        starts = instance.all_logs(run.run_id, of_type=DagsterEventType.RUN_START)
-        pid = starts[-1].dagster_event.pid if starts and starts[-1].dagster_event else None
-        if pid is not None:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                continue
-            except PermissionError:
-                pass  # alive, another user's
-        out[study] = run.run_id
-    return out
 
 
 @study_app.command("show")
