@@ -2,6 +2,7 @@
 from an earlier release's text), a user's study is saved only if it parses."""
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
@@ -11,14 +12,23 @@ from warehouse import EventLog
 from warehouse.studies import StudyFiles
 
 
+def unknown_study(lake, name: str, also: Iterable[str] = ()) -> str | None:
+    """Why `name` names no study of this lake (its study files, the built-in studies, and `also`: say the
+    studies the published marts hold), with the closest known name; None when it names one."""
+    files = StudyFiles(lake)
+    if name in BUILTIN_STUDIES or name in set(also) or files.exists(name):
+        return None
+    # The built-in studies count as known before their first run writes their file.
+    known = sorted(set(files.names()) | set(BUILTIN_STUDIES) | set(also))
+    return (f"no study {name!r} in this lake; {did_you_mean([name], set(known))}"
+            f"known: {', '.join(known)}; create one with `peerlake study new {name} ...`")
+
+
 def load_study(log: EventLog, name: str) -> Study:
     """The study file from the lake; the built-in studies (studies.builtin) are written on first use."""
     files = StudyFiles(log.lake)
-    if name not in BUILTIN_STUDIES and not files.exists(name):
-        # The built-in studies count as known before their first run writes their file.
-        known = sorted(set(files.names()) | set(BUILTIN_STUDIES))
-        raise FileNotFoundError(f"no study {name!r} in this lake; {did_you_mean([name], set(known))}"
-                                f"known: {', '.join(known)}; create one with `peerlake study new {name} ...`")
+    if (why := unknown_study(log.lake, name)) is not None:
+        raise FileNotFoundError(why)
     if name in BUILTIN_STUDIES and (not files.exists(name) or hashlib.sha256(files.read(name).encode()).hexdigest()
                                     in OLD_SHA256.get(name, ())):
         files.write(name, builtin_text(name))

@@ -47,6 +47,21 @@ def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool, extra:
         raise typer.Exit(1)
 
 
+def _existing(paths: list[Path]) -> None:
+    """Refuse (exit 2) a path that names no file or folder, with the closest name beside it, so a typo
+    never reaches the log as an `ingest_rejected` event."""
+    import difflib
+
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        siblings = [q.name for q in p.parent.iterdir()] if p.parent.is_dir() else []
+        close = difflib.get_close_matches(p.name, siblings, n=1)
+        hint = f"; did you mean {str(p.parent / close[0])!r}?" if close else ""
+        typer.echo(f"error: no such file or folder: {str(p)!r}{hint}", err=True)
+    if missing:
+        raise typer.Exit(2)
+
+
 @ingest_app.command("pdf")
 def ingest_pdf_cmd(
     paths: list[Path] = typer.Argument(..., help="PDF files or folders of PDFs"),
@@ -57,6 +72,7 @@ def ingest_pdf_cmd(
     """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
     from ingest.papers import ingest_pdf, iter_pdfs, latest_versions, not_pdfs
 
+    _existing(paths)  # a typo is refused here, before the permanent log records anything
     files = iter_pdfs(paths)
     if paper_id and len(files) != 1:
         raise typer.BadParameter("--paper-id needs exactly one PDF")

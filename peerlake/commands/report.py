@@ -19,6 +19,7 @@ def register(app: typer.Typer) -> None:
 
         from report import write_report
         from report.data import load, studies
+        from studies.files import unknown_study
         from warehouse import EventLog, Lake, settings
         from warehouse.ids import path_under
         from warehouse.studies import check_name
@@ -30,7 +31,11 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         db = settings.duckdb_path()
-        names = [study] if study else studies(db)
+        published = studies(db)
+        if study and (why := unknown_study(Lake.default(), study, also=published)) is not None:
+            typer.echo(f"error: --study: {why}", err=True)  # a typo writes no empty page
+            raise typer.Exit(2)
+        names = [study] if study else published
         data = load(db) if names else None  # one read of the marts for every page
         if not names:
             typer.echo(f"error: no published marts with reviews at {db}; run `peerlake demo` or "

@@ -32,6 +32,25 @@ def _site(root: Path, study: str | None):
     return site
 
 
+def _check_study(study: str | None) -> None:
+    """A --study that names no study of this lake (its files, the built-ins, the studies with published
+    calls) is refused at the flag, with the closest name, before anything is written (exit 2)."""
+    if not study:
+        return
+    from studies.files import unknown_study
+    from warehouse import Lake, marts_reader
+
+    lake = Lake.default()
+    try:
+        published = [r["study_id"] for r in marts_reader.rows(
+            lake.duckdb_path, "select distinct study_id from fct_llm_calls where study_id is not null")]
+    except marts_reader.MartsUnreadable:
+        published = []  # nothing published: the catalog says so next
+    if (why := unknown_study(lake, study, also=published)) is not None:
+        typer.echo(f"error: --study: {why}", err=True)
+        raise typer.Exit(2)
+
+
 def _catalog_or_exit(load):
     from rich.markup import escape
 
@@ -95,6 +114,7 @@ def register(app: typer.Typer) -> None:
         from report.viewer.site import copy_reports
         from warehouse import settings
 
+        _check_study(study)
         if out is None:
             # beside the lake's report pages (ROOT/reports/), so their audit keys' links find the viewer
             site = _site(settings.lake_root(), study)
@@ -134,6 +154,7 @@ def register(app: typer.Typer) -> None:
         from peerlake.console import console
         from report.viewer.index import index_rows, matches
 
+        _check_study(study)
         rows = [r for r in index_rows(_catalog(None))
                 if matches(r, study=study, paper=paper, model=model, purpose=purpose, status=status)]
         first = (max(page, 1) - 1) * limit
