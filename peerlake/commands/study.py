@@ -78,6 +78,7 @@ def study_new(
             _fail(f"--papers {folder}: {what} ({folder.resolve()}); give a folder holding the PDFs to review, "
                   "e.g. `--papers ~/papers/`", code=2)
     log = _log()
+    _check_sample(log, sample, samples)
     if StudyFiles(log.lake).exists(name) and not force:
         _fail(f"study {name!r} exists ({StudyFiles(log.lake).path(name)}); pass --force to replace it")
     try:
@@ -93,6 +94,22 @@ def study_new(
     for folder in papers:
         typer.echo(f"  {folder}: {_folder_tally(folder)}")
     typer.echo(f"run it with: peerlake run {name}")
+
+
+def _check_sample(log, sample: str | None, samples: int | None) -> None:
+    """--sample names a `peerlake sample` draw of this lake (or 'latest'): said now, at the flag, not at the
+    first run. A number there is most likely --samples (reviews per paper) mistyped, and is said to be."""
+    if sample is None:
+        return
+    draws = sorted({e.sample_id for e in log.iter_events("sample_drawn")})
+    if (sample == "latest" and draws) or sample in draws:
+        return
+    if sample == "latest":
+        _fail("--sample latest: no sample was drawn in this lake yet; draw one with `peerlake sample ...`, "
+              "or name the papers with --papers, --venue, --ids or --all", code=2)
+    hint = (f" — for {sample} reviews per paper, that is --samples {sample}" if sample.isdigit() and samples is None
+            else "")
+    _fail(f"--sample {sample}: no such sample in this lake (drawn: {', '.join(draws) or 'none'}){hint}", code=2)
 
 
 def _folder_tally(folder: Path) -> str:

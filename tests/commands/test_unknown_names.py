@@ -46,3 +46,24 @@ def test_a_missing_folder_is_refused_and_the_log_records_nothing(lake_home, tmp_
     assert result.exit_code == 2, out
     assert f"no such file or folder: '{tmp_path / 'paper'}'" in out and f"did you mean '{tmp_path / 'papers'}'?" in out
     assert list(EventLog(Lake(lake_home)).iter_events("ingest_rejected")) == []
+
+
+def test_a_number_given_to_sample_is_named_as_the_samples_flag_and_nothing_is_written(lake_home):
+    result = CliRunner().invoke(app, ["study", "new", "pilot", "--all", "--sample", "2"])
+    out = _flat(result.output)
+    assert result.exit_code == 2, out
+    assert "--sample 2: no such sample in this lake (drawn: none)" in out and "that is --samples 2" in out
+    assert not (lake_home / "studies" / "pilot.toml").exists() and "reviewers[0]" not in out
+
+
+def test_a_drawn_sample_is_accepted(lake_home):
+    from warehouse.events import SampleDrawn
+
+    log = EventLog(Lake(lake_home))
+    log.append(SampleDrawn(sample_id="s-abc", drawn_by="test", seed=1, strata="venue", size=1, venue=None,
+                           parent_sample_id=None, quotas_json="{}", paper_ids_json='["P1"]'))
+    log.seal()
+    result = CliRunner().invoke(app, ["study", "new", "pilot", "--sample", "s-abc"])
+    assert result.exit_code == 0, result.output
+    missing = CliRunner().invoke(app, ["study", "new", "other", "--sample", "s-abd"])
+    assert missing.exit_code == 2 and "(drawn: s-abc)" in _flat(missing.output)
