@@ -474,7 +474,22 @@ def register(app: typer.Typer) -> None:
             print_quality(name)
         if not build:
             typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")
+        elif result.build is not None and result.build.success:
+            from warehouse import settings
+
+            typer.echo("next:\n" + "\n".join(f"  {line}" for line in next_commands(name, meta, settings.lake_root())))
         fail_if_calls_failed(result, name)
+
+
+def next_commands(name: str, reviews_meta: dict, lake_root: Path) -> list[str]:
+    """What to run after a study's marts are published, with this study's real ids: its report page (and where
+    it is written), the audit of a validity row of its first reviewer configuration, the call viewer."""
+    lines = [f"peerlake report --study {name} --open    # writes {lake_root / 'reports' / f'{name}.html'}"]
+    configs = [c.strip() for c in str(reviews_meta.get("reviewer_configs") or "").split(",") if c.strip()]
+    if configs:
+        lines.append(f"peerlake audit reliability_validity '{name}|{configs[0]}|all'    # where a number comes from")
+    lines.append(f"peerlake view --study {name}    # every call of the study in a browser")
+    return lines
 
 
 def fail_if_calls_failed(result, name: str) -> None:
