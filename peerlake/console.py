@@ -16,13 +16,15 @@ def fmt(v) -> str:
     return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
 
 
-def print_rows(rows: list[dict], title: str | None = None) -> None:
+def print_rows(rows: list[dict], title: str | None = None, grid: bool = False) -> None:
+    """Rows as a table; too wide for the terminal, one "column: value" block per row, unless `grid` (a
+    list of many short rows reads better as a table whose long cells wrap)."""
     if not rows:
         console.print("(no rows)")
         return
     cols = list(rows[0])
     width = sum(max(len(str(c)), *(len(fmt(r[c])) for r in rows)) + 3 for c in cols)
-    if width > console.width:  # too wide to read as a grid: one "column: value" block per row
+    if width > console.width and not grid:  # too wide to read as a grid: one "column: value" block per row
         for i, r in enumerate(rows, 1):
             console.rule(f"row {i}" if not title else f"{title} · row {i}")
             pad = max(len(str(c)) for c in cols)

@@ -112,6 +112,11 @@ def register(app: typer.Typer) -> None:
         for r in rows:  # one line each: the rest of the description is in the model's yml and the docs
             if len(r["what it holds"]) > 100:
                 r["what it holds"] = r["what it holds"][:99].rsplit(" ", 1)[0] + " …"
-        print_rows(rows, title=f"published marts ({lake.duckdb_path})")
+        rows.sort(key=lambda r: (not r["rows"], r["mart"]))  # the marts with rows first, by name
+        empty = sum(1 for r in rows if not r["rows"])
+        print_rows(rows, title=f"published marts ({lake.duckdb_path})", grid=True)
+        if empty:
+            console.print(f"{empty} of {len(rows)} marts have no rows: this lake's studies measure nothing they "
+                          "hold (the docs say what fills each).", highlight=False, soft_wrap=True)
         console.print('Rows of one: `peerlake query "select * from MART limit 10"`; where a number comes from: '
                       "`peerlake audit MART KEY`.", highlight=False, soft_wrap=True)

@@ -75,3 +75,22 @@ def test_first_sentence_does_not_end_at_an_abbreviation():
     assert first_sentence("Per study, e.g. demo. More text.") == "Per study, e.g. demo."
     assert first_sentence("One line\n  wrapped. Two") == "One line wrapped."
     assert first_sentence("Per (study, venue_year incl. 'all'): x. y") == "Per (study, venue_year incl. 'all'): x."
+
+
+def test_the_marts_are_one_table_with_the_marts_that_have_rows_first(tmp_path, monkeypatch):
+    lake_dir = tmp_path / "lake"
+    lake_dir.mkdir()
+    monkeypatch.setenv("PEERLAKE_HOME", str(lake_dir))
+    monkeypatch.setenv("COLUMNS", "120")
+    with duckdb.connect(str(lake_dir / "peerlake.duckdb")) as con:
+        con.execute("create table cost_by_model as select range as cost_group_id from range(0)")
+        con.execute("create table text_overlap as select range as text_overlap_id from range(0)")
+        con.execute("create table fct_llm_calls as select range as llm_call_id from range(5)")
+    result = CliRunner().invoke(app, ["marts"])
+    assert result.exit_code == 0, result.output
+    assert "row 1" not in result.output  # not one card per mart
+    order = [m for m in ("fct_llm_calls", "cost_by_model", "text_overlap") if m in result.output]
+    assert order == ["fct_llm_calls", "cost_by_model", "text_overlap"]
+    assert result.output.index("fct_llm_calls") < result.output.index("cost_by_model") < \
+        result.output.index("text_overlap")
+    assert "2 of 3 marts have no rows" in _flat(result.output)
