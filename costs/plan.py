@@ -40,6 +40,7 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
     reviews += with_study(_unread_requests(study, res, configs, est), study)
     review_rows = request_rows("ai_reviews", reviews, gateway, hist)
     est.rows += review_rows
+    est.notes += reading_notes(log, configs, res.manuscripts)
     if study.system_configs():
         est.rows += _system_rows(log, study, res, gateway, hist, est)
     if probes and configs:
@@ -58,6 +59,37 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
         for judge in study.judges:
             est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
     return est
+
+
+def reading_notes(log, configs, manuscripts) -> list[str]:
+    """What each single-template reviewer reads of the study's papers, when it is cut to the provider's
+    character budget (settings.review_max_chars: 9,000 on the embedded model): the share of each paper's
+    text, so a run on the first pages of long papers is said before it runs, not discovered in its reviews."""
+    import statistics
+
+    from ingest.manuscripts import load_package
+    from warehouse import settings
+
+    notes, packages = [], {}
+    for cfg in configs:
+        budget = settings.review_max_chars(cfg.provider)
+        shares = []
+        for p in manuscripts:
+            if not cfg.covers(p.paper_id):
+                continue
+            if p.package_sha256 not in packages:
+                packages[p.package_sha256] = load_package(log.blobs, p.package_sha256)
+            full = len(cfg.reading(packages[p.package_sha256]).review_text(10**12))
+            shares.append((min(1.0, budget / full) if full else 1.0, p.paper_id, full))
+        cut = [s for s in shares if s[0] < 1.0]
+        if not cut:
+            continue
+        low = min(cut)
+        notes.append(f"reviewer {cfg.template} on {cfg.provider}/{cfg.model} reads the first {budget:,} characters of "
+                     f"each paper (PEERLAKE_REVIEW_MAX_CHARS): {len(cut)} of {len(shares)} papers are cut, to a median "
+                     f"{statistics.median(s[0] for s in shares):.0%} of their text (least: {low[0]:.0%} of "
+                     f"{low[1]}, {low[2]:,} characters)")
+    return notes
 
 
 def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
