@@ -33,19 +33,21 @@ def _site(root: Path, study: str | None):
 
 
 def _check_study(study: str | None) -> None:
-    """A --study that names no study of this lake (its files, the built-ins, the studies with published
-    calls) is refused at the flag, with the closest name, before anything is written (exit 2)."""
+    """A --study that names no study of this lake (its files, the built-ins, the studies with published or
+    replayed calls) is refused at the flag, with the closest name, before anything is written (exit 2)."""
     if not study:
         return
     from studies.files import unknown_study
     from warehouse import Lake, marts_reader
 
     lake = Lake.default()
+    published: list[str] = []  # nothing published: the catalog says so next
     try:
-        published = [r["study_id"] for r in marts_reader.rows(
-            lake.duckdb_path, "select distinct study_id from fct_llm_calls where study_id is not null")]
+        with marts_reader.published(lake.duckdb_path) as marts:
+            for table in {"fct_llm_calls", "fct_call_replays"} & set(marts.tables()):  # paid for, or replayed
+                published += [r["study_id"] for r in marts.rows(f"select distinct study_id from {table}")]
     except marts_reader.MartsUnreadable:
-        published = []  # nothing published: the catalog says so next
+        pass
     if (why := unknown_study(lake, study, also=published)) is not None:
         typer.echo(f"error: --study: {why}", err=True)
         raise typer.Exit(2)
