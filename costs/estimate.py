@@ -88,15 +88,22 @@ class History:
                    bound: int | None = None, reasoning: tuple[int, int, int] | None = None) -> tuple[Spread, str]:
         """Output tokens per call: the history's, else the default share of the answer budget `max_tokens`
         plus the `reasoning` prior; never above `bound`, what the request can bill (default max_tokens)."""
-        top = max_tokens if bound is None else max(bound, max_tokens)
         out = self.output_tokens.get((provider, model, template))
         if out is not None:
-            return out.capped(top), f"history:{out.n}"
-        answer = Spread(*DEFAULT_OUTPUT_SHARE).scaled(max_tokens)
-        if not reasoning or not any(reasoning):
-            return answer.capped(top), "default"
-        lo, mid, hi = reasoning
-        return Spread(answer.lo + lo, answer.mid + mid, answer.hi + hi).capped(top), "default+reasoning prior"
+            return out.capped(max_tokens if bound is None else max(bound, max_tokens)), f"history:{out.n}"
+        return default_output(max_tokens, bound, reasoning)
+
+
+def default_output(max_tokens: int, bound: int | None = None,
+                   reasoning: tuple[int, int, int] | None = None) -> tuple[Spread, str]:
+    """Output tokens per call without history: DEFAULT_OUTPUT_SHARE of the answer budget, plus the reasoning
+    prior of a model that reasons, never above `bound` (what the request can bill; default max_tokens)."""
+    top = max_tokens if bound is None else max(bound, max_tokens)
+    answer = Spread(*DEFAULT_OUTPUT_SHARE).scaled(max_tokens)
+    if not reasoning or not any(reasoning):
+        return answer.capped(top), "default"
+    lo, mid, hi = reasoning
+    return Spread(answer.lo + lo, answer.mid + mid, answer.hi + hi).capped(top), "default+reasoning prior"
 
 
 def load_history(log) -> History:

@@ -27,6 +27,7 @@ from costs.estimate import (
     History,
     Spread,
     _row,
+    default_output,
     spread,
 )
 from llm_calls.types import LlmRequest
@@ -81,8 +82,7 @@ def system_rows(runs: Sequence, gateway, hist: History) -> list[dict]:
             probe = step_probe(cfg, step)
             bound, prior = gateway.output_bound(probe), gateway.reasoning_prior(probe)
             if seen is None:
-                per_call, b_out = History().output_for(cfg.provider, cfg.model, None, step.max_output_tokens,
-                                                       bound=bound, reasoning=prior)
+                per_call, b_out = default_output(step.max_output_tokens, bound, prior)
             else:
                 per_call, b_out = seen.capped(max(bound, step.max_output_tokens)), f"history:{seen.n}"
             row = _row(ASSET, PURPOSE, step.template, cfg.provider, cfg.model, request_key=None, new=new,

@@ -13,8 +13,8 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
     and tolerances in force. One summary row per (judge, probe)."""
     from judging import probes
     from judging.base import JudgeContext, Recorder
-    from judging.registry import judges, resources_for
-    from orchestration.assets.judgments import judge_config, judge_options, judged_reviews
+    from judging.registry import judges, options_for, resources_for
+    from orchestration.assets.judgments import judge_config, judged_reviews
     from studies import record_resolution, resolve_papers
 
     spec = study.judging
@@ -32,10 +32,10 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
         for repeat in range(cfg.repeats):
             ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
                                study=study.name, progress=progress, **resources)
-            for j in module.judge(ctx, reviews, **judge_options(judge, spec)):  # the originals
+            for j in module.judge(ctx, reviews, **options_for(judge, spec)):  # the originals
                 recorder.record(j)
             for probe in applied:
-                made = probes.run_probe(ctx, module, probe, reviews, seed=spec.probe_seed, **judge_options(judge, spec))
+                made = probes.run_probe(ctx, module, probe, reviews, seed=spec.probe_seed, **options_for(judge, spec))
                 for j in made:
                     recorder.record(j)
                 rows.append({"judge": judge, "probe": probe, "repeat": repeat, "variants": len(made),

@@ -17,8 +17,6 @@ from report.quality import PROFILE
 HEADING = "<h2>Reviewer systems</h2>"
 SUMMARY = "system_summary"
 COSTS = "system_review_costs"
-# The quality judges' headline metrics (PRISM: depth, novelty, flaws found and said first, constructiveness)
-PRISM = PROFILE
 
 
 def _not_measured(why: str) -> str:
@@ -130,12 +128,12 @@ def _prism(summary: pd.DataFrame, data: ReportData, labels: dict[str, str]) -> s
     q = q[q["system"].isin(configs)]
     if q.empty:
         return f"<p>PRISM profile: {_not_measured('no judge read these systems’ reviews in this study')}.</p>"
-    head = "<tr><th>system</th>" + "".join(f"<th>{html.escape(t)}</th>" for _, t in PRISM) + "</tr>"
+    head = "<tr><th>system</th>" + "".join(f"<th>{html.escape(t)}</th>" for _, t in PROFILE) + "</tr>"
     body = []
     for cfg in configs:
         m = q[q["system"] == cfg].set_index("metric")
         cells = [_cell(_num(m.loc[k, "mean_system"], 3) if k in m.index else None,
-                       "not judged" if m.empty else "no such judgment") for k, _ in PRISM]
+                       "not judged" if m.empty else "no such judgment") for k, _ in PROFILE]
         body.append(f"<tr><td>{html.escape(labels.get(cfg, cfg[:8]))}</td>{''.join(cells)}</tr>")
     return ("<p class='how'>Means of each system's reviews (per paper, then over papers) as the PRISM judges scored"
             " them; the full comparison with the human reviews is in the next section.</p><table>" + head

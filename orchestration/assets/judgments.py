@@ -76,11 +76,6 @@ def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> t
     return paper_ids, reviews
 
 
-def judge_options(judge: str, spec: JudgingSpec) -> dict:
-    """The keyword options the study's [judging] gives a judge module's `judge` (its `options` hook)."""
-    return options_for(judge, spec)
-
-
 def _code_version(judge: str) -> str:
     """The default judge configuration's identity: editing a judge's template marks it stale."""
     return judge_config(JudgingSpec()).identity(judge, MODULES[judge].TEMPLATES)
@@ -145,7 +140,7 @@ def _judge_asset(judge: str):
             for repeat in range(cfg.repeats):
                 ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
                                    study=study.name, **resources)
-                for j in module.judge(ctx, reviews, **judge_options(judge, study.judging)):
+                for j in module.judge(ctx, reviews, **options_for(judge, study.judging)):
                     recorder.record(j)
                     keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
         seal_unit(log)
