@@ -23,11 +23,11 @@ import zipfile
 from datetime import date, datetime
 from pathlib import Path
 
-from audit.code import code_version, python_closure
-from audit.selection import blob_names
-from audit.trace import Audit
-from warehouse.blobs import BlobStore
-from warehouse.events import to_json_line
+from peerlake.audit.code import code_version, python_closure
+from peerlake.audit.selection import blob_names
+from peerlake.audit.trace import Audit
+from peerlake.warehouse.blobs import BlobStore
+from peerlake.warehouse.events import to_json_line
 
 FORMAT = 2  # 2: row.json records the code version it was made with
 MANIFEST = "MANIFEST.json"

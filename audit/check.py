@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-
-from audit.bundle import MANIFEST, fingerprint
-from audit.code import PROJECT_DIR, ROOT, code_version
-from audit.keys import RowNotFound, find_row, key_spec
-from audit.lineage import lineage
-from audit.untrusted import member_problems, parse_events, row_problems
-from warehouse import EventLog, Lake, settings
-from warehouse.blobs import BlobStore
+from peerlake.audit.bundle import MANIFEST, fingerprint
+from peerlake.audit.code import PROJECT_DIR, ROOT, code_version
+from peerlake.audit.keys import RowNotFound, find_row, key_spec
+from peerlake.audit.lineage import lineage
+from peerlake.audit.untrusted import member_problems, parse_events, row_problems
+from peerlake.warehouse import EventLog, Lake, settings
+from peerlake.warehouse.blobs import BlobStore
 
 REL_TOL = 1e-9
 CODE_PARTS = (("dbt project", "dbt_project_sha256"), ("statistics", "statistics_sha256"))

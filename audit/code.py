@@ -1,5 +1,5 @@
 """The code behind a number: the peerlake Python modules a chain's dbt Python models import (the
-statistics), found by following `from metrics… import …` statements, and the code version a bundle
+statistics), found by following `from peerlake.metrics… import …` statements, and the code version a bundle
 records — the package version and two hashes, of the dbt project and of the statistics sources.
 
 A bundle carries its code as evidence to read; `peerlake audit check` never runs it: it recomputes with
@@ -11,18 +11,20 @@ import hashlib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the `audit` and `metrics` packages
+ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the `audit` and `metrics` folders
 # The installed dbt project (dbt_project.PROJECT_DIR, a sibling package wherever peerlake is installed),
 # found by path: the layers keep audit from importing dbt_project.
 PROJECT_DIR = ROOT / "dbt_project"
-PACKAGES = ("metrics",)  # what dbt Python models import from peerlake
+PACKAGES = ("peerlake.metrics",)  # what dbt Python models import from peerlake
 # What decides what dbt computes; README.md, __init__.py (the package shell) and dbt's own output are not.
 DBT_FILES = ("dbt_project.yml", "profiles.yml", "packages.yml")
 DBT_FOLDERS = ("models", "macros", "seeds", "snapshots", "tests", "analyses")
 
 
 def _module_file(module: str) -> Path | None:
-    base = ROOT.joinpath(*module.split("."))
+    # `peerlake.metrics.x` lives in ROOT/metrics/x.py both in a checkout (the folder maps to the
+    # package) and installed (ROOT is site-packages/peerlake): paths are ROOT-relative without the prefix.
+    base = ROOT.joinpath(*module.removeprefix("peerlake.").split("."))
     for p in (base / "__init__.py", base.with_suffix(".py")):
         if p.is_file():
             return p
@@ -33,11 +35,11 @@ def _imported(source: str) -> set[str]:
     out = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module.split(".")[0] in PACKAGES:
+            if node.module.startswith(PACKAGES):
                 out.add(node.module)
                 out |= {f"{node.module}.{a.name}" for a in node.names}  # `from pkg import submodule`
         elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] in PACKAGES}
+            out |= {a.name for a in node.names if a.name.startswith(PACKAGES)}
     return out
 
 
@@ -53,7 +55,7 @@ def python_closure(sources: list[str]) -> dict[str, bytes]:
             continue
         seen.add(module)
         parts = module.split(".")
-        for i in range(1, len(parts) + 1):  # the packages on the way need their __init__.py
+        for i in range(2, len(parts) + 1):  # the packages on the way need their __init__.py (not peerlake's)
             path = _module_file(".".join(parts[:i]))
             if path is None:
                 break  # a name imported from a module, not a submodule

@@ -9,7 +9,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 # Files a model's SQL does not name but that decide what it computes: the profile, the project (vars,
 # materializations), every macro, and the event sources' definition.

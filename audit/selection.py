@@ -10,8 +10,8 @@ kept calls come along, as evidence (no model reads them)."""
 import json
 from dataclasses import dataclass, field
 
-from warehouse import EventLog
-from warehouse.events import Event
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import Event
 
 
 @dataclass

@@ -5,11 +5,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-
-from audit.keys import SCOPE_COLUMNS, KeySpec, find_row, key_spec
-from audit.lineage import Lineage, Model, lineage
-from audit.selection import Selection, select_events
-from warehouse import EventLog, duckdb_s3
+from peerlake.audit.keys import SCOPE_COLUMNS, KeySpec, find_row, key_spec
+from peerlake.audit.lineage import Lineage, Model, lineage
+from peerlake.audit.selection import Selection, select_events
+from peerlake.warehouse import EventLog, duckdb_s3
 
 PAPER_COLUMNS = ("paper_id", "subject_id")  # staging calls name the paper subject_id
 # Models whose study_id is the study that PAID for a call, not one that uses it: a call replayed for

@@ -4,12 +4,11 @@ events behind it, and each model call with its request, response, template text 
 import json
 from pathlib import Path
 
+from peerlake.audit.trace import Audit, Step
+from peerlake.warehouse.blobs import BlobStore
+from peerlake.warehouse.ids import PaperIdError, check_paper_id, path_under
 from rich.markup import escape
 from rich.tree import Tree
-
-from audit.trace import Audit, Step
-from warehouse.blobs import BlobStore
-from warehouse.ids import PaperIdError, check_paper_id, path_under
 
 
 def _clip(text: str | None, full: bool, n: int = 400) -> str:

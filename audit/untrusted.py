@@ -9,7 +9,7 @@ import re
 import stat
 import zipfile
 
-from warehouse.events import EVENT_TYPES, UPCASTERS, Event, field_types, fits
+from peerlake.warehouse.events import EVENT_TYPES, UPCASTERS, Event, field_types, fits
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMATS = (1, 2)  # 1: before the code record; 2: row.json has "code"

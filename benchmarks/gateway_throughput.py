@@ -28,12 +28,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
-
-from llm_calls.gateway import Gateway  # noqa: E402
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider  # noqa: E402
-from llm_calls.types import LlmRequest  # noqa: E402
-from warehouse.lake import Lake  # noqa: E402
-from warehouse.log import EventLog, _WalWriter  # noqa: E402
+from peerlake.llm_calls.gateway import Gateway  # noqa: E402
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider  # noqa: E402
+from peerlake.llm_calls.types import LlmRequest  # noqa: E402
+from peerlake.warehouse.lake import Lake  # noqa: E402
+from peerlake.warehouse.log import EventLog, _WalWriter  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "gateway_throughput.json"
 

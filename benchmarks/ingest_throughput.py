@@ -29,12 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
-
-from ingest.asap import import_asap  # noqa: E402
-from ingest.batch import counts  # noqa: E402
-from ingest.manuscripts import ingest_pdf  # noqa: E402
-from warehouse.lake import Lake  # noqa: E402
-from warehouse.log import EventLog  # noqa: E402
+from peerlake.ingest.asap import import_asap  # noqa: E402
+from peerlake.ingest.batch import counts  # noqa: E402
+from peerlake.ingest.manuscripts import ingest_pdf  # noqa: E402
+from peerlake.warehouse.lake import Lake  # noqa: E402
+from peerlake.warehouse.log import EventLog  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 RESULT_PATH = REPO / "benchmarks" / "results" / "ingest_throughput.json"
@@ -58,11 +57,11 @@ class _Clocks:
     """Seconds spent in the named parts of ingest, by wrapping the functions that do them (this process only)."""
 
     PARTS: ClassVar[dict[str, tuple[str, str]]] = {  # part -> (module, attribute)
-        "images": ("ingest.extraction", "_extract_images"),  # decoding and re-encoding each image once
+        "images": ("peerlake.ingest.extraction", "_extract_images"),  # decoding and re-encoding each image once
         "mupdf_text_pages": ("pymupdf", "Page.get_textpage"),  # MuPDF's text page (raw pays one per page too)
-        "layout_text": ("ingest.extraction", "text_blocks"),  # includes its text pages
-        "layout_images": ("ingest.extraction", "image_blocks"),  # includes get_image_info's text pages
-        "package_json": ("ingest.package", "ManuscriptPackage.to_json"),
+        "layout_text": ("peerlake.ingest.extraction", "text_blocks"),  # includes its text pages
+        "layout_images": ("peerlake.ingest.extraction", "image_blocks"),  # includes get_image_info's text pages
+        "package_json": ("peerlake.ingest.package", "ManuscriptPackage.to_json"),
         "fsync": ("os", "fsync"),
     }
 

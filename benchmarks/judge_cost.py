@@ -22,12 +22,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from judging.registry import judge_names, judges  # noqa: E402
-from llm_calls.cost import compute_cost, load_price_table  # noqa: E402
-from llm_calls.types import Usage  # noqa: E402
-from warehouse import settings  # noqa: E402
-from warehouse.lake import Lake  # noqa: E402
-from warehouse.log import EventLog  # noqa: E402
+from peerlake.judging.registry import judge_names, judges  # noqa: E402
+from peerlake.llm_calls.cost import compute_cost, load_price_table  # noqa: E402
+from peerlake.llm_calls.types import Usage  # noqa: E402
+from peerlake.warehouse import settings  # noqa: E402
+from peerlake.warehouse.lake import Lake  # noqa: E402
+from peerlake.warehouse.log import EventLog  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "judge_cost.json"
 HOSTED = [("openai", "gpt-4.1-mini"), ("openai", "gpt-4.1"), ("anthropic", "claude-haiku-4-5"),

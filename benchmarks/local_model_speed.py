@@ -25,10 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ingest.demo_corpus import demo_papers  # noqa: E402
-from ingest.manuscripts import extract_records  # noqa: E402
-from prompts import load_template  # noqa: E402
-from warehouse import settings  # noqa: E402
+from peerlake.ingest.demo_corpus import demo_papers  # noqa: E402
+from peerlake.ingest.manuscripts import extract_records  # noqa: E402
+from peerlake.prompts import load_template  # noqa: E402
+from peerlake.warehouse import settings  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "local_model_speed.json"
 

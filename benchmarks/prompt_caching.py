@@ -30,20 +30,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ingest.demo_corpus import demo_papers  # noqa: E402
-from ingest.extraction import extract_records  # noqa: E402
-from llm_calls.cost import load_price_table  # noqa: E402
-from llm_calls.gateway import Gateway  # noqa: E402
-from llm_calls.providers.anthropic_messages import AnthropicProvider  # noqa: E402
-from llm_calls.providers.openai_chat import OpenAIProvider  # noqa: E402
-from llm_calls.types import LlmRequest  # noqa: E402
-from prompts import load_template  # noqa: E402
-from reviewing.scoring import ReviewerConfig  # noqa: E402
+from peerlake.ingest.demo_corpus import demo_papers  # noqa: E402
+from peerlake.ingest.extraction import extract_records  # noqa: E402
+from peerlake.llm_calls.cost import load_price_table  # noqa: E402
+from peerlake.llm_calls.gateway import Gateway  # noqa: E402
+from peerlake.llm_calls.providers.anthropic_messages import AnthropicProvider  # noqa: E402
+from peerlake.llm_calls.providers.openai_chat import OpenAIProvider  # noqa: E402
+from peerlake.llm_calls.types import LlmRequest  # noqa: E402
+from peerlake.prompts import load_template  # noqa: E402
+from peerlake.reviewing.scoring import ReviewerConfig  # noqa: E402
+from peerlake.warehouse import settings  # noqa: E402
+from peerlake.warehouse.fsutil import atomic_write  # noqa: E402
+from peerlake.warehouse.lake import Lake  # noqa: E402
+from peerlake.warehouse.log import EventLog  # noqa: E402
+
 from tests.doubles.fake_server import FakeLlmServer, Usage  # noqa: E402
-from warehouse import settings  # noqa: E402
-from warehouse.fsutil import atomic_write  # noqa: E402
-from warehouse.lake import Lake  # noqa: E402
-from warehouse.log import EventLog  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "prompt_caching.json"
 # gpt-4.1-mini (the README's example) bills cached input at 0.25x, gpt-5-mini and Claude at 0.1x.

@@ -23,10 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from studies import save_study  # noqa: E402
+from peerlake.studies import save_study  # noqa: E402
+from peerlake.warehouse import EventLog, Lake  # noqa: E402
+
 from tests.orchestration.celery_cluster import PEERLAKE_BIN, Workers, cluster_env, redis_server  # noqa: E402
 from tests.orchestration.conftest import ReviewServer  # noqa: E402
-from warehouse import EventLog, Lake  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "workers_throughput.json"
 PAPERS = 4  # the demo corpus

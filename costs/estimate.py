@@ -27,11 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from llm_calls.budget import max_output_tokens, request_chars
-from llm_calls.cost import price_call
-from llm_calls.types import LlmRequest, Usage, canonical_json
-from warehouse.events import RunEstimated, new_event_id
+from peerlake.llm_calls.budget import max_output_tokens, request_chars
+from peerlake.llm_calls.cost import price_call
+from peerlake.llm_calls.types import LlmRequest, Usage, canonical_json
+from peerlake.warehouse.events import RunEstimated, new_event_id
 
 METHOD = "history:v1"
 MIN_HISTORY = 3  # fewer calls than this: the defaults below
@@ -226,7 +225,7 @@ class ToJudge:
 def judge_rows(judge: str, templates: tuple[str, ...], cfg, config_id: str, reviews: list[ToJudge],
                gateway, hist: History) -> list[dict]:
     """Rows per (judge template, new or already judged): calls = reviews × repeats × calls per review."""
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     rows = []
     for template in templates:

@@ -5,21 +5,21 @@ the start of a real run (its own calls, with its run id), so `cost_estimate_accu
 """
 
 
-import judging.registry
-from costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
-from reviewing.probes import decimal_config, probe_requests
-from reviewing.scoring import review_requests
-from studies import Study, resolve_papers, study_pdfs, with_study
+from peerlake.costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
+from peerlake.judging import registry as judge_registry
+from peerlake.reviewing.probes import decimal_config, probe_requests
+from peerlake.reviewing.scoring import review_requests
+from peerlake.studies import Study, resolve_papers, study_pdfs, with_study
 
 
 def judge_modules(judges) -> dict:
-    registry = judging.registry.judges()
+    registry = judge_registry.judges()
     return {j: registry[j] for j in judges}
 
 
 def judge_estimate(log, study: Study, gateway, judge: str, reviews, hist=None) -> list[dict]:
     """Rows for one judge over the reviews it will read (judging.reviews.JudgedReview or ToJudge)."""
-    from judging.base import JudgeConfig
+    from peerlake.judging.base import JudgeConfig
 
     module = judge_modules([judge])[judge]
     cfg = JudgeConfig(**study.judging.model_settings())
@@ -67,8 +67,8 @@ def reading_notes(log, configs, manuscripts) -> list[str]:
     text, so a run on the first pages of long papers is said before it runs, not discovered in its reviews."""
     import statistics
 
-    from ingest.manuscripts import load_package
-    from warehouse import settings
+    from peerlake.ingest.manuscripts import load_package
+    from peerlake.warehouse import settings
 
     notes, packages = [], {}
     for cfg in configs:
@@ -94,8 +94,8 @@ def reading_notes(log, configs, manuscripts) -> list[str]:
 
 def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
     """The study's reviewer systems on the manuscripts in the lake (costs.systems: per run and step)."""
-    from costs.systems import system_rows
-    from reviewing.systems.runs import system_runs
+    from peerlake.costs.systems import system_rows
+    from peerlake.reviewing.systems.runs import system_runs
 
     unread = [pid for pid, _, _ in study_pdfs(study) if pid not in res.reviewable]
     if unread:
@@ -108,8 +108,8 @@ def _system_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[d
 def _revision_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list[dict]:
     """The revision crossover's calls (reviewing.revision.crossover.planned_requests): exact where the
     answers they depend on are in the log, stand-ins of the same shape (as new calls) where not."""
-    from ingest.variants import recorded_variants
-    from reviewing.revision.crossover import planned_requests
+    from peerlake.ingest.variants import recorded_variants
+    from peerlake.reviewing.revision.crossover import planned_requests
 
     spec = study.revision()
     variants = {v.variant_id for v in recorded_variants(log).values()}
@@ -130,9 +130,9 @@ def _revision_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list
 def _unread_requests(study: Study, res, configs, est: Estimate) -> list:
     """Review requests for the study's PDFs the lake has not ingested yet, packaged in memory exactly as
     the run's ingest will (nothing is written); a PDF that cannot be read is left out, with a note."""
-    from ingest.manuscripts import ManuscriptError, extract_package
-    from reviewing.scoring import package_review_requests
-    from warehouse import settings
+    from peerlake.ingest.manuscripts import ManuscriptError, extract_package
+    from peerlake.reviewing.scoring import package_review_requests
+    from peerlake.warehouse import settings
 
     out, unreadable = [], []
     for pid, path, _ in study_pdfs(study):

@@ -21,7 +21,7 @@ step, so `peerlake run STUDY --dry-run` can list them per system and step.
 from collections import defaultdict
 from collections.abc import Sequence
 
-from costs.estimate import (
+from peerlake.costs.estimate import (
     DEFAULT_TOKENS_PER_CHAR,
     HISTORY_CALLS,
     History,
@@ -30,7 +30,7 @@ from costs.estimate import (
     default_output,
     spread,
 )
-from llm_calls.types import LlmRequest
+from peerlake.llm_calls.types import LlmRequest
 
 ASSET = "system_reviews"
 PURPOSE = "system_step"  # reviewing.systems.base.PURPOSE

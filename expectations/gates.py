@@ -25,8 +25,7 @@ from typing import Any
 
 import duckdb
 import pandas as pd
-
-from warehouse.registry import Registry, import_modules
+from peerlake.warehouse.registry import Registry, import_modules
 
 # Every expectations/suite_<name>.py is the gate suite <name>: its file name registers it (the module is
 # the plug-in; orchestration.build_plan reads the same files without importing GX), so a new mart's gate
@@ -35,8 +34,8 @@ SUITES: Registry[ModuleType] = Registry(
     "gate suite", error=ValueError,
     hint="Name one of them, or add one: expectations/suite_<name>.py with MODEL, KEY, COLUMNS, STAGE and "
          "expectations() (docs/reference/plugins.md).")
-for _suite_module in import_modules("expectations", [str(Path(__file__).parent)], prefix="suite_"):
-    SUITES.add(_suite_module.__name__.removeprefix("expectations.suite_"), _suite_module)
+for _suite_module in import_modules("peerlake.expectations", [str(Path(__file__).parent)], prefix="suite_"):
+    SUITES.add(_suite_module.__name__.removeprefix("peerlake.expectations.suite_"), _suite_module)
 
 INPUTS = "inputs"
 STATISTICS = "statistics"

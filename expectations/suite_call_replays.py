@@ -9,6 +9,6 @@ COLUMNS = [KEY, "llm_call_id", "study_id", "n_replays", "first_replayed_at", "la
 
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
-    from expectations.shared import at_least
+    from peerlake.expectations.shared import at_least
 
     return [at_least("last_replayed_at", "first_replayed_at")]

@@ -9,6 +9,6 @@ COLUMNS = [KEY, "system_name", "system_config", "paper_id", "status", "n_steps",
 
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
-    from expectations.shared import at_least
+    from peerlake.expectations.shared import at_least
 
     return [at_least("n_steps", "n_steps_answered")]

@@ -9,6 +9,6 @@ COLUMNS = ["close_pair_id", "reviewer_config", "k", "gap_bin", "n_comparisons", 
 
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
-    from expectations.shared import share_expectations
+    from peerlake.expectations.shared import share_expectations
 
     return share_expectations()

@@ -18,8 +18,7 @@ def derive(frame):
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
-
-    from expectations.shared import at_least
+    from peerlake.expectations.shared import at_least
 
     return [
         gx.expectations.ExpectColumnValuesToBeBetween(column="n_attempts_unaccounted", min_value=0, max_value=0),

@@ -15,7 +15,7 @@ COLUMNS = ["estimate_accuracy_id", "dagster_run_id", "study_id", "purpose", "pro
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
 
-    from expectations.shared import at_least
+    from peerlake.expectations.shared import at_least
 
     return [
         *[at_least(hi, lo, ignore_missing=True) for lo, hi in (

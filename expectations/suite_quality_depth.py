@@ -14,9 +14,8 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
-
-    from expectations import shared
-    from expectations.quality_reviews import judged_review_expectations
+    from peerlake.expectations import shared
+    from peerlake.expectations.quality_reviews import judged_review_expectations
 
     return [
         *judged_review_expectations("doa"),

@@ -11,7 +11,7 @@ COLUMNS = [KEY, "study_id", "judge_config", "metric", "n_reviews", "n_reviews_sc
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
 
-    from expectations import shared
+    from peerlake.expectations import shared
 
     return [
         shared.at_least("n_reviews", "n_reviews_scored"),

@@ -17,8 +17,7 @@ COLUMNS = [KEY, "span_match_iou", "study_id", "judge_config", "judge_model", "da
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
-
-    from expectations import shared
+    from peerlake.expectations import shared
 
     return [
         gx.expectations.ExpectColumnValuesToBeBetween(column="span_match_iou", min_value=0, max_value=1,

@@ -7,7 +7,7 @@ STAGE = "statistics"
 
 
 def _headline() -> list[str]:
-    from judging.registry import review_metrics
+    from peerlake.judging.registry import review_metrics
 
     return [m.name for m in review_metrics() if m.headline]
 

@@ -16,7 +16,7 @@ COLUMNS = ["repeatability_id", "reviewer_config", "n_reviews", "n_parsed_reviews
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
 
-    from expectations import shared
+    from peerlake.expectations import shared
 
     def at_least(a: str, b: str):
         # Null together when a configuration has nothing to measure (no repeated paper, no drift).

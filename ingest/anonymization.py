@@ -6,8 +6,8 @@ them in `removed`, so every removal can be audited against the original text.
 
 import re
 
-from ingest.demo_corpus import SYNTHETIC_LABEL
-from ingest.package import TextRecord
+from peerlake.ingest.demo_corpus import SYNTHETIC_LABEL
+from peerlake.ingest.package import TextRecord
 
 EMAIL = re.compile(r"[\w.+-]+\s*@\s*[\w-]+(\.[\w-]+)+|\{[^}]*\}\s*@\s*[\w-]+(\.[\w-]+)+")
 _AFFILIATION = re.compile(

@@ -13,13 +13,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome, failure
-from ingest.openreview import ICLR2017_SCALE, NoteError, parse_score, scale_values, status_of_decision
-from ingest.package import ManuscriptPackage, TextRecord
-from ingest.papers import latest_versions
-from warehouse.blobs import sha256_hex
-from warehouse.events import HumanReviewImported, PaperIngested, PaperStatusRecorded
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome, failure
+from peerlake.ingest.openreview import ICLR2017_SCALE, NoteError, parse_score, scale_values, status_of_decision
+from peerlake.ingest.package import ManuscriptPackage, TextRecord
+from peerlake.ingest.papers import latest_versions
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import HumanReviewImported, PaperIngested, PaperStatusRecorded
+from peerlake.warehouse.log import EventLog
 
 SOURCE = "asap_review"
 VENUES = {"ICLR_2017": ("ICLR.cc/2017/conference", ICLR2017_SCALE, 2017)}

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from warehouse.events import Event, IngestRejected, field_types, fits
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.warehouse.events import Event, IngestRejected, field_types, fits
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 # json.loads raises RecursionError (not JSONDecodeError) past about 1,000 levels of nesting.
 TOO_DEEP = "is nested too deeply to read (more than about 1,000 levels of arrays/objects)"

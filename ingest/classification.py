@@ -9,8 +9,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ingest.package import TextRecord
-from ingest.pdf_layout import Block
+from peerlake.ingest.package import TextRecord
+from peerlake.ingest.pdf_layout import Block
 
 _CAPTION = re.compile(r"^(figure|fig\.|table|tab\.|algorithm|listing)\s*[A-Z]?\d+[a-z]?\s*[.:|]", re.I)
 _NUMBERED_HEADING = re.compile(r"^(\d+(\.\d+)*|[A-H](\.\d+)*)\.?\s+[A-Z]")

@@ -10,10 +10,10 @@ import math
 import re
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from warehouse.events import ExternalReviewImported
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.warehouse.events import ExternalReviewImported
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 SECTIONS = ("summary", "strengths", "weaknesses", "questions")
 _SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}$")

@@ -8,12 +8,11 @@ import re
 from collections import Counter
 
 import pymupdf
-
-from ingest.anonymization import EMAIL, anonymize
-from ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
-from ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
-from ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, reading_order, text_blocks
-from warehouse.blobs import sha256_hex
+from peerlake.ingest.anonymization import EMAIL, anonymize
+from peerlake.ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
+from peerlake.ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
+from peerlake.ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, reading_order, text_blocks
+from peerlake.warehouse.blobs import sha256_hex
 
 EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}/records-v{PACKAGE_VERSION}"
 _A0_PT = 3370  # the long side of an A0 sheet: no paper's page is larger

@@ -26,12 +26,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ingest.extraction import extract_package
-from ingest.package import ManuscriptError, ManuscriptPackage, TextRecord, load_package
-from ingest.variants import record_variant, recorded_variants
-from warehouse import settings
-from warehouse.events import PaperIngested, PaperVariantRecorded
-from warehouse.log import EventLog
+from peerlake.ingest.extraction import extract_package
+from peerlake.ingest.package import ManuscriptError, ManuscriptPackage, TextRecord, load_package
+from peerlake.ingest.variants import record_variant, recorded_variants
+from peerlake.warehouse import settings
+from peerlake.warehouse.events import PaperIngested, PaperVariantRecorded
+from peerlake.warehouse.log import EventLog
 
 EXPERIMENT = "hidden_text"
 METHODS = ("white", "tiny", "invisible", "off_page")

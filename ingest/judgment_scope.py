@@ -10,10 +10,10 @@ when the scope already holds them, nothing at all).
 
 import json
 
-from warehouse.blobs import sha256_hex
-from warehouse.events import StudyResolved
-from warehouse.log import EventLog
-from warehouse.studies import StudyFiles
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import StudyResolved
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.studies import StudyFiles
 
 ASSET = "judgments"
 

@@ -24,12 +24,12 @@ import math
 import re
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from ingest.prism_reviews import SYSTEMS
-from warehouse.blobs import sha256_hex
-from warehouse.events import JudgmentRecorded
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.ingest.prism_reviews import SYSTEMS
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import JudgmentRecorded
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 PARSER = "prism-released-1"
 DEFAULT_LABEL = "prism-released"

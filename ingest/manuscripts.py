@@ -6,9 +6,9 @@ load_package), `classification` (what a block is, which part and section it sits
 events). New code inside `ingest/` imports those directly.
 """
 
-from ingest.batch import Outcome
-from ingest.extraction import EXTRACTOR, extract_package, extract_records
-from ingest.package import (
+from peerlake.ingest.batch import Outcome
+from peerlake.ingest.extraction import EXTRACTOR, extract_package, extract_records
+from peerlake.ingest.package import (
     PACKAGE_VERSION,
     TRUNCATION_NOTE,
     ManuscriptError,
@@ -17,7 +17,7 @@ from ingest.package import (
     image_bytes,
     load_package,
 )
-from ingest.papers import ingest_pdf, iter_pdfs, latest_versions
+from peerlake.ingest.papers import ingest_pdf, iter_pdfs, latest_versions
 
 __all__ = [
     "EXTRACTOR", "PACKAGE_VERSION", "TRUNCATION_NOTE", "ManuscriptError",

@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from warehouse.events import HumanReviewImported, PaperStatusRecorded
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.warehouse.events import HumanReviewImported, PaperStatusRecorded
+from peerlake.warehouse.log import EventLog
 
 SOURCE = "openreview_api_v2"
 SOURCE_V1 = "openreview_api_v1"

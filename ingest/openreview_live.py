@@ -6,10 +6,10 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ingest.batch import Outcome
-from ingest.openreview import import_reviews
-from warehouse import settings
-from warehouse.log import EventLog
+from peerlake.ingest.batch import Outcome
+from peerlake.ingest.openreview import import_reviews
+from peerlake.warehouse import settings
+from peerlake.warehouse.log import EventLog
 
 
 class LiveUnavailable(RuntimeError):

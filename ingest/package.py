@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from warehouse.blobs import BlobCorrupted, BlobStore
+from peerlake.warehouse.blobs import BlobCorrupted, BlobStore
 
 # Bump when record extraction or anonymization changes: packages from older code stay readable,
 # and the version says which rules produced them.

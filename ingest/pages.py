@@ -8,7 +8,7 @@ rendering again gives the same PNG under the same hash (content-addressed: store
 
 from collections.abc import Iterable
 
-from warehouse.blobs import BlobStore
+from peerlake.warehouse.blobs import BlobStore
 
 # 100 DPI: a US-letter page is 850 x 1100 px, about the 768-px short side OpenAI's high-detail mode
 # scales a page to, and small print stays legible. (our default)

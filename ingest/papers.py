@@ -8,14 +8,14 @@ no-op; different bytes are a new version.
 
 from pathlib import Path
 
-from ingest.batch import Batch, Outcome
-from ingest.extraction import extract_package
-from ingest.package import ManuscriptError
-from warehouse import settings
-from warehouse.blobs import sha256_hex
-from warehouse.events import PaperIngested
-from warehouse.ids import suggest_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import Batch, Outcome
+from peerlake.ingest.extraction import extract_package
+from peerlake.ingest.package import ManuscriptError
+from peerlake.warehouse import settings
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import PaperIngested
+from peerlake.warehouse.ids import suggest_paper_id
+from peerlake.warehouse.log import EventLog
 
 
 def latest_versions(log: EventLog) -> dict[str, PaperIngested]:

@@ -9,7 +9,7 @@ for ASAP-Review's parsed papers: there is no rendered page to cite or to hide te
 
 import re
 
-from ingest.package import ManuscriptError, ManuscriptPackage, TextRecord
+from peerlake.ingest.package import ManuscriptError, ManuscriptPackage, TextRecord
 
 EXTRACTOR = "plain-text/records-v1"
 TEXT_SUFFIXES = (".txt", ".md", ".mmd")

@@ -21,8 +21,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from ingest.openreview import (
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.ingest.openreview import (
     RATING_KEYS,
     NoteError,
     ScaleError,
@@ -31,13 +31,13 @@ from ingest.openreview import (
     scale_values,
     status_of_decision,
 )
-from ingest.package import ManuscriptError
-from ingest.papers import latest_versions
-from ingest.plain_text import TEXT_SUFFIXES, text_package
-from ingest.prism_reviews import SYSTEMS, SystemReviewError, snake, system_review
-from warehouse.blobs import sha256_hex
-from warehouse.events import ExternalReviewImported, HumanReviewImported, PaperIngested, PaperStatusRecorded
-from warehouse.log import EventLog
+from peerlake.ingest.package import ManuscriptError
+from peerlake.ingest.papers import latest_versions
+from peerlake.ingest.plain_text import TEXT_SUFFIXES, text_package
+from peerlake.ingest.prism_reviews import SYSTEMS, SystemReviewError, snake, system_review
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import ExternalReviewImported, HumanReviewImported, PaperIngested, PaperStatusRecorded
+from peerlake.warehouse.log import EventLog
 
 SOURCE = "prism"
 # PRISM's venue folders (with the dataset's own spelling "Neurlps2025") → OpenReview venue id, year.

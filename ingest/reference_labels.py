@@ -25,10 +25,10 @@ subject label for the same subject supersedes the older one in the marts.
 import json
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from warehouse.events import ReferenceLabelImported
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.warehouse.events import ReferenceLabelImported
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 SOURCE = "reference_labels"  # the ingest_rejected.source of this importer
 DETECTION_VERIFIED = "detection_verified"

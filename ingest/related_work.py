@@ -10,9 +10,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from warehouse.events import RelatedWorkImported
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.warehouse.events import RelatedWorkImported
+from peerlake.warehouse.log import EventLog
 
 TITLE_MAX_CHARS = 1000
 ABSTRACT_MAX_CHARS = 20_000  # the index cuts abstracts far shorter; this only refuses pasted papers

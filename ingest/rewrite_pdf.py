@@ -16,8 +16,7 @@ import re
 from collections import Counter
 
 import pymupdf
-
-from ingest.pdf_layout import text_blocks
+from peerlake.ingest.pdf_layout import text_blocks
 
 RENDERER = "pymupdf-redact-htmlbox-1"  # bump when the rendering changes: it is part of a variant's identity
 _TOLERANCE_PT = 1.0  # block boxes are rounded to 0.1 pt; a block "inside" may poke out by rounding

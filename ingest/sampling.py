@@ -17,9 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-
-from warehouse.events import SampleDrawn, new_event_id
-from warehouse.log import EventLog
+from peerlake.warehouse.events import SampleDrawn, new_event_id
+from peerlake.warehouse.log import EventLog
 
 STRATA_KEYS = ("area", "score_bin", "status")
 

@@ -28,10 +28,10 @@ import json
 import re
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from warehouse.events import ExternalReviewImported, SpanAnnotationImported
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.warehouse.events import ExternalReviewImported, SpanAnnotationImported
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 DATASET = SYSTEM = "substanreview"
 SPLITS = ("train", "test")

@@ -11,11 +11,11 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 
-from ingest.extraction import extract_package
-from ingest.package import ManuscriptError, ManuscriptPackage
-from warehouse import settings
-from warehouse.events import PaperIngested, PaperVariantRecorded
-from warehouse.log import EventLog
+from peerlake.ingest.extraction import extract_package
+from peerlake.ingest.package import ManuscriptError, ManuscriptPackage
+from peerlake.warehouse import settings
+from peerlake.warehouse.events import PaperIngested, PaperVariantRecorded
+from peerlake.warehouse.log import EventLog
 
 # A revision's final manuscript (reviewing.revision) is text-level: built from the package's records,
 # not from a PDF, so it names its base's PDF as the bytes its text came from.

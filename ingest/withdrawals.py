@@ -24,11 +24,11 @@ importer records it.
 import json
 from pathlib import Path
 
-from ingest.batch import TOO_DEEP, Batch, Outcome
-from ingest.openreview import NoteError, _api_source, _value, _venue_of, _year_of, note_kind, read_notes
-from warehouse.events import PaperStatusRecorded, WithdrawalNoteImported
-from warehouse.ids import PaperIdError, check_paper_id
-from warehouse.log import EventLog
+from peerlake.ingest.batch import TOO_DEEP, Batch, Outcome
+from peerlake.ingest.openreview import NoteError, _api_source, _value, _venue_of, _year_of, note_kind, read_notes
+from peerlake.warehouse.events import PaperStatusRecorded, WithdrawalNoteImported
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
+from peerlake.warehouse.log import EventLog
 
 SOURCE = "withdrawals"  # the ingest_rejected.source of this importer
 ARXIV = "arxiv"

@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from judging.caps import check_caps, resolve_caps
-from llm_calls.types import LlmRequest, LlmResult, canonical_json
-from warehouse import EventLog
-from warehouse.events import JudgmentRecorded
+from peerlake.judging.caps import check_caps, resolve_caps
+from peerlake.llm_calls.types import LlmRequest, LlmResult, canonical_json
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import JudgmentRecorded
 
 SEED_BASE = 3000  # judge repeat r uses seed 3000 + r (reviews use 1000 + k, probes 2000 + k)
 
@@ -71,7 +71,7 @@ class JudgeConfig:
     def identity(self, judge: str, templates: Sequence[str]) -> str:
         """16 hex: changes exactly when the judge's answers could (template texts, schemas, model,
         endpoint, parameters); the repeat count and the study are not part of it."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         parts = []
         for name in templates:
@@ -82,7 +82,7 @@ class JudgeConfig:
                  "endpoint": probe.endpoint, "temperature": self.temperature,
                  "max_output_tokens": self.max_output_tokens, "caps": self.resolved_caps()}
         if judge == "depth":  # its prompts render the taxonomy's labels and definitions, not in its templates
-            from judging.depth_taxonomy import load
+            from peerlake.judging.depth_taxonomy import load
 
             tax = load(self.depth_taxonomy)
             ident["depth_taxonomy"] = {"name": tax.name, "sha256": tax.sha256}
@@ -104,7 +104,7 @@ def judge_request(cfg: JudgeConfig, judge: str, step: str, template: str, *, sub
                   repeat: int = 0, max_tokens: int | None = None, **ctx) -> LlmRequest:
     """One judge call: purpose `judge_<judge>_<step>`, so every llm_call event says which judge and
     step made it; the repeat is the sample index."""
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     t = load_template(template)
     return LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(t.render(**ctx)),

@@ -18,9 +18,17 @@ import copy
 import dataclasses
 from collections.abc import Sequence
 
-from judging.base import JudgeContext, Judgment, ReviewMetric, answer, find_verbatim, judge_request, review_inputs
-from judging.reviews import JudgedReview
-from judging.spans import judged_text
+from peerlake.judging.base import (
+    JudgeContext,
+    Judgment,
+    ReviewMetric,
+    answer,
+    find_verbatim,
+    judge_request,
+    review_inputs,
+)
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.spans import judged_text
 
 JUDGE = "constructiveness"
 ORDER = 4  # its place in judging.registry's lists

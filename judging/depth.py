@@ -26,11 +26,11 @@ import copy
 import dataclasses
 from collections.abc import Sequence
 
-from judging import depth_taxonomy
-from judging.base import JudgeContext, Judgment, ReviewMetric, answer, budgeted, judge_request, review_inputs
-from judging.depth_taxonomy import DepthTaxonomy
-from judging.reviews import ARGUMENT, JudgedReview
-from judging.spans import field_at, heading_end, judged_text, verbatim_span
+from peerlake.judging import depth_taxonomy
+from peerlake.judging.base import JudgeContext, Judgment, ReviewMetric, answer, budgeted, judge_request, review_inputs
+from peerlake.judging.depth_taxonomy import DepthTaxonomy
+from peerlake.judging.reviews import ARGUMENT, JudgedReview
+from peerlake.judging.spans import field_at, heading_end, judged_text, verbatim_span
 
 JUDGE = "depth"
 ORDER = 1  # PRISM's order of dimensions: depth, novelty, flaws, constructiveness

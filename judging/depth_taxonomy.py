@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 
-from judging.taxonomy import _LABEL, MAX_LABELS, resolve
+from peerlake.judging.taxonomy import _LABEL, MAX_LABELS, resolve
 
 DEFAULT = "prism-reference"  # prompts/taxonomies/prism-reference.toml: what PRISM's code ran
 LEVELS = (0, 1, 2)  # S = mean grounding / 2: the scale's top must be 2

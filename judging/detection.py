@@ -23,16 +23,16 @@ Defaults where the source paper is silent (keys of the study's [contradictions] 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.reviews import JudgedReview
-from judging.spans import judged_text
-from judging.variants import built_variants, variant_subjects
+from peerlake.judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.spans import judged_text
+from peerlake.judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "contradictions"
 JUDGE = "detection"
 ORDER = 1  # its place in judging.registry's lists
 SECTIONS = None  # "the full review text" (the Multi-Layered Review paper)
-BUILDER = "judging.benchmark"  # makes the manuscripts this experiment judges
+BUILDER = "peerlake.judging.benchmark"  # makes the manuscripts this experiment judges
 STEP = "identify"
 TEMPLATES = ("detection_judge",)
 PARSER_VERSION = "detection-1"

@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ingest.manuscripts import latest_versions, load_package
-from judging.base import (
+from peerlake.ingest.manuscripts import latest_versions, load_package
+from peerlake.judging.base import (
     JudgeContext,
     Judgment,
     ReviewMetric,
@@ -27,10 +27,10 @@ from judging.base import (
     match_verbatim,
     review_inputs,
 )
-from judging.locate import locate
-from judging.reviews import JudgedReview
-from judging.spans import field_at
-from warehouse import settings
+from peerlake.judging.locate import locate
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.spans import field_at
+from peerlake.warehouse import settings
 
 JUDGE = "flaws"
 ORDER = 3  # its place in judging.registry's lists

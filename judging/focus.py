@@ -27,11 +27,11 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judging import taxonomy as taxonomies
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.reviews import ARGUMENT, JudgedReview
-from judging.spans import judged_text
-from judging.taxonomy import Taxonomy
+from peerlake.judging import taxonomy as taxonomies
+from peerlake.judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from peerlake.judging.reviews import ARGUMENT, JudgedReview
+from peerlake.judging.spans import judged_text
+from peerlake.judging.taxonomy import Taxonomy
 
 EXPERIMENT = "focus"
 JUDGE = "focus"

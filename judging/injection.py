@@ -18,16 +18,16 @@ Defaults where the source paper is silent (keys of the study's [hidden_text] tab
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.reviews import JudgedReview
-from judging.spans import judged_text
-from judging.variants import built_variants, variant_subjects
+from peerlake.judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.spans import judged_text
+from peerlake.judging.variants import built_variants, variant_subjects
 
 EXPERIMENT = "hidden_text"
 JUDGE = "injection"
 ORDER = 2  # its place in judging.registry's lists
 SECTIONS = None  # whether the review points out the hidden text anywhere (the Multi-Layered Review paper)
-BUILDER = "ingest.hidden_text"  # makes the manuscripts this experiment judges
+BUILDER = "peerlake.ingest.hidden_text"  # makes the manuscripts this experiment judges
 STEP = "mention"
 TEMPLATES = ("injection_judge",)
 PARSER_VERSION = "injection-1"

@@ -7,7 +7,7 @@ mention that cannot be placed counts as the last thing the review says).
 
 from difflib import SequenceMatcher
 
-from judging.base import find_verbatim
+from peerlake.judging.base import find_verbatim
 
 FUZZY_MIN_RATIO = 0.45  # PRISM's threshold
 

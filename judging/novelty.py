@@ -25,14 +25,14 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ingest.package import fit_text, load_package
-from judging.base import JudgeContext, Judgment, ReviewMetric, answer, judge_request, review_inputs
-from judging.candidates import PoolEntry, build_pool, most_relevant
-from judging.reviews import JudgedReview
-from judging.spans import judged_text, verbatim_span
-from retrieval import RetrievalClient, RetrievalRequest
-from warehouse import settings
-from warehouse.blobs import BlobCorrupted
+from peerlake.ingest.package import fit_text, load_package
+from peerlake.judging.base import JudgeContext, Judgment, ReviewMetric, answer, judge_request, review_inputs
+from peerlake.judging.candidates import PoolEntry, build_pool, most_relevant
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.spans import judged_text, verbatim_span
+from peerlake.retrieval import RetrievalClient, RetrievalRequest
+from peerlake.warehouse import settings
+from peerlake.warehouse.blobs import BlobCorrupted
 
 JUDGE = "novelty"
 ORDER = 2  # its place in judging.registry's lists
@@ -139,7 +139,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
 # ---- step paper ----------------------------------------------------------------------------------
 
 def _read_papers(ctx: JudgeContext, paper_ids: list[str]) -> dict[str, _Paper]:
-    from ingest.manuscripts import latest_versions  # lazy: it imports the PDF reader (~1.5 s)
+    from peerlake.ingest.manuscripts import latest_versions  # lazy: it imports the PDF reader (~1.5 s)
 
     versions = latest_versions(ctx.log)
     max_chars = settings.judge_max_chars(ctx.cfg.provider)

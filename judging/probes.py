@@ -27,8 +27,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from judging.base import JudgeContext, Judgment
-from judging.reviews import JudgedReview
+from peerlake.judging.base import JudgeContext, Judgment
+from peerlake.judging.reviews import JudgedReview
 
 PROBES = ("length", "comment_order", "pool_order", "candidate_order")
 # The review-text probes change what any judge reads, so they apply to every judge; a judge module lists
@@ -61,14 +61,14 @@ TOLERANCE_PROBES = (*PROBES, SELF_PREFERENCE)
 
 def default_tolerances() -> dict[str, float]:
     """Every judge's probe dimensions with their default tolerance (the judge modules' PROBE_TOLERANCE)."""
-    from judging.registry import judges
+    from peerlake.judging.registry import judges
 
     return {dim: tol for module in judges().values() for dim, tol in getattr(module, "PROBE_TOLERANCE", {}).items()}
 
 
 def applies(probe: str, judge: str) -> bool:
     """Whether `probe` varies what `judge` reads: every review-text probe, and the judge's own PROBES."""
-    from judging.registry import by_judge
+    from peerlake.judging.registry import by_judge
 
     return probe in REVIEW_TEXT_PROBES or probe in getattr(by_judge()[judge], "PROBES", ())
 
@@ -178,7 +178,7 @@ def _units(units) -> list[dict]:
 def measures(judge: str, step: str, units: list | None, inputs: dict | None) -> dict[str, float]:
     """The probe's dimensions of one ok judgment, as the judge's quality models define them per repeat (its
     module's probe_measures); {} when the (judge, step) has none."""
-    from judging.registry import by_judge
+    from peerlake.judging.registry import by_judge
 
     hook = getattr(by_judge().get(judge), "probe_measures", None)
     return hook(step, _units(units), inputs or {}) if hook is not None else {}

@@ -19,8 +19,9 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-import judging
-from warehouse.registry import DuplicateName, PluginImportError, Registry
+from peerlake.warehouse.registry import DuplicateName, PluginImportError, Registry
+
+from peerlake import judging
 
 _HINT = ("Name one of them in a study's judges = [...], or add one: a module of judging/ that sets JUDGE "
          "(docs/judges/write-a-judge.md).")
@@ -33,7 +34,7 @@ def _judge_modules() -> list[ModuleType]:
     for info in sorted(pkgutil.iter_modules(judging.__path__), key=lambda i: i.name):
         if info.ispkg or info.name in ("base", "registry"):
             continue
-        name = f"judging.{info.name}"
+        name = f"peerlake.judging.{info.name}"
         try:
             out.append(importlib.import_module(name))
         except (DuplicateName, ImportError):
@@ -74,7 +75,7 @@ ALL: Registry[ModuleType] = Registry("judge", hint=_HINT, load=_scan)
 
 
 def _check_metrics(module: ModuleType) -> None:
-    from judging.base import ReviewMetric
+    from peerlake.judging.base import ReviewMetric
 
     metrics = getattr(module, "METRICS", None)
     if not metrics or not all(isinstance(m, ReviewMetric) for m in metrics):

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from ingest.prism_reviews import fields_of, snake, split_sections
-from warehouse import EventLog
+from peerlake.ingest.prism_reviews import fields_of, snake, split_sections
+from peerlake.warehouse import EventLog
 
 # ---- canonical sections: every venue's and every system's fields mapped onto one vocabulary, so a
 # judge reads the same sections of a human review as of a system's.
@@ -98,7 +98,7 @@ class _JudgeSections(Mapping):
 
     def _sections(self) -> dict[str, frozenset[str] | None]:
         if self._read is None:
-            from judging import registry
+            from peerlake.judging import registry
 
             self._read = {name: module.SECTIONS for name, module in registry.by_judge().items()}
         return self._read

@@ -31,12 +31,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ingest.package import base_of
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.review_numbers import MODES, strip_numbers
-from judging.reviews import JudgedReview
-from judging.rubrics import Rubric, RubricError, builtin, resolve
-from warehouse import EventLog, settings
+from peerlake.ingest.package import base_of
+from peerlake.judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from peerlake.judging.review_numbers import MODES, strip_numbers
+from peerlake.judging.reviews import JudgedReview
+from peerlake.judging.rubrics import Rubric, RubricError, builtin, resolve
+from peerlake.warehouse import EventLog, settings
 
 EXPERIMENT = "score_prediction"
 JUDGE = "score_prediction"
@@ -189,7 +189,7 @@ def identity_extra(spec: Spec) -> str:
     """What the predictor's identity adds to its template and model: the rubrics it may use (the
     study's and the built-in ones, by hash) and how numbers are stripped, so an edited rubric is another
     judge configuration (studies.experiments mixes it into judge_config)."""
-    from judging.rubrics import builtin
+    from peerlake.judging.rubrics import builtin
 
     named = [f"{venue}={r.sha256}" for venue, r in spec.rubrics]
     default = spec.default_rubric.sha256 if spec.default_rubric is not None else "-"

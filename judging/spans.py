@@ -1,8 +1,8 @@
 """The review text a judge reads, and where a span the judge copied from it sits (offset, exact words,
 field): so a unit's `start` + `len(text)` is its true extent in `JudgedReview.text`."""
 
-from judging.base import Verbatim, match_verbatim
-from warehouse import settings
+from peerlake.judging.base import Verbatim, match_verbatim
+from peerlake.warehouse import settings
 
 
 def judged_text(review, provider: str, max_chars: int | None = None) -> str:

@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import prompts
+from peerlake import prompts
 
 DEFAULT = "focus"  # prompts/taxonomies/focus.toml
 DIMENSIONS = ("target", "aspect")

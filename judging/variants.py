@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from judging.reviews import JudgedReview
+from peerlake.judging.reviews import JudgedReview
 
 
 def built_variants(log, kind: str) -> dict[str, tuple[object, dict]]:

@@ -31,9 +31,9 @@ schema's JSON, or `match` not a boolean). A failed call is not recorded (retried
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
-from judging.reviews import JudgedReview
-from warehouse import EventLog, settings
+from peerlake.judging.base import JudgeContext, Judgment, answer, judge_request, review_inputs
+from peerlake.judging.reviews import JudgedReview
+from peerlake.warehouse import EventLog, settings
 
 EXPERIMENT = "withdrawals"
 JUDGE = "withdrawal_match"

@@ -33,8 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
-from llm_calls.providers import (
+from peerlake.llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
+from peerlake.llm_calls.providers import (
     BatchItem,
     BatchState,
     Provider,
@@ -42,11 +42,11 @@ from llm_calls.providers import (
     ProviderUnavailable,
     RetryableProviderError,
 )
-from llm_calls.stopping import CallsStopped, wait_or_stop
-from llm_calls.types import LlmRequest, LlmResult, canonical_json
-from warehouse.attribution import current
-from warehouse.events import LlmBatchFinished, LlmBatchSubmitted, LlmCall
-from warehouse.redact import redact_payload, redact_stored
+from peerlake.llm_calls.stopping import CallsStopped, wait_or_stop
+from peerlake.llm_calls.types import LlmRequest, LlmResult, canonical_json
+from peerlake.warehouse.attribution import current
+from peerlake.warehouse.events import LlmBatchFinished, LlmBatchSubmitted, LlmCall
+from peerlake.warehouse.redact import redact_payload, redact_stored
 
 log = logging.getLogger(__name__)
 

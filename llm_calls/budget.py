@@ -17,8 +17,8 @@ this process, or by calls other processes still have in flight (not seen until t
 
 from dataclasses import dataclass, field
 
-from llm_calls.cost import Price, PriceTable, compute_cost
-from llm_calls.types import LlmRequest, Usage, canonical_json
+from peerlake.llm_calls.cost import Price, PriceTable, compute_cost
+from peerlake.llm_calls.types import LlmRequest, Usage, canonical_json
 
 UPPER_TOKENS_PER_CHAR = 0.5
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message (OpenAI documents ~4, we double it)

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from llm_calls.types import Usage
+from peerlake.llm_calls.types import Usage
 
 PRICES_PATH = Path(__file__).with_name("prices.toml")
 

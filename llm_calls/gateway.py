@@ -35,11 +35,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 
-from llm_calls.budget import Ledger, effective_cap, max_output_tokens, refusal_message, upper_cost_usd
-from llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
-from llm_calls.images import with_image_data
-from llm_calls.progress import call_progress
-from llm_calls.providers import (
+from peerlake.llm_calls.budget import Ledger, effective_cap, max_output_tokens, refusal_message, upper_cost_usd
+from peerlake.llm_calls.cost import NO_USAGE, PriceTable, load_price_table, price_call
+from peerlake.llm_calls.images import with_image_data
+from peerlake.llm_calls.progress import call_progress
+from peerlake.llm_calls.providers import (
     Provider,
     ProviderError,
     ProviderResponse,
@@ -47,13 +47,13 @@ from llm_calls.providers import (
     UnsupportedRequest,
     make_provider,
 )
-from llm_calls.stopping import CallsStopped, stop_requested, wait_or_stop
-from llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
-from warehouse.attribution import current, in_context
-from warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
-from warehouse.log import EventLog
-from warehouse.redact import redact_message, redact_payload, redact_stored
-from warehouse.replays import record_replays
+from peerlake.llm_calls.stopping import CallsStopped, stop_requested, wait_or_stop
+from peerlake.llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
+from peerlake.warehouse.attribution import current, in_context
+from peerlake.warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.redact import redact_message, redact_payload, redact_stored
+from peerlake.warehouse.replays import record_replays
 
 _INDEX_TYPES = ("llm_call", "prompt_template_stored", "price_table_recorded")
 

@@ -30,8 +30,8 @@ import base64
 import dataclasses
 from typing import Any
 
-from llm_calls.types import LlmRequest
-from warehouse import settings
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse import settings
 
 IMAGES_KEY = "images"
 MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")  # what both APIs take

@@ -13,8 +13,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from warehouse import settings
-from warehouse.fsutil import fsync_dir
+from peerlake.warehouse import settings
+from peerlake.warehouse.fsutil import fsync_dir
 
 _CHUNK = 8 << 20
 

@@ -13,7 +13,7 @@ import math
 import threading
 from typing import Any
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 CHARS_PER_TOKEN = 4  # the approximation for providers whose tokenizer is not available offline
 APPROX_METHOD = f"approx:{CHARS_PER_TOKEN}chars"

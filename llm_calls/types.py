@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from warehouse.canonical import canonical_json, sha256_text
+from peerlake.warehouse.canonical import canonical_json, sha256_text
 
 # The endpoint each hosted provider's SDK uses when given no base URL. Naming it explicitly is the
 # same endpoint, so it keys the same as None (old events keep their request_key).

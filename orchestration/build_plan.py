@@ -257,11 +257,11 @@ def load_manifest(path: Path) -> dict:
 
 def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     """Seal what the runs wrote (dbt reads sealed segments only), then plan against the published build."""
-    from dbt_project import PROJECT_DIR
-    from orchestration.dbt_manifest import prepare_dbt_manifest
-    from orchestration.project import peerlake_dbt
-    from warehouse import EventLog, settings
-    from warehouse.publish import published_fingerprint
+    from peerlake.dbt_project import PROJECT_DIR
+    from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
+    from peerlake.orchestration.project import peerlake_dbt
+    from peerlake.warehouse import EventLog, settings
+    from peerlake.warehouse.publish import published_fingerprint
 
     prepare_dbt_manifest()
     log = EventLog(lake)
@@ -284,7 +284,7 @@ def _plan_path(lake) -> Path:
 
 def stash_plan(lake, build: BuildPlan) -> str:
     """Keep the fingerprint for the run that will publish; returns the token its tag carries."""
-    from warehouse.fsutil import atomic_write
+    from peerlake.warehouse.fsutil import atomic_write
 
     body = json.dumps(build.fingerprint, sort_keys=True)
     token = _sha(body)[:16]

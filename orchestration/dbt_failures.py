@@ -5,7 +5,7 @@ description, so the CLI says which rows to look at."""
 from collections.abc import Mapping
 from typing import Any
 
-from expectations.gates import MAX_EXAMPLES
+from peerlake.expectations.gates import MAX_EXAMPLES
 
 MAX_FAILING_ROWS = MAX_EXAMPLES  # as many offending rows as a Great Expectations gate names
 
@@ -37,9 +37,8 @@ def _with_failing_rows(held: list, invocation, lake):
     (read-only, from the file dbt built into); an error-severity failure is also noted on the candidate,
     so `peerlake query` can say which test kept the build from publishing."""
     from dagster import AssetCheckSeverity
-
-    from warehouse import settings
-    from warehouse.publish import record_gate_failure
+    from peerlake.warehouse import settings
+    from peerlake.warehouse.publish import record_gate_failure
 
     if not held:
         return
@@ -124,7 +123,7 @@ def _read_rows(database, catalog: str, sql: str, key: str | None) -> tuple[list[
     """Up to MAX_FAILING_ROWS rows of `sql` (ordered by the key when they carry it) and their count, read
     from the file at `database` attached read-only under the catalog name dbt's SQL uses, as dbt's
     plugin attaches it (warehouse.duckdb_s3)."""
-    from warehouse import duckdb_s3
+    from peerlake.warehouse import duckdb_s3
 
     # a staging view reads the segments, on object storage for a remote lake: connect as the marts' readers do
     con = duckdb_s3.connect()

@@ -4,12 +4,12 @@ that orchestration.executors (imported by runner) can prepare a worker without i
 import os
 from pathlib import Path
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 
 def prepare_dbt_manifest() -> None:
     """Parse the dbt project so the asset graph matches the models on disk (not only under dagster dev)."""
-    from orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
+    from peerlake.orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
 
     settings.export_lake_env()
     manifest = peerlake_dbt.manifest_path

@@ -1,4 +1,4 @@
-"""The one Dagster entry point: `dagster dev -m orchestration.definitions` (or `make ui`)."""
+"""The one Dagster entry point: `dagster dev -m peerlake.orchestration.definitions` (or `make ui`)."""
 
 from dagster import (
     Definitions,
@@ -6,11 +6,10 @@ from dagster import (
     load_assets_from_package_module,
     multiprocess_executor,
 )
-
-from orchestration import assets
-from orchestration.assets import inbox
-from orchestration.project import peerlake_dbt
-from orchestration.resources import DbtCli, LakeResource, ReviewerResource, step_io_manager
+from peerlake.orchestration import assets
+from peerlake.orchestration.assets import inbox
+from peerlake.orchestration.project import peerlake_dbt
+from peerlake.orchestration.resources import DbtCli, LakeResource, ReviewerResource, step_io_manager
 
 # Every asset and asset check defined at module level anywhere under orchestration/assets/ (a lone
 # definition or a list of them): a new asset module is picked up without being named here.

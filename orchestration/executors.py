@@ -100,7 +100,7 @@ def executor_def(executor: str):
 
         return celery_executor
     if executor == "dask":  # step by step on the Dask cluster (dagster_dask's executor skips dynamic steps)
-        from orchestration.dask_steps import dask_steps_executor
+        from peerlake.orchestration.dask_steps import dask_steps_executor
 
         return dask_steps_executor
     return None
@@ -108,13 +108,12 @@ def executor_def(executor: str):
 
 def study_job(executor: str):
     """The asset job on `executor`. Module-level and called by name, so workers rebuild the same job."""
-    from orchestration.dbt_manifest import prepare_dbt_manifest
+    from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
 
     prepare_dbt_manifest()
     from dagster import AssetSelection, Definitions, define_asset_job
-
-    from orchestration.assets.partitions import studies
-    from orchestration.definitions import defs
+    from peerlake.orchestration.assets.partitions import studies
+    from peerlake.orchestration.definitions import defs
 
     # A job of its own (the implicit asset job's name is reserved) over the assets partitioned by study: a
     # job's assets share one partitioning, and the study's run is what spreads (the build stays in-process).
@@ -128,7 +127,7 @@ def study_job(executor: str):
 def reconstructable_job(executor: str):
     from dagster._core.definitions.reconstruct import build_reconstructable_job
 
-    return build_reconstructable_job("orchestration.executors", "study_job", reconstructable_args=(executor,))
+    return build_reconstructable_job("peerlake.orchestration.executors", "study_job", reconstructable_args=(executor,))
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ def _check_celery(wait_for_workers_s: float) -> None:
         raise ExecutorError(
             f"no Celery worker answers on {broker}. Start one on each machine, in the run's environment "
             f"(PEERLAKE_HOME or PEERLAKE_LAKE_URL, {CELERY_BROKER_ENV}, DAGSTER_HOME): "
-            "`python -m orchestration.executors celery-yaml > celery.yaml && "
+            "`python -m peerlake.orchestration.executors celery-yaml > celery.yaml && "
             "dagster-celery worker start -A dagster_celery.app -y celery.yaml`")
 
 
@@ -199,9 +198,10 @@ def _check_dask(address: str, wait_for_workers_s: float) -> None:
                                 f"same environment as the run: `dask worker {address}`.")
 
 
-if __name__ == "__main__":  # `python -m orchestration.executors celery-yaml > celery.yaml`: the workers' config
+# `python -m peerlake.orchestration.executors celery-yaml > celery.yaml`: the workers' config
+if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] != ["celery-yaml"]:
-        sys.exit("usage: python -m orchestration.executors celery-yaml")
+        sys.exit("usage: python -m peerlake.orchestration.executors celery-yaml")
     sys.stdout.write(celery_worker_yaml())

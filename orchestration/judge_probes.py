@@ -11,11 +11,11 @@ def run_probes(log, study, gateway, names: tuple[str, ...], progress: bool | Non
     original judgments (replayed free when the study's run made them) and the variants, recorded as the
     judgments asset records; then a study_resolved (asset judge_probes) naming the judges, probes, seed
     and tolerances in force. One summary row per (judge, probe)."""
-    from judging import probes
-    from judging.base import JudgeContext, Recorder
-    from judging.registry import judges, options_for, resources_for
-    from orchestration.assets.judgments import judge_config, judged_reviews
-    from studies import record_resolution, resolve_papers
+    from peerlake.judging import probes
+    from peerlake.judging.base import JudgeContext, Recorder
+    from peerlake.judging.registry import judges, options_for, resources_for
+    from peerlake.orchestration.assets.judgments import judge_config, judged_reviews
+    from peerlake.studies import record_resolution, resolve_papers
 
     spec = study.judging
     resolution = resolve_papers(log, study)

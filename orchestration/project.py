@@ -1,9 +1,8 @@
 """The dbt project, and nothing else (dagster-dbt caches manifests by path per process)."""
 
 from dagster_dbt import DbtProject
-
-from dbt_project import PROJECT_DIR as DBT_PROJECT_DIR
-from warehouse import settings
+from peerlake.dbt_project import PROJECT_DIR as DBT_PROJECT_DIR
+from peerlake.warehouse import settings
 
 # The project is found wherever it is installed (it ships as package data); its target/ goes where
 # settings says, because an installed project sits in site-packages, which may be read-only. Runs

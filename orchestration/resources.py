@@ -7,9 +7,8 @@ from pathlib import Path
 
 from dagster import ConfigurableResource
 from dagster_dbt import DbtCliResource
+from peerlake.warehouse import settings
 from pydantic import PrivateAttr
-
-from warehouse import settings
 
 
 class LakeResource(ConfigurableResource):
@@ -24,19 +23,19 @@ class LakeResource(ConfigurableResource):
     _resolver = PrivateAttr(default=None)
 
     def lake(self):
-        from warehouse import Lake
+        from peerlake.warehouse import Lake
 
         return Lake(Path(self.root) if self.root else settings.lake_root(), settings.lake_url())
 
     def event_log(self):
-        from warehouse import EventLog
+        from peerlake.warehouse import EventLog
 
         return EventLog(self.lake())
 
     def study(self, log, name: str):
         """The study this run runs (studies.load_study), read from the lake on the run's first ask."""
         if name not in self._studies:
-            from studies import load_study
+            from peerlake.studies import load_study
 
             self._studies[name] = load_study(log, name)
         return self._studies[name]
@@ -45,7 +44,7 @@ class LakeResource(ConfigurableResource):
         """The papers the study covers now (studies.resolve_papers), the log read again only when it
         gained what a resolution reads."""
         if self._resolver is None:
-            from studies.resolve import Resolver
+            from peerlake.studies.resolve import Resolver
 
             self._resolver = Resolver()
         return self._resolver(log, study)
@@ -60,7 +59,7 @@ class ReviewerResource(ConfigurableResource):
     _gateway = PrivateAttr(default=None)
 
     def gateway(self, log):
-        from llm_calls.gateway import Gateway
+        from peerlake.llm_calls.gateway import Gateway
 
         if self._gateway is None:
             self._gateway = Gateway(log, max_concurrency=self.max_concurrency)

@@ -8,8 +8,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestration.dbt_manifest import prepare_dbt_manifest
-from warehouse import settings
+from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
+from peerlake.warehouse import settings
 
 DAGSTER_YAML_HEADER = "# Written by peerlake: the instance for this lake."
 # Dagster's console logger writes to sys.stderr: warnings only, unless a command sends stderr to its
@@ -37,7 +37,7 @@ telemetry:
 nux:
   enabled: false
 event_log_storage:
-  module: orchestration.dagster_storage
+  module: peerlake.orchestration.dagster_storage
   class: LakeEventLogStorage
   config:
     base_dir: {json.dumps(str(Path(home) / "history" / "runs"))}
@@ -91,17 +91,16 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
     """Materialize the assets (all, or the selected keys and their checks): in this process, or with the
     steps on another executor (orchestration.executors: multiprocess, celery, dask)."""
     from dagster import AssetKey
-
-    from llm_calls.progress import notice
-    from orchestration.assets.units import UNIT_SIZE_ENV, UNIT_SIZE_TAG
-    from orchestration.executors import check_ready
+    from peerlake.llm_calls.progress import notice
+    from peerlake.orchestration.assets.units import UNIT_SIZE_ENV, UNIT_SIZE_TAG
+    from peerlake.orchestration.executors import check_ready
 
     check_ready(executor)  # a clear error (start Redis, start a worker) before any run is created
     # These take seconds (minutes on a busy machine) before the first step: say what is happening.
     notice("loading the pipeline (dbt project, Dagster definitions)…")
     prepare_dbt_manifest()
     instance = dagster_instance()
-    from orchestration.definitions import defs
+    from peerlake.orchestration.definitions import defs
 
     notice(f"starting a Dagster run of {len(selection) if selection else 'all'} assets"
            + (f" for study {partition_key}" if partition_key else "") + f" ({executor.replace('_', '-')})")
@@ -128,8 +127,7 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
                                         asset_selection=keys, tags=tags, partition_key=partition_key)
         return _pipeline_run(result.success, result.run_id, result.all_events)
     from dagster import execute_job
-
-    from orchestration.executors import reconstructable_job, run_config_for
+    from peerlake.orchestration.executors import reconstructable_job, run_config_for
 
     run_config.update(run_config_for(executor))
     if partition_key is not None:

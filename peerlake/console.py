@@ -5,7 +5,7 @@ from datetime import UTC
 from rich.console import Console
 from rich.table import Table
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 console = Console()
 if not console.is_terminal:  # piped or in CI: don't squeeze tables into 80 columns
@@ -42,8 +42,8 @@ def print_rows(rows: list[dict], title: str | None = None, grid: bool = False) -
 def print_quality(study: str) -> None:
     """The PRISM profile of each review the study's judges read, from the published marts (nothing
     when the study names no judge)."""
-    from judging.registry import review_metrics
-    from orchestration.assets.report import read_quality
+    from peerlake.judging.registry import review_metrics
+    from peerlake.orchestration.assets.report import read_quality
 
     quality = read_quality(settings.duckdb_path(), study) if settings.duckdb_path().exists() else []
     headline = [m for m in review_metrics() if m.headline]  # one column each, as the mart has them
@@ -87,7 +87,7 @@ def print_chain_head(head=None) -> None:
     """The event log's chain head (the configured lake's, unless given): the hash to keep outside the lake,
     so a later `peerlake verify --head H` can show the log was not cut back or rewritten since."""
     if head is None:
-        from warehouse import EventLog
+        from peerlake.warehouse import EventLog
 
         head = EventLog().head()
     if head is not None:
@@ -133,9 +133,9 @@ def query_published(sql: str, candidate: bool = False, hint: str | None = None) 
     from rich.markup import escape
 
     from peerlake.readonly_sql import QueryRefused, lock_down, read_statements
-    from warehouse import Lake, duckdb_s3
-    from warehouse.marts_reader import CannotOpen, NoMarts
-    from warehouse.publish import FAILED, PUBLISHED, candidate_status
+    from peerlake.warehouse import Lake, duckdb_s3
+    from peerlake.warehouse.marts_reader import CannotOpen, NoMarts
+    from peerlake.warehouse.publish import FAILED, PUBLISHED, candidate_status
 
     try:
         statements = read_statements(sql)
@@ -193,7 +193,7 @@ def _segment_dirs(lake) -> list[str]:
     written into the views, and resolved)."""
     from pathlib import Path
 
-    from warehouse import duckdb_s3
+    from peerlake.warehouse import duckdb_s3
 
     segments = duckdb_s3.segments_url(lake).rstrip("/")
     events = segments.rsplit("/", 1)[0]

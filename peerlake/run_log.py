@@ -66,8 +66,8 @@ def _terminal() -> tuple[TextIO, bool]:
 @contextlib.contextmanager
 def logging_to(path: Path) -> Iterator:
     """Yields run(fn, **kwargs): fn run stoppably (peerlake.signals) with its output in `path`."""
-    from llm_calls.progress import show_progress_on
-    from orchestration.runner import console_log_level
+    from peerlake.llm_calls.progress import show_progress_on
+    from peerlake.orchestration.runner import console_log_level
     from peerlake.signals import run_stoppable
 
     _last.append(Path(path))

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from llm_calls.stopping import is_building, request_stop
+from peerlake.llm_calls.stopping import is_building, request_stop
 
 STOPPING = ("stopping after the calls in flight… (again to stop at once: a call in flight is then made "
             "again next time)")

@@ -17,7 +17,7 @@ PROMPTS_DIR = Path(__file__).resolve().parent
 
 
 def _root(root: Path | None) -> Path:
-    from warehouse import settings
+    from peerlake.warehouse import settings
 
     return root or settings.prompts_dir() or PROMPTS_DIR
 ROLES = ("system", "user")

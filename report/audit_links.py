@@ -5,8 +5,7 @@ import html
 from urllib.parse import quote
 
 import pandas as pd
-
-from audit.keys import audit_command, figure_id, row_key
+from peerlake.audit.keys import audit_command, figure_id, row_key
 
 MAX_COMMANDS = 12  # a figure over hundreds of review scores lists the first few and says how to get all
 # The call viewer (`peerlake view`) writes its page beside the report pages (ROOT/viewer/, ROOT/reports/).

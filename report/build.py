@@ -5,8 +5,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-
-from report import (
+from peerlake.report import (
     consistency,
     contradictions,
     figures,
@@ -18,10 +17,10 @@ from report import (
     systems,
     withdrawals,
 )
-from report.audit_links import audit_block
-from report.data import ReportData, config_labels, load
-from report.embedded import embedded_note
-from warehouse.chain import Link
+from peerlake.report.audit_links import audit_block
+from peerlake.report.data import ReportData, config_labels, load
+from peerlake.report.embedded import embedded_note
+from peerlake.warehouse.chain import Link
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;max-width:1060px;margin:2em auto;

@@ -6,9 +6,8 @@ import html
 
 import matplotlib.pyplot as plt
 import pandas as pd
-
-from report import figures
-from report.data import ReportData
+from peerlake.report import figures
+from peerlake.report.data import ReportData
 
 HEADING = "<h2>Contradiction detection</h2>"
 DETECTION = "contradiction_detection"

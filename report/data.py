@@ -56,7 +56,7 @@ def all_needs() -> dict[str, list[str]]:
 
     out = dict(NEEDS)
     for name in EXPERIMENT_SECTIONS:
-        out.update(importlib.import_module(f"report.{name}").NEEDS)
+        out.update(importlib.import_module(f"peerlake.report.{name}").NEEDS)
     return out
 
 

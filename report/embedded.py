@@ -6,8 +6,8 @@ findings."""
 import html
 import re
 
-from report.data import ReportData
-from warehouse.settings import LOCAL_MODELS
+from peerlake.report.data import ReportData
+from peerlake.warehouse.settings import LOCAL_MODELS
 
 
 def embedded_models(data: ReportData) -> list[str]:

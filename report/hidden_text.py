@@ -6,8 +6,7 @@ why, never 0."""
 import html
 
 import pandas as pd
-
-from report.data import ReportData
+from peerlake.report.data import ReportData
 
 HEADING = "<h2>Hidden-text manipulation</h2>"
 EFFECTS = "hidden_text_effects"

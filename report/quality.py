@@ -4,11 +4,10 @@ same papers, from the quality_comparison mart."""
 import html
 
 import pandas as pd
-
-from judging.registry import review_metrics
-from report import figures
-from report.audit_links import audit_block
-from report.data import ReportData
+from peerlake.judging.registry import review_metrics
+from peerlake.report import figures
+from peerlake.report.audit_links import audit_block
+from peerlake.report.data import ReportData
 
 TABLE = "quality_comparison"
 HEADING = "<h2>Review quality against the human reviews</h2>"

@@ -9,9 +9,8 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
-from report import figures
-from report.data import ReportData
+from peerlake.report import figures
+from peerlake.report.data import ReportData
 
 HEADING = "<h2>Revision: does revising to please a reviewer make the paper better?</h2>"
 CELLS, GAINS, GAPS = "revision_cells", "revision_gains", "revision_scorer_gaps"

@@ -8,10 +8,9 @@ import html
 
 import matplotlib.pyplot as plt
 import pandas as pd
-
-from report import figures
-from report.audit_links import audit_block
-from report.data import ReportData
+from peerlake.report import figures
+from peerlake.report.audit_links import audit_block
+from peerlake.report.data import ReportData
 
 HEADING = "<h2>Score prediction from review text</h2>"
 CORR = "score_prediction_correlations"

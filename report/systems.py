@@ -8,11 +8,10 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
-from report import figures
-from report.audit_links import audit_block
-from report.data import ReportData
-from report.quality import PROFILE
+from peerlake.report import figures
+from peerlake.report.audit_links import audit_block
+from peerlake.report.data import ReportData
+from peerlake.report.quality import PROFILE
 
 HEADING = "<h2>Reviewer systems</h2>"
 SUMMARY = "system_summary"

@@ -8,10 +8,9 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
-from report import figures
-from report.audit_links import audit_block
-from report.data import ReportData
+from peerlake.report import figures
+from peerlake.report.audit_links import audit_block
+from peerlake.report.data import ReportData
 
 HEADING = "<h2>Withdrawn papers: do the reviews find the authors' reason?</h2>"
 MART = "withdrawal_detection"

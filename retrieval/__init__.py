@@ -10,9 +10,9 @@
 | `redact.py` | keeps API keys out of the events |
 """
 
-from retrieval.backends import BACKENDS, make_backend
-from retrieval.client import RetrievalBatchFailed, RetrievalClient, RetrievalFailed
-from retrieval.types import Candidate, RetrievalRequest, RetrievalResult
+from peerlake.retrieval.backends import BACKENDS, make_backend
+from peerlake.retrieval.client import RetrievalBatchFailed, RetrievalClient, RetrievalFailed
+from peerlake.retrieval.types import Candidate, RetrievalRequest, RetrievalResult
 
 __all__ = ["BACKENDS", "Candidate", "RetrievalBatchFailed", "RetrievalClient", "RetrievalFailed",
            "RetrievalRequest", "RetrievalResult", "make_backend"]

@@ -2,8 +2,8 @@
 
 from abc import ABC, abstractmethod
 
-from retrieval.types import Candidate, RetrievalRequest
-from warehouse.log import EventLog
+from peerlake.retrieval.types import Candidate, RetrievalRequest
+from peerlake.warehouse.log import EventLog
 
 
 class RetrievalError(Exception):

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
-from retrieval.backend import Backend, RetrievalError
-from retrieval.types import Candidate, RetrievalRequest, RetrievalResult, canonical_json
-from warehouse.attribution import current, in_context
-from warehouse.events import RetrievalCall
-from warehouse.log import EventLog
-from warehouse.redact import redact_message, redact_stored
-from warehouse.replays import record_replays
+from peerlake.retrieval.backend import Backend, RetrievalError
+from peerlake.retrieval.types import Candidate, RetrievalRequest, RetrievalResult, canonical_json
+from peerlake.warehouse.attribution import current, in_context
+from peerlake.warehouse.events import RetrievalCall
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.redact import redact_message, redact_stored
+from peerlake.warehouse.replays import record_replays
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class RetrievalClient:
     def _backend(self, name: str) -> Backend:
         with self._lock:
             if name not in self._backends:
-                from retrieval.backends import make_backend  # lazy: the offline index loads bm25s
+                from peerlake.retrieval.backends import make_backend  # lazy: the offline index loads bm25s
 
                 self._backends[name] = make_backend(name, self.log)
             return self._backends[name]

@@ -17,9 +17,9 @@ import re
 import threading
 from dataclasses import dataclass
 
-from retrieval.types import canonical_json, sha256_text
-from warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported
-from warehouse.log import EventLog
+from peerlake.retrieval.types import canonical_json, sha256_text
+from peerlake.warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported
+from peerlake.warehouse.log import EventLog
 
 ABSTRACT_MAX_CHARS = 1500  # an abstract is ~1,000-1,500 characters; the front-matter fallback can run long
 _EVENT_TYPES = ("paper_ingested", "paper_status_recorded", "related_work_imported")

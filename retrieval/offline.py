@@ -14,10 +14,10 @@ import dataclasses
 import threading
 from collections import OrderedDict
 
-from retrieval.backend import Backend, FatalRetrievalError
-from retrieval.corpus import Document, LakeCorpus
-from retrieval.types import Candidate, RetrievalRequest
-from warehouse.log import EventLog
+from peerlake.retrieval.backend import Backend, FatalRetrievalError
+from peerlake.retrieval.corpus import Document, LakeCorpus
+from peerlake.retrieval.types import Candidate, RetrievalRequest
+from peerlake.warehouse.log import EventLog
 
 _KEEP_VERSIONS = 4  # a search bound to a version the lake just outgrew can still run on it
 

@@ -13,10 +13,9 @@ import threading
 from typing import Any
 
 import httpx
-
-from retrieval.backend import Backend, FatalRetrievalError, RetryableRetrievalError, retryable_status
-from retrieval.types import Candidate, RetrievalRequest
-from warehouse import settings
+from peerlake.retrieval.backend import Backend, FatalRetrievalError, RetryableRetrievalError, retryable_status
+from peerlake.retrieval.types import Candidate, RetrievalRequest
+from peerlake.warehouse import settings
 
 DEFAULT_BASEURL = "https://api.semanticscholar.org/graph/v1"
 FIELDS = "title,abstract,year,venue,externalIds,url"

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
-from warehouse.canonical import canonical_json, sha256_text
+from peerlake.warehouse.canonical import canonical_json, sha256_text
 
 
 @dataclass(frozen=True)

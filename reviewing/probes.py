@@ -2,9 +2,9 @@
 
 from dataclasses import replace
 
-from llm_calls.types import LlmRequest
-from reviewing.scoring import ReviewerConfig
-from warehouse import EventLog, PaperIngested, settings
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.reviewing.scoring import ReviewerConfig
+from peerlake.warehouse import EventLog, PaperIngested, settings
 
 DECIMAL_TEMPLATE = "reviewer_scoring_decimal"
 PROBE_TEMPLATE = "score_probe"
@@ -23,7 +23,7 @@ def probe_params(sample_index: int) -> dict:
 
 def probe_code_version(cfg: ReviewerConfig) -> str:
     """Changes exactly when a probe's answer would: probe template text, model, parameters, schema."""
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     t = load_template(PROBE_TEMPLATE)
     return LlmRequest(provider=cfg.provider, model=cfg.model, messages=(), params=probe_params(0),
@@ -34,8 +34,8 @@ def probe_code_version(cfg: ReviewerConfig) -> str:
 def probe_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
     """Score-only calls recording the score token's top-20 logprobs; temperature 0 since only the
     logprobs matter (they are the model's distribution whatever the sampling temperature)."""
-    from ingest.manuscripts import load_package
-    from prompts import load_template
+    from peerlake.ingest.manuscripts import load_package
+    from peerlake.prompts import load_template
 
     template = load_template(PROBE_TEMPLATE)
     package = cfg.reading(load_package(log.blobs, paper.package_sha256))

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass
 
-from llm_calls.types import LlmRequest
-from warehouse import EventLog, PaperIngested, settings
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse import EventLog, PaperIngested, settings
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class ReviewerConfig:
 
     def covers(self, paper_id: str) -> bool:
         """Whether this reviewer reads the paper; an experiment's variant of a listed paper too."""
-        from ingest.package import base_of
+        from peerlake.ingest.package import base_of
 
         return not self.papers or paper_id in self.papers or base_of(paper_id) in self.papers
 
@@ -40,7 +40,7 @@ class ReviewerConfig:
 
     def code_version(self) -> str:
         """Changes exactly when the reviews' content would: template text, model, parameters, schema."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         t = load_template(self.template)
         probe = LlmRequest(provider=self.provider, model=self.model, messages=(),
@@ -55,7 +55,7 @@ class ReviewerConfig:
 
 
 def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) -> list[LlmRequest]:
-    from ingest.manuscripts import load_package
+    from peerlake.ingest.manuscripts import load_package
 
     return package_review_requests(paper.paper_id, paper.title, load_package(log.blobs, paper.package_sha256), cfg)
 
@@ -63,7 +63,7 @@ def review_requests(log: EventLog, paper: PaperIngested, cfg: ReviewerConfig) ->
 def package_review_requests(paper_id: str, title: str | None, package, cfg: ReviewerConfig) -> list[LlmRequest]:
     """The review requests for a manuscript package, ingested or not (a dry run packages a PDF it
     has not ingested yet in memory: the same extraction gives the same requests, keys included)."""
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     template = load_template(cfg.template)
     messages = template.render(title=title, paper_text=cfg.reading(package).review_text(

@@ -43,12 +43,26 @@ file as `peerlake study new` writes it), builtin (the built-in studies' .toml fi
 save in the lake), resolve (the papers a study covers now), events (the `study_resolved` record).
 """
 
-from studies.builtin import BUILTIN_STUDIES, JUDGING_DEMO, REVISION_DEMO, ROBUSTNESS_DEMO, SYSTEMS_DEMO, builtin_text
-from studies.events import record_resolution, resolution_event, with_study
-from studies.files import load_study, save_study
-from studies.parse import parse_study
-from studies.resolve import VARIANTS_ASSET, Resolution, resolve_papers, study_pdfs, study_review_files, variant_ids
-from studies.spec import (
+from peerlake.studies.builtin import (
+    BUILTIN_STUDIES,
+    JUDGING_DEMO,
+    REVISION_DEMO,
+    ROBUSTNESS_DEMO,
+    SYSTEMS_DEMO,
+    builtin_text,
+)
+from peerlake.studies.events import record_resolution, resolution_event, with_study
+from peerlake.studies.files import load_study, save_study
+from peerlake.studies.parse import parse_study
+from peerlake.studies.resolve import (
+    VARIANTS_ASSET,
+    Resolution,
+    resolve_papers,
+    study_pdfs,
+    study_review_files,
+    variant_ids,
+)
+from peerlake.studies.spec import (
     DEFAULT,
     DEMO,
     EXPERIMENTS,
@@ -61,7 +75,7 @@ from studies.spec import (
     Study,
     StudyError,
 )
-from studies.text import default_study_text, study_text
+from peerlake.studies.text import default_study_text, study_text
 
 __all__ = [
     "BUILTIN_STUDIES", "DEFAULT", "DEMO", "EXPERIMENTS", "JUDGES", "JUDGING_DEMO", "REVISION", "REVISION_DEMO",

@@ -4,11 +4,11 @@ and the study's name on the requests it pays for."""
 import json
 from dataclasses import replace
 
-from reviewing.scoring import ReviewerConfig
-from reviewing.systems.base import SystemConfig
-from studies.spec import Study
-from warehouse import EventLog
-from warehouse.events import StudyResolved
+from peerlake.reviewing.scoring import ReviewerConfig
+from peerlake.reviewing.systems.base import SystemConfig
+from peerlake.studies.spec import Study
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import StudyResolved
 
 
 def resolution_event(study_id: str, study_sha256: str, paper_ids, reviewers: list[dict],

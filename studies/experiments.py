@@ -10,14 +10,14 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-from ingest.package import base_of
-from judging import registry
-from judging.base import JudgeConfig, judge_config_from
-from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
-from studies.parse import did_you_mean
-from studies.resolve import Resolution
-from studies.spec import EXPERIMENTS, Study, StudyError
-from warehouse import EventLog
+from peerlake.ingest.package import base_of
+from peerlake.judging import registry
+from peerlake.judging.base import JudgeConfig, judge_config_from
+from peerlake.judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
+from peerlake.studies.parse import did_you_mean
+from peerlake.studies.resolve import Resolution
+from peerlake.studies.spec import EXPERIMENTS, Study, StudyError
+from peerlake.warehouse import EventLog
 
 # experiment -> the module that builds its manuscripts / the module of its judge (judging.registry)
 BUILDERS = {e: registry.builder_module(e) for e in registry.variant_experiments()}

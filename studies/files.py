@@ -5,11 +5,11 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
-from studies.parse import did_you_mean, parse_study
-from studies.spec import Study
-from warehouse import EventLog
-from warehouse.studies import StudyFiles
+from peerlake.studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
+from peerlake.studies.parse import did_you_mean, parse_study
+from peerlake.studies.spec import Study
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.studies import StudyFiles
 
 
 def unknown_study(lake, name: str, also: Iterable[str] = ()) -> str | None:

@@ -4,9 +4,9 @@ saying what to change."""
 import json
 import tomllib
 
-from judging.caps import check_caps
-from reviewing.systems.base import SystemOptionError
-from studies.spec import (
+from peerlake.judging.caps import check_caps
+from peerlake.reviewing.systems.base import SystemOptionError
+from peerlake.studies.spec import (
     DEMO,
     EXPERIMENTS,
     JUDGES,
@@ -68,7 +68,7 @@ def parse_study(name: str, text: str) -> Study:
                                "papers": tuple(str(p) for p in r.get("papers", ()))})
         if spec.system is not None:
             try:
-                from reviewing.systems import get_system
+                from peerlake.reviewing.systems import get_system
 
                 get_system(spec.system).resolve(dict(spec.options))
             except SystemOptionError as exc:
@@ -87,7 +87,7 @@ def parse_study(name: str, text: str) -> Study:
                 raise StudyError(f"study {name!r}: [{e}] must be a table")
             experiments[e] = raw[e]
     if REVISION in raw:
-        from reviewing.revision.spec import RevisionSpec, RevisionSpecError
+        from peerlake.reviewing.revision.spec import RevisionSpec, RevisionSpecError
 
         try:
             RevisionSpec.from_table(raw[REVISION])
@@ -171,7 +171,7 @@ def _judging(name: str, table: dict) -> JudgingSpec:
 def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, float], ...]]:
     """[judging.probes]: run = [probe, ...] (default every probe), seed, [judging.probes.tolerance]; no
     table: nothing declared (`peerlake probe-judges` then runs every probe at the default tolerances)."""
-    from judging.probes import PROBES, SELF_PREFERENCE, TOLERANCE_PROBES, default_tolerances
+    from peerlake.judging.probes import PROBES, SELF_PREFERENCE, TOLERANCE_PROBES, default_tolerances
 
     if table == {}:
         return (), 0, ()

@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from studies.spec import DEMO, Study, StudyError
-from warehouse import EventLog, PaperIngested, settings
+from peerlake.studies.spec import DEMO, Study, StudyError
+from peerlake.warehouse import EventLog, PaperIngested, settings
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ def study_pdfs(study: Study) -> list[tuple[str, Path, bool]]:
     """(paper_id, PDF path, is_synthetic) the study's run ingests: the demo corpus and its folders."""
     out: list[tuple[str, Path, bool]] = []
     if study.corpus == DEMO:
-        from ingest.demo_corpus import demo_papers
+        from peerlake.ingest.demo_corpus import demo_papers
 
         only = settings.demo_only()
         out += [(p.stem, p, True) for p in demo_papers() if only is None or p.stem in only]
@@ -40,7 +40,7 @@ def study_review_files(study: Study) -> list[Path]:
     """Human-review files the study's run imports (the demo corpus's OpenReview-shaped notes)."""
     if study.corpus != DEMO:
         return []
-    from ingest.demo_corpus import demo_reviews
+    from peerlake.ingest.demo_corpus import demo_reviews
 
     only = settings.demo_only()
     return [p for p in demo_reviews() if only is None or p.stem in only]
@@ -49,7 +49,7 @@ def study_review_files(study: Study) -> list[Path]:
 def resolve_papers(log: EventLog, study: Study) -> Resolution:
     """The paper ids the study covers now: the union of its selectors, restricted to papers the lake
     knows; those with a manuscript are the ones a reviewer can read."""
-    from ingest.manuscripts import latest_versions
+    from peerlake.ingest.manuscripts import latest_versions
 
     latest = latest_versions(log)
     statuses = list(log.iter_events("paper_status_recorded"))

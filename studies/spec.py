@@ -5,11 +5,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from judging.registry import experiment_names, judge_names, variant_experiments
-from retrieval.backends import BACKENDS
-from reviewing.scoring import ReviewerConfig
-from reviewing.systems.base import SystemConfig, SystemOptionError
-from warehouse import settings
+from peerlake.judging.registry import experiment_names, judge_names, variant_experiments
+from peerlake.retrieval.backends import BACKENDS
+from peerlake.reviewing.scoring import ReviewerConfig
+from peerlake.reviewing.systems.base import SystemConfig, SystemOptionError
+from peerlake.warehouse import settings
 
 DEMO = "demo"  # the bundled synthetic corpus (papers.corpus), and the built-in study that reviews it
 DEFAULT = "default"  # the study `peerlake review` writes when none is named
@@ -55,7 +55,7 @@ class ReviewerSpec:
 
     def system_config(self) -> SystemConfig:
         """The reviewer system as configured: unset model settings come from the environment's."""
-        from reviewing.systems import get_system
+        from peerlake.reviewing.systems import get_system
 
         d = settings.reviewer_defaults()
         provider, model = _provider_and_model(self.provider, self.model, d, f"reviewer system {self.system!r}")
@@ -163,7 +163,7 @@ class Study:
 
     def revision(self):
         """The study's revision crossover (reviewing.revision.spec.RevisionSpec), None without [revision]."""
-        from reviewing.revision.spec import RevisionSpec
+        from peerlake.reviewing.revision.spec import RevisionSpec
 
         table = self.experiment(REVISION)
         return None if table is None else RevisionSpec.from_table(table)

@@ -4,9 +4,9 @@ equal; a text that would not load is never returned."""
 import json
 from pathlib import Path
 
-from studies.parse import parse_study
-from studies.spec import DEFAULT
-from warehouse import EventLog
+from peerlake.studies.parse import parse_study
+from peerlake.studies.spec import DEFAULT
+from peerlake.warehouse import EventLog
 
 
 def study_text(name: str, *, description: str = "", corpus: str | None = None,

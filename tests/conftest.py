@@ -20,7 +20,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 @pytest.fixture
 def lake(tmp_path, monkeypatch):
     """A fresh lake root for one test; PEERLAKE_HOME points at it so every module agrees."""
-    from warehouse import Lake
+    from peerlake.warehouse import Lake
 
     monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
     return Lake(tmp_path / "lake").ensure()

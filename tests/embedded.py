@@ -18,8 +18,7 @@ import importlib.util
 import os
 
 import pytest
-
-from warehouse import settings
+from peerlake.warehouse import settings
 
 
 def machinery_model() -> str:

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.layout import folders
+
 REPO = Path(__file__).resolve().parents[1]
-# Our top-level packages (the layer map); tests/ and benchmarks/ must stay out of the wheel.
-PACKAGES = ["peerlake", "warehouse", "llm_calls", "ingest", "prompts", "reviewing", "judging", "studies", "retrieval",
-            "metrics", "audit", "costs", "report", "expectations", "orchestration", "dbt_project"]
 # Never part of a package: caches, dbt's run output, and docs for people reading the source.
 SKIP_DIRS = {"__pycache__", "target", "logs", "dbt_packages"}
 SKIP_FILES = {"README.md"}
@@ -24,15 +23,16 @@ COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "lake", "target", "logs", 
 
 
 def source_files() -> set[str]:
-    """Every file the packages hold in the checkout, as wheel paths: what an install must carry."""
+    """Every file the packages hold in the checkout, as wheel paths (the folder `warehouse/` installs
+    as `peerlake/warehouse/`): what an install must carry."""
     found = set()
-    for pkg in PACKAGES:
+    for pkg in ["peerlake", *folders()]:
         for path in (REPO / pkg).rglob("*"):
             rel = path.relative_to(REPO)
             # warehouse/lake/ is the user's lake (after `make demo`), data, never code
             if path.is_file() and not SKIP_DIRS & set(rel.parts) and path.name not in SKIP_FILES \
                     and path.suffix != ".pyc" and not rel.as_posix().startswith("warehouse/lake/"):
-                found.add(rel.as_posix())
+                found.add(rel.as_posix() if pkg == "peerlake" else f"peerlake/{rel.as_posix()}")
     return found
 
 
@@ -62,11 +62,14 @@ def test_wheel_holds_every_subpackage_and_data_file(wheel):
                  "ingest/demo_corpus/papers/demo-001.pdf", "judging/depth.py", "retrieval/offline.py",
                  "prompts/templates/judge_flaws_extract.j2", "prompts/schemas/judge_novelty_verify.json",
                  "studies/builtin/demo.toml"]:
-        assert must in expected, f"{must} is no longer in the checkout: update this test"
+        assert f"peerlake/{must}" in expected, f"{must} is no longer in the checkout: update this test"
+    assert "peerlake/cli.py" in expected
     assert sorted(expected - names) == [], "files of our packages missing from the wheel"
     strays = sorted(n for n in names if n.split("/")[0] in {"tests", "benchmarks"}
-                    or n.startswith("warehouse/lake/") or "/target/" in n or "/logs/" in n)
+                    or n.startswith("peerlake/warehouse/lake/") or "/target/" in n or "/logs/" in n)
     assert strays == []
+    # One import package: no generic top-level name (`report`, `metrics` …) beside it in site-packages.
+    assert {n.split("/")[0] for n in names} == {"peerlake", "peerlake-0.1.0.dist-info"}
     entry_points = zipfile.ZipFile(wheel).read("peerlake-0.1.0.dist-info/entry_points.txt").decode()
     assert "peerlake = peerlake.cli:main" in entry_points
 
@@ -75,12 +78,12 @@ INSTALLED_CHECK = """
 import sys
 from pathlib import Path
 site = Path(sys.argv[1])
-from warehouse import settings
-from prompts.templates import load_template
-from llm_calls.cost import PRICES_PATH
-from ingest.demo_corpus import DEMO_DIR
-from orchestration.runner import prepare_dbt_manifest
-from orchestration.project import peerlake_dbt
+from peerlake.warehouse import settings
+from peerlake.prompts.templates import load_template
+from peerlake.llm_calls.cost import PRICES_PATH
+from peerlake.ingest.demo_corpus import DEMO_DIR
+from peerlake.orchestration.runner import prepare_dbt_manifest
+from peerlake.orchestration.project import peerlake_dbt
 
 assert Path(settings.__file__).is_relative_to(site), settings.__file__
 assert not settings.IN_CHECKOUT
@@ -89,7 +92,7 @@ template = load_template("reviewer_scoring")
 assert template.path.is_relative_to(site) and template.output_schema["type"] == "object"
 assert PRICES_PATH.is_relative_to(site) and PRICES_PATH.is_file()
 assert DEMO_DIR.is_relative_to(site) and list((DEMO_DIR / "papers").glob("*.pdf"))
-from studies import builtin_text
+from peerlake.studies import builtin_text
 assert 'corpus = "demo"' in builtin_text("demo")  # a built-in study read from the installed files
 prepare_dbt_manifest()  # dbt parses the installed project
 assert peerlake_dbt.project_dir.is_relative_to(site)
@@ -109,6 +112,8 @@ def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     shipped = {p for p in site.rglob("*") if "__pycache__" not in p.parts}
+    # Exactly one top-level package on the path, besides the console script and the metadata.
+    assert sorted(p.name for p in site.iterdir()) == ["bin", "peerlake", "peerlake-0.1.0.dist-info"]
     # Only the install under test: no lake, dbt or Dagster location inherited from this process.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PEERLAKE_", "DBT_", "DAGSTER_")) and k != "PYTHONPATH"}

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from warehouse.registry import DuplicateName, PluginImportError, Registry, UnknownName, import_modules
+from peerlake.warehouse.registry import DuplicateName, PluginImportError, Registry, UnknownName, import_modules
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -126,13 +125,14 @@ def _classes_on_disk(folder: Path, base: str) -> dict[str, str]:
         for node in ast.parse(path.read_text()).body:
             bases = {getattr(b, "id", getattr(b, "attr", None)) for b in getattr(node, "bases", ())}
             if isinstance(node, ast.ClassDef) and base in bases:
-                out[node.name] = f"{folder.relative_to(REPO).as_posix().replace('/', '.')}.{path.stem}:{node.name}"
+                package = "peerlake." + folder.relative_to(REPO).as_posix().replace("/", ".")
+                out[node.name] = f"{package}.{path.stem}:{node.name}"
     return out
 
 
 def test_providers_are_the_four_kept_by_hand_before_each_a_provider_class():
-    from llm_calls.providers import PROVIDER_NAMES, PROVIDERS, Provider, ProviderUnavailable, make_provider
-    from warehouse import settings
+    from peerlake.llm_calls.providers import PROVIDER_NAMES, PROVIDERS, Provider, ProviderUnavailable, make_provider
+    from peerlake.warehouse import settings
 
     assert PROVIDER_NAMES == ("local", "openai", "openai_compatible", "anthropic")  # settings.PROVIDERS as it was
     assert settings.PROVIDERS == PROVIDER_NAMES and tuple(PROVIDERS) == PROVIDER_NAMES
@@ -147,15 +147,16 @@ def test_providers_are_the_four_kept_by_hand_before_each_a_provider_class():
 
 def test_the_cli_starts_without_a_provider_module_or_sdk():
     code = ("import sys, peerlake.cli; print(sorted(m for m in sys.modules if m in ('openai', 'anthropic') or "
-            "m.startswith(('llm_calls.providers.', 'retrieval.offline', 'retrieval.semantic_scholar'))))")
+            "m.startswith(('peerlake.llm_calls.providers.', 'peerlake.retrieval.offline', "
+            "'peerlake.retrieval.semantic_scholar'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_retrieval_backends_are_the_two_kept_by_hand_before_each_a_backend_class():
-    from retrieval.backend import Backend
-    from retrieval.backends import BACKENDS, make_backend
-    from studies.spec import RETRIEVAL_BACKENDS
+    from peerlake.retrieval.backend import Backend
+    from peerlake.retrieval.backends import BACKENDS, make_backend
+    from peerlake.studies.spec import RETRIEVAL_BACKENDS
 
     assert BACKENDS.names() == ("offline", "semantic_scholar")  # retrieval.BACKENDS as it was
     assert tuple(RETRIEVAL_BACKENDS) == BACKENDS.names()  # studies kept the same list a second time
@@ -216,20 +217,20 @@ def _system_names_on_disk() -> set[str]:
 
 
 def test_reviewer_systems_are_the_named_classes_on_disk_in_the_order_listed_before():
-    from reviewing.systems import REGISTRY, SYSTEMS, SystemOptionError, get_system, system_names
+    from peerlake.reviewing.systems import REGISTRY, SYSTEMS, SystemOptionError, get_system, system_names
 
     assert set(system_names()) == _system_names_on_disk()
     assert SYSTEMS == ("mlr", "mlr-combined", "llm-review", "ai-scientist", "agentreview")  # as kept by hand once
     with pytest.raises(SystemOptionError, match=r"unknown reviewer system 'mrl'; known: mlr, mlr-combined, "
                                                 r"llm-review, ai-scientist, agentreview.*; did you mean 'mlr'"):
         get_system("mrl")
-    with pytest.raises(DuplicateName, match=r"reviewer system 'mlr' is registered twice: by "
-                                            r"reviewing\.systems\.mlr:MultiLayeredReview and by tests\.test_registry:"):
+    with pytest.raises(DuplicateName, match=r"reviewer system 'mlr' is registered twice: by peerlake\.reviewing\."
+                                            r"systems\.mlr:MultiLayeredReview and by tests\.test_registry:"):
         REGISTRY.add("mlr", _first)
 
 
 def test_gate_suites_are_the_suite_files_on_disk_and_one_can_be_swapped_for_a_test(monkeypatch):
-    from expectations import gates
+    from peerlake.expectations import gates
 
     on_disk = {p.stem.removeprefix("suite_") for p in (REPO / "expectations").glob("suite_*.py")}
     assert set(gates.SUITES) == on_disk and gates.SUITES.names() == tuple(sorted(on_disk))  # by name, as before

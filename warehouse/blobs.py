@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from warehouse.fsutil import atomic_write
-from warehouse.lake import Lake
-from warehouse.stores import ObjectMissing, Store
-from warehouse.stores.local import LocalStore
+from peerlake.warehouse.fsutil import atomic_write
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.stores import ObjectMissing, Store
+from peerlake.warehouse.stores.local import LocalStore
 
 BLOBS = "blobs/"
 SMALL_BLOB = 256 * 1024  # up to this size a shared store gets a conditional put without a look-up first
@@ -54,7 +54,7 @@ def blob_key(sha: str) -> str:
 def lake_store(lake: Lake) -> Store:
     """The Store holding a lake's shared objects: its URL's, else this machine's lake root."""
     if lake.url:
-        from warehouse.stores import open_store
+        from peerlake.warehouse.stores import open_store
 
         return open_store(lake.url)
     return LocalStore(lake.root)

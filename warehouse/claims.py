@@ -40,11 +40,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from peerlake.warehouse import settings
+from peerlake.warehouse.fsutil import file_lock
+from peerlake.warehouse.stores import Store
 from ulid import ULID
-
-from warehouse import settings
-from warehouse.fsutil import file_lock
-from warehouse.stores import Store
 
 log = logging.getLogger(__name__)
 

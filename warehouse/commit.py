@@ -40,14 +40,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import pyarrow.parquet as pq
-
-from warehouse import heads
-from warehouse.blobs import sha256_hex
-from warehouse.chain import Link
-from warehouse.events import EVENT_TYPES, Event
-from warehouse.fsutil import atomic_write, fsync_dir
-from warehouse.lake import Lake
-from warehouse.stores import ObjectMissing, ObjectStoreError, Store
+from peerlake.warehouse import heads
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.chain import Link
+from peerlake.warehouse.events import EVENT_TYPES, Event
+from peerlake.warehouse.fsutil import atomic_write, fsync_dir
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.stores import ObjectMissing, ObjectStoreError, Store
 
 
 class _Log(Protocol):

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-
-from warehouse import settings
+from peerlake.warehouse import settings
 
 if TYPE_CHECKING:
-    from warehouse.lake import Lake
+    from peerlake.warehouse.lake import Lake
 
 SEGMENTS = "events/segments"
 ENV_HINT = ("PEERLAKE_LAKE_URL and the object store's variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, "

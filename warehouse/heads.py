@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from warehouse.lake import Lake
+from peerlake.warehouse.lake import Lake
 
 
 class Head(Protocol):

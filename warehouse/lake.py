@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,14 @@ from typing import ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from peerlake.warehouse.blobs import BlobStore, lake_store
+from peerlake.warehouse.chain import Link
+from peerlake.warehouse.claims import request_claim
+from peerlake.warehouse.commit import NumberedChain, NumberedSealer
+from peerlake.warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
+from peerlake.warehouse.fsutil import file_lock, fsync_dir
+from peerlake.warehouse.lake import Lake
 from ulid import ULID
-
-from warehouse.blobs import BlobStore, lake_store
-from warehouse.chain import Link
-from warehouse.claims import request_claim
-from warehouse.commit import NumberedChain, NumberedSealer
-from warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
-from warehouse.fsutil import file_lock, fsync_dir
-from warehouse.lake import Lake
 
 __all__ = ["EventLog", "SealReport", "file_lock"]
 

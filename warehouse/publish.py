@@ -18,8 +18,8 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from warehouse.fsutil import atomic_write, fsync_dir
-from warehouse.lake import Lake
+from peerlake.warehouse.fsutil import atomic_write, fsync_dir
+from peerlake.warehouse.lake import Lake
 
 BUILDING, FAILED, PUBLISHED = "building", "failed", "published"
 

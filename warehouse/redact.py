@@ -14,7 +14,7 @@ Two strengths, for two kinds of text:
 import re
 from typing import Any
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_RUN = 6  # shorter runs of a key are too common in ordinary text to mean anything

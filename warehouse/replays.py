@@ -4,9 +4,9 @@ replays of one batch and write one `calls_replayed` event, labelled with the cal
 
 import json
 
-from warehouse.attribution import current
-from warehouse.events import CallsReplayed
-from warehouse.log import EventLog
+from peerlake.warehouse.attribution import current
+from peerlake.warehouse.events import CallsReplayed
+from peerlake.warehouse.log import EventLog
 
 
 def record_replays(log: EventLog, door: str, replays: list[tuple[str, str]]) -> CallsReplayed | None:

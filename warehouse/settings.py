@@ -64,10 +64,10 @@ API_KEY_ENV = {
 # Settings asking llm_calls for the names instead would be an upward import; names here and classes
 # there would be two lists to keep in step.
 PROVIDER_CLASSES = {
-    "local": "llm_calls.providers.local:LocalProvider",
-    "openai": "llm_calls.providers.openai_chat:OpenAIProvider",
-    "openai_compatible": "llm_calls.providers.openai_chat:OpenAICompatibleProvider",
-    "anthropic": "llm_calls.providers.anthropic_messages:AnthropicProvider",
+    "local": "peerlake.llm_calls.providers.local:LocalProvider",
+    "openai": "peerlake.llm_calls.providers.openai_chat:OpenAIProvider",
+    "openai_compatible": "peerlake.llm_calls.providers.openai_chat:OpenAICompatibleProvider",
+    "anthropic": "peerlake.llm_calls.providers.anthropic_messages:AnthropicProvider",
 }
 PROVIDERS = tuple(PROVIDER_CLASSES)
 

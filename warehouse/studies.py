@@ -7,8 +7,8 @@ the studies package's business."""
 import re
 from pathlib import Path
 
-from warehouse.fsutil import atomic_write
-from warehouse.lake import Lake
+from peerlake.warehouse.fsutil import atomic_write
+from peerlake.warehouse.lake import Lake
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 

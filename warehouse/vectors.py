@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from warehouse import settings
-from warehouse.fsutil import atomic_write
+from peerlake.warehouse import settings
+from peerlake.warehouse.fsutil import atomic_write
 
 _META_KEY = b"peerlake.model_hash"
 

@@ -36,11 +36,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from warehouse import heads
-from warehouse.blobs import BLOBS, blob_key, is_blob_name, sha256_hex
-from warehouse.chain import Link, check_chain
-from warehouse.commit import (
+from peerlake.warehouse import heads
+from peerlake.warehouse.blobs import BLOBS, blob_key, is_blob_name, sha256_hex
+from peerlake.warehouse.chain import Link, check_chain
+from peerlake.warehouse.commit import (
     GENESIS_NAME,
     HEAD,
     MANIFESTS,
@@ -51,9 +50,9 @@ from warehouse.commit import (
     seq_of_key,
     upcast,
 )
-from warehouse.events import EVENT_TYPES
-from warehouse.log import RANGE_STEM, EventLog
-from warehouse.references import iter_blob_refs, package_images
+from peerlake.warehouse.events import EVENT_TYPES
+from peerlake.warehouse.log import RANGE_STEM, EventLog
+from peerlake.warehouse.references import iter_blob_refs, package_images
 
 
 @dataclass

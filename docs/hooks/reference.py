@@ -146,7 +146,7 @@ def _type_name(tp) -> str:
 
 
 def events_markdown() -> str:
-    from warehouse import events
+    from peerlake.warehouse import events
 
     out = []
     upcast = getattr(events, "UPCASTERS", {})

@@ -1,6 +1,6 @@
 """Render the synthetic demo papers (sources/*.md) to PDFs in papers/.
 
-Run: `.venv/bin/python -m ingest.demo_corpus.build`. The PDFs are committed, so this only needs
+Run: `.venv/bin/python -m peerlake.ingest.demo_corpus.build`. The PDFs are committed, so this only needs
 re-running after a source changes. Metadata dates and the file id are fixed so a rebuild of an
 unchanged source gives identical bytes.
 """
@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pymupdf
-
-from ingest.demo_corpus import SYNTHETIC_LABEL
-from warehouse.ids import check_paper_id, path_under
+from peerlake.ingest.demo_corpus import SYNTHETIC_LABEL
+from peerlake.warehouse.ids import check_paper_id, path_under
 
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources"

@@ -13,7 +13,7 @@ The entry point orchestration calls (orchestration/assets/experiments.py, `paper
 | `build.py` | the calls, judgments, PDF edits and variants; `BuildReport` |
 """
 
-from judging.benchmark.build import BuildReport, build
-from judging.benchmark.spec import EXPERIMENT, JUDGE, KEYS, PARSER_VERSION, TEMPLATES, Spec
+from peerlake.judging.benchmark.build import BuildReport, build
+from peerlake.judging.benchmark.spec import EXPERIMENT, JUDGE, KEYS, PARSER_VERSION, TEMPLATES, Spec
 
 __all__ = ["EXPERIMENT", "JUDGE", "KEYS", "PARSER_VERSION", "TEMPLATES", "BuildReport", "Spec", "build"]

@@ -23,18 +23,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ingest.package import ManuscriptPackage, TextRecord, fit_text, load_package
-from ingest.rewrite_pdf import RENDERER, contains_text, normalized, replace_text, rewritable, same_text
-from ingest.variants import record_variant, recorded_variants, variant_key
-from judging.base import JudgeContext, Judgment, Recorder, answer, judge_request, judgment_key
-from judging.benchmark.distances import distances, unreachable
-from judging.benchmark.graph import Graph, answer_tokens, graph_units, narrowed_schema, parse_graph
-from judging.benchmark.insertion import EDITABLE_PARTS, Item, editable, plan
-from judging.benchmark.spec import JUDGE, PARSER_VERSION, Spec
-from llm_calls.types import canonical_json
-from warehouse import settings
-from warehouse.blobs import BlobCorrupted
-from warehouse.events import PaperIngested, PaperVariantRecorded
+from peerlake.ingest.package import ManuscriptPackage, TextRecord, fit_text, load_package
+from peerlake.ingest.rewrite_pdf import RENDERER, contains_text, normalized, replace_text, rewritable, same_text
+from peerlake.ingest.variants import record_variant, recorded_variants, variant_key
+from peerlake.judging.base import JudgeContext, Judgment, Recorder, answer, judge_request, judgment_key
+from peerlake.judging.benchmark.distances import distances, unreachable
+from peerlake.judging.benchmark.graph import Graph, answer_tokens, graph_units, narrowed_schema, parse_graph
+from peerlake.judging.benchmark.insertion import EDITABLE_PARTS, Item, editable, plan
+from peerlake.judging.benchmark.spec import JUDGE, PARSER_VERSION, Spec
+from peerlake.llm_calls.types import canonical_json
+from peerlake.warehouse import settings
+from peerlake.warehouse.blobs import BlobCorrupted
+from peerlake.warehouse.events import PaperIngested, PaperVariantRecorded
 
 KIND = "contradiction"
 CONTEXT_CHARS = 600  # each neighbouring paragraph the validation judge sees (ours: the paper does not say)
@@ -51,7 +51,7 @@ def paragraph_limit(spec: Spec, provider: str) -> int:
     answer the grammar cut short would not be seen as cut."""
     if provider != "local":
         return spec.max_paragraph_chars
-    from llm_calls.providers.local import GRAMMAR_MAX_STRING
+    from peerlake.llm_calls.providers.local import GRAMMAR_MAX_STRING
 
     return min(spec.max_paragraph_chars, int((GRAMMAR_MAX_STRING - LENGTH_SLACK) / LENGTH_FACTOR))
 _TAGS = re.compile(r"^\s*<paragraph>|</paragraph>\s*$")  # small models echo the prompt's delimiters

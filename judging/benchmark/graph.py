@@ -20,8 +20,8 @@ located in the paper, so insertion never picks it.
 import copy
 from dataclasses import dataclass, field
 
-from judging.base import Judgment, find_verbatim
-from judging.caps import cut
+from peerlake.judging.base import Judgment, find_verbatim
+from peerlake.judging.caps import cut
 
 TYPES = ("claim", "evidence", "methodology", "implementation", "theory")
 LEVELS = {"claim": ("main", "secondary", "tertiary"), "evidence": ("high", "medium", "low")}

@@ -15,10 +15,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ingest.package import TextRecord
-from judging.base import find_verbatim
-from judging.benchmark.distances import by_distance
-from judging.benchmark.graph import Graph, Node
+from peerlake.ingest.package import TextRecord
+from peerlake.judging.base import find_verbatim
+from peerlake.judging.benchmark.distances import by_distance
+from peerlake.judging.benchmark.graph import Graph, Node
 
 EDITABLE_PARTS = ("front", "body")
 

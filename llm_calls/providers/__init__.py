@@ -1,6 +1,6 @@
 """Model providers behind one small interface; the gateway picks one by `LlmRequest.provider`."""
 
-from llm_calls.providers.base import (
+from peerlake.llm_calls.providers.base import (
     BadResponse,
     BatchItem,
     BatchState,
@@ -12,8 +12,8 @@ from llm_calls.providers.base import (
     RetryableProviderError,
     UnsupportedRequest,
 )
-from warehouse.registry import Registry
-from warehouse.settings import PROVIDER_CLASSES
+from peerlake.warehouse.registry import Registry
+from peerlake.warehouse.settings import PROVIDER_CLASSES
 
 # name -> Provider class, registered lazily from settings' table (why it lives there: see it), so naming
 # a provider imports nothing and making one imports its module, and that its SDK, only then.
@@ -36,9 +36,9 @@ def parse_recorded(provider: str, raw: dict) -> ProviderResponse:
     Anthropic's Messages shape, or the chat-completions shape every other provider answers in (the
     local one included). BadResponse when the body is not of that shape."""
     if provider == "anthropic":
-        from llm_calls.providers.anthropic_messages import parse_message
+        from peerlake.llm_calls.providers.anthropic_messages import parse_message
         return parse_message(raw)
-    from llm_calls.providers.openai_chat import parse_chat_completion
+    from peerlake.llm_calls.providers.openai_chat import parse_chat_completion
     return parse_chat_completion(raw)
 
 

@@ -4,8 +4,13 @@ import json
 import threading
 from typing import Any
 
-from llm_calls.prompt_cache import MAX_ANTHROPIC_BREAKPOINTS, anthropic_blocks, anthropic_message, count_breakpoints
-from llm_calls.providers.base import (
+from peerlake.llm_calls.prompt_cache import (
+    MAX_ANTHROPIC_BREAKPOINTS,
+    anthropic_blocks,
+    anthropic_message,
+    count_breakpoints,
+)
+from peerlake.llm_calls.providers.base import (
     BadResponse,
     BatchItem,
     BatchState,
@@ -16,17 +21,17 @@ from llm_calls.providers.base import (
     ProviderUnavailable,
     RetryableProviderError,
 )
-from llm_calls.providers.image_parts import anthropic_with_images, check_accepted
-from llm_calls.providers.model_rules import (
+from peerlake.llm_calls.providers.image_parts import anthropic_with_images, check_accepted
+from peerlake.llm_calls.providers.model_rules import (
     ANTHROPIC_DEFAULT_MAX_TOKENS,
     RequestPlan,
     anthropic_output_bound,
     anthropic_plan,
     anthropic_thinking_prior,
 )
-from llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
-from llm_calls.types import LlmRequest, Usage
-from warehouse import settings
+from peerlake.llm_calls.providers.openai_chat import DEFAULT_TIMEOUT_S, translate_sdk_error
+from peerlake.llm_calls.types import LlmRequest, Usage
+from peerlake.warehouse import settings
 
 DEFAULT_MAX_TOKENS = ANTHROPIC_DEFAULT_MAX_TOKENS  # the API requires max_tokens; used when params has none
 # Sampling parameters this SDK version has no keyword for; they still go in the JSON body.

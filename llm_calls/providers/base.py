@@ -4,7 +4,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from llm_calls.types import LlmRequest, Usage
+from peerlake.llm_calls.types import LlmRequest, Usage
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Provider(ABC):
     def output_bound(self, req: LlmRequest) -> int:
         """The most output tokens this request lets the provider bill, hidden reasoning and thinking
         included (the cost cap's bound): by default the asked max_tokens."""
-        from llm_calls.budget import max_output_tokens
+        from peerlake.llm_calls.budget import max_output_tokens
 
         return max_output_tokens(req)
 

@@ -3,9 +3,9 @@ the refusal of a request whose images its provider or model cannot take."""
 
 from typing import Any
 
-from llm_calls.images import IMAGES_KEY, MEDIA_TYPES, accepts_images, has_images
-from llm_calls.providers.base import FatalProviderError
-from llm_calls.types import LlmRequest
+from peerlake.llm_calls.images import IMAGES_KEY, MEDIA_TYPES, accepts_images, has_images
+from peerlake.llm_calls.providers.base import FatalProviderError
+from peerlake.llm_calls.types import LlmRequest
 
 
 class ImagesNotAccepted(FatalProviderError):

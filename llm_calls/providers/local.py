@@ -18,13 +18,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from llm_calls.progress import notice
-from llm_calls.prompt_cache import plain_messages
-from llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
-from llm_calls.providers.image_parts import check_accepted
-from llm_calls.providers.openai_chat import parse_chat_completion
-from llm_calls.types import LlmRequest
-from warehouse import settings
+from peerlake.llm_calls.progress import notice
+from peerlake.llm_calls.prompt_cache import plain_messages
+from peerlake.llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
+from peerlake.llm_calls.providers.image_parts import check_accepted
+from peerlake.llm_calls.providers.openai_chat import parse_chat_completion
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse import settings
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ _MODELS: dict[tuple, Any] = {}
 _PARAMS = ("temperature", "top_p", "top_k", "min_p", "max_tokens", "stop", "seed", "repeat_penalty",
            "presence_penalty", "frequency_penalty")
 
-MISSING_HINT = "run `make model` (or `python -m llm_calls.local_model`)"
+MISSING_HINT = "run `make model` (or `python -m peerlake.llm_calls.local_model`)"
 
 
 def to_plain(obj: Any) -> Any:

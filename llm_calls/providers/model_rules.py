@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_calls.providers.base import UnsupportedRequest
-from warehouse import settings
+from peerlake.llm_calls.providers.base import UnsupportedRequest
+from peerlake.warehouse import settings
 
 # Sampling parameters an OpenAI reasoning model takes only at their default: not sent.
 OPENAI_REASONING_FIXED = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "logit_bias")

@@ -10,8 +10,8 @@ import json
 import threading
 from typing import Any
 
-from llm_calls.prompt_cache import plain_messages
-from llm_calls.providers.base import (
+from peerlake.llm_calls.prompt_cache import plain_messages
+from peerlake.llm_calls.providers.base import (
     BadResponse,
     BatchItem,
     BatchState,
@@ -23,10 +23,15 @@ from llm_calls.providers.base import (
     RetryableProviderError,
     retryable_status,
 )
-from llm_calls.providers.image_parts import check_accepted, openai_message
-from llm_calls.providers.model_rules import RequestPlan, openai_output_bound, openai_plan, openai_reasoning_prior
-from llm_calls.types import LlmRequest, Usage
-from warehouse import settings
+from peerlake.llm_calls.providers.image_parts import check_accepted, openai_message
+from peerlake.llm_calls.providers.model_rules import (
+    RequestPlan,
+    openai_output_bound,
+    openai_plan,
+    openai_reasoning_prior,
+)
+from peerlake.llm_calls.types import LlmRequest, Usage
+from peerlake.warehouse import settings
 
 DEFAULT_TIMEOUT_S = 600.0  # CPU-bound compatible servers can take minutes on a long prompt
 BATCH_ENDPOINT = "/v1/chat/completions"  # the `url` of every batch line and the batch's `endpoint`

@@ -22,13 +22,12 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-
-from metrics.distribution.estimators import SCORES, quick
-from metrics.distribution.probe import PROB_COLUMNS
-from metrics.distribution.risk import collision_rate, direct_sampling_risk
-from metrics.stats.bootstrap import bootstrap_mean_ci
-from metrics.stats.keys import STUDY, has_study, join_id
-from metrics.stats.validity import acceptance_auc
+from peerlake.metrics.distribution.estimators import SCORES, quick
+from peerlake.metrics.distribution.probe import PROB_COLUMNS
+from peerlake.metrics.distribution.risk import collision_rate, direct_sampling_risk
+from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci
+from peerlake.metrics.stats.keys import STUDY, has_study, join_id
+from peerlake.metrics.stats.validity import acceptance_auc
 
 T_GRID = (1, 2, 3, 5, 8, 12)
 A0_GRID = tuple(round(-2.0 + 0.2 * i, 1) for i in range(13))  # −2.0, −1.8, …, 0.4

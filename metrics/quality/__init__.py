@@ -5,6 +5,6 @@ interval, Wilcoxon signed-rank, Cliff's δ and its band, Holm across metrics (th
 mart). Every score itself is computed in dbt from the judges' units; nothing here makes a score.
 """
 
-from metrics.quality.comparison import cliffs_delta, comparison_table, holm, magnitude, wilcoxon_p
+from peerlake.metrics.quality.comparison import cliffs_delta, comparison_table, holm, magnitude, wilcoxon_p
 
 __all__ = ["cliffs_delta", "comparison_table", "holm", "magnitude", "wilcoxon_p"]

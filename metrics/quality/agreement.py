@@ -14,10 +14,9 @@ never breaks a Spearman tie, makes a constant side look varied, or splits an equ
 
 import numpy as np
 import pandas as pd
-
-from metrics.quality.comparison import TIE_TOLERANCE, merged_ties
-from metrics.stats.correlations import MIN_PAPERS, correlate
-from metrics.stats.keys import join_id
+from peerlake.metrics.quality.comparison import TIE_TOLERANCE, merged_ties
+from peerlake.metrics.stats.correlations import MIN_PAPERS, correlate
+from peerlake.metrics.stats.keys import join_id
 
 MIN_REVIEWS = MIN_PAPERS  # the same floor as every other correlation in the marts
 PAIR = ["study_id", "judge", "metric"]

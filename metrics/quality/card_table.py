@@ -14,9 +14,8 @@ analytic.
 
 import numpy as np
 import pandas as pd
-
-from metrics.quality.cards import NAN, alpha, cluster_bootstrap, codes, cohen_kappa, fisher_ci, icc1
-from metrics.stats.keys import join_id
+from peerlake.metrics.quality.cards import NAN, alpha, cluster_bootstrap, codes, cohen_kappa, fisher_ci, icc1
+from peerlake.metrics.stats.keys import join_id
 
 NONE = "none"  # the judge's label of a span no unit of its matches
 CONFIG = ["study_id", "judge", "judge_config", "judge_provider", "judge_model"]

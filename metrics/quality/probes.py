@@ -89,8 +89,7 @@ def self_preference_rows(metrics, review_calls):
     """Every quality row (int_quality_review_metrics) with the families of its judge and of the model that
     wrote the review; is_same_family is null where either is unknown (a human review, an imported system)."""
     import pandas as pd
-
-    from judging.probes import model_family
+    from peerlake.judging.probes import model_family
 
     models = dict(zip("peerlake:" + review_calls["request_key"].astype(str), review_calls["model"], strict=True))
     out = metrics.copy()
@@ -140,8 +139,7 @@ def probe_table(pairs, flagged, resolutions):
     import json
 
     import pandas as pd
-
-    from judging.probes import SELF_PREFERENCE, measures, tolerance
+    from peerlake.judging.probes import SELF_PREFERENCE, measures, tolerance
 
     declared = _declared(resolutions)
     diffs: dict[tuple, list[tuple[float, float]]] = {}

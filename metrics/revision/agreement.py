@@ -10,8 +10,7 @@ complete revision_gains rows of that Scorer. One bootstrap draw per row (its own
 
 import numpy as np
 import pandas as pd
-
-from metrics.revision.arithmetic import (
+from peerlake.metrics.revision.arithmetic import (
     DIRECTIONS,
     MIN_PAPERS,
     direction_table,
@@ -20,9 +19,9 @@ from metrics.revision.arithmetic import (
     noise_adjusted_correlation,
     pearson,
 )
-from metrics.revision.gains import treatment
-from metrics.stats.bootstrap import resample_indices
-from metrics.stats.keys import join_id
+from peerlake.metrics.revision.gains import treatment
+from peerlake.metrics.stats.bootstrap import resample_indices
+from peerlake.metrics.stats.keys import join_id
 
 SIGN = {1: "pos", 0: "zero", -1: "neg"}
 TABLE = [f"n_{SIGN[a]}_{SIGN[b]}" for a in DIRECTIONS for b in DIRECTIONS]

@@ -15,10 +15,9 @@ exactly the paired paper bootstrap); both marts rebuild the same draw from the s
 
 import numpy as np
 import pandas as pd
-
-from metrics.revision.arithmetic import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
-from metrics.stats.bootstrap import resample_indices
-from metrics.stats.keys import join_id
+from peerlake.metrics.revision.arithmetic import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
+from peerlake.metrics.stats.bootstrap import resample_indices
+from peerlake.metrics.stats.keys import join_id
 
 ALL = "all"
 CELL_META = ["writer", "selector", "scorer", "condition", "scorer_model"]

@@ -6,10 +6,16 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-
-from metrics.revision.agreement import scorer_pairs
-from metrics.revision.arithmetic import STRATA, case_order, letter_pairs, pick_block, selector_agreement, strata
-from metrics.stats.keys import join_id
+from peerlake.metrics.revision.agreement import scorer_pairs
+from peerlake.metrics.revision.arithmetic import (
+    STRATA,
+    case_order,
+    letter_pairs,
+    pick_block,
+    selector_agreement,
+    strata,
+)
+from peerlake.metrics.stats.keys import join_id
 
 AGREEMENT_COLUMNS = {
     "revision_selector_agreement_id": "string", "study_id": "string", "writer": "string", "selector_a": "string",

@@ -8,8 +8,8 @@ distribution and granularity code imports these. Each module also holds its mart
 rank_table, validity_table, budget_table, …); keys: how those tables are keyed and typed.
 """
 
-from metrics.stats.bootstrap import bootstrap_mean_ci
-from metrics.stats.budgets import (
+from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci
+from peerlake.metrics.stats.budgets import (
     CERTIFIED_PAIRS_RULE,
     Budgets,
     certified_budget,
@@ -20,7 +20,7 @@ from metrics.stats.budgets import (
     range_only_budget,
     variance_upper_bound,
 )
-from metrics.stats.ranking import (
+from peerlake.metrics.stats.ranking import (
     CLOSE_PAIR_BINS,
     Comparison,
     close_pairs,
@@ -29,7 +29,7 @@ from metrics.stats.ranking import (
     partitions,
     rank_reproducibility,
 )
-from metrics.stats.repeatability import (
+from peerlake.metrics.stats.repeatability import (
     Drift,
     drift_bootstrap,
     pairwise_agreement,
@@ -37,7 +37,7 @@ from metrics.stats.repeatability import (
     pooled_variance,
     within_paper_sd,
 )
-from metrics.stats.validity import Agreement, acceptance_auc, agreement_with_humans
+from peerlake.metrics.stats.validity import Agreement, acceptance_auc, agreement_with_humans
 
 __all__ = [
     "CERTIFIED_PAIRS_RULE",

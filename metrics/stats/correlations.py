@@ -39,7 +39,7 @@ def correlate(predicted, human) -> tuple[float | None, float | None, float | Non
 
 def _baselines(both: pd.DataFrame) -> dict:
     """The row's baselines over its papers with a prediction and a human rating (`both`)."""
-    from metrics.stats.baselines import constant_errors
+    from peerlake.metrics.stats.baselines import constant_errors
 
     err = (both["predicted_score"].astype(float) - both["human_score_mean"].astype(float)).abs()
     with_len = both.dropna(subset=["review_chars_mean"]) if "review_chars_mean" in both else both.iloc[0:0]

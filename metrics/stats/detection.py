@@ -14,9 +14,8 @@ item had no paragraphs; a review with no text counts False upstream: it identifi
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
-
-from metrics.stats.keys import join_id
-from metrics.stats.wilson import wilson_interval
+from peerlake.metrics.stats.keys import join_id
+from peerlake.metrics.stats.wilson import wilson_interval
 
 Answers = Mapping[int, bool | None]  # repeat index → the judge's answer
 

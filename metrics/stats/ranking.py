@@ -18,9 +18,8 @@ from math import comb
 
 import numpy as np
 import pandas as pd
-
-from metrics.stats.kendall import CHUNK_ELEMENTS, dense_ranks, pair_counts
-from metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame
+from peerlake.metrics.stats.kendall import CHUNK_ELEMENTS, dense_ranks, pair_counts
+from peerlake.metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame
 
 # (label, lower, upper): |difference of first-half means| in (lower, upper]; the first bin is exactly 0.
 CLOSE_PAIR_BINS: tuple[tuple[str, float, float], ...] = (

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from peerlake.metrics.stats.keys import join_id, key_columns, key_dict, keyed_columns, typed_frame
 from scipy import stats
-
-from metrics.stats.keys import join_id, key_columns, key_dict, keyed_columns, typed_frame
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ def _baselines(rated: pd.DataFrame, labeled: pd.DataFrame) -> dict:
     rated papers; AUC over the labeled ones), review length (correlation with the human mean over the
     rated papers with a length; AUC over the labeled ones with a length), and the human mean score's
     threshold rule and AUC over the labeled papers with a human score."""
-    from metrics.stats.baselines import best_threshold_accuracy, constant_errors
+    from peerlake.metrics.stats.baselines import best_threshold_accuracy, constant_errors
 
     length = "review_chars_mean"
     mae, rmse = constant_errors(rated["human_score_mean"])

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 
 # The same field choices the judges make (judging.reviews), so overlap and prediction read one text.
-from judging.reviews import JudgedReview, argument_sections, peerlake_sections, system_sections
+from peerlake.judging.reviews import JudgedReview, argument_sections, peerlake_sections, system_sections
 
 
 def _present(v) -> bool:

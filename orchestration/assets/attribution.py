@@ -4,7 +4,7 @@ and carry the run's cost cap to the gateway (warehouse.attribution)."""
 import contextlib
 from collections.abc import Iterator
 
-from warehouse.attribution import CallContext, attributed
+from peerlake.warehouse.attribution import CallContext, attributed
 
 MAX_COST_TAG = "peerlake/max_cost_usd"  # set by `peerlake run --max-cost`; overrides the study's cap
 

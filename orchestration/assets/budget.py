@@ -2,9 +2,9 @@
 `run_estimated` event with the run id, for cost_estimate_accuracy), and treat calls the cap refused
 as work left undone, not as failures: the asset materializes with what it has and says so."""
 
-from llm_calls.batch import BatchPending
-from llm_calls.gateway import CostCapRefused
-from orchestration.assets.attribution import run_cost_cap
+from peerlake.llm_calls.batch import BatchPending
+from peerlake.llm_calls.gateway import CostCapRefused
+from peerlake.orchestration.assets.attribution import run_cost_cap
 
 REFUSED = CostCapRefused.__name__  # how a refusal reads in a judgment's failed_call text
 
@@ -12,7 +12,7 @@ REFUSED = CostCapRefused.__name__  # how a refusal reads in a judgment's failed_
 def record_estimate(context, log, study, rows_of) -> None:
     """Append this asset's estimate for this run. `rows_of(history)` gives the estimator's rows.
     Informational: a failure to estimate is logged and never stops the run."""
-    from costs.estimate import Estimate, load_history, run_estimated
+    from peerlake.costs.estimate import Estimate, load_history, run_estimated
 
     try:
         rows = rows_of(load_history(log))

@@ -2,18 +2,17 @@
 everything downstream, above all `published_marts`, so nothing it saw reaches users."""
 
 from dagster import AssetCheckKey, AssetCheckResult, AssetKey, Failure, MetadataValue, asset_check
-
-from orchestration.assets.dbt import DUCKDB_TAG
-from orchestration.resources import LakeResource
+from peerlake.orchestration.assets.dbt import DUCKDB_TAG
+from peerlake.orchestration.resources import LakeResource
 
 
 def _gate_check(suite: str, model: str):
     @asset_check(asset=AssetKey(model), name=f"gx_{suite}", blocking=True, op_tags=DUCKDB_TAG,
                  description=f"Great Expectations suite '{suite}' on the candidate {model} (blocking).")
     def _check(lake: LakeResource) -> AssetCheckResult:
-        from expectations.gates import run_gate
-        from llm_calls.stopping import stop_requested
-        from warehouse.publish import record_gate_failure
+        from peerlake.expectations.gates import run_gate
+        from peerlake.llm_calls.stopping import stop_requested
+        from peerlake.warehouse.publish import record_gate_failure
 
         if stop_requested():  # the build was asked to stop: a failed check blocks publishing too
             raise Failure(description=f"gate {suite} not run: the build was asked to stop")
@@ -32,13 +31,13 @@ def _gate_check(suite: str, model: str):
 
 
 def gate_check_keys() -> list[AssetCheckKey]:
-    from expectations.gates import GATES
+    from peerlake.expectations.gates import GATES
 
     return [AssetCheckKey(AssetKey(model), f"gx_{suite}") for suite, model in GATES.items()]
 
 
 def gate_checks():
-    from expectations.gates import GATES
+    from peerlake.expectations.gates import GATES
 
     return [_gate_check(suite, model) for suite, model in GATES.items()]
 

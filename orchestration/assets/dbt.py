@@ -7,13 +7,12 @@ from typing import Any
 
 from dagster import AssetExecutionContext, AssetKey, Failure, MaterializeResult, asset
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
-
-from expectations.gates import INPUT_GATES
-from orchestration.build_plan import UNIT_TESTS_TAG, reachable
-from orchestration.dbt_failures import naming_failing_rows
-from orchestration.dbt_folders import prune_run_folders
-from orchestration.project import peerlake_dbt
-from orchestration.resources import LakeResource
+from peerlake.expectations.gates import INPUT_GATES
+from peerlake.orchestration.build_plan import UNIT_TESTS_TAG, reachable
+from peerlake.orchestration.dbt_failures import naming_failing_rows
+from peerlake.orchestration.dbt_folders import prune_run_folders
+from peerlake.orchestration.project import peerlake_dbt
+from peerlake.orchestration.resources import LakeResource
 
 # DuckDB allows one process on the file; every step that opens it carries this tag, and the
 # executor limits the tag to one step at a time (see definitions.py).
@@ -92,8 +91,8 @@ def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
     """The run's first dbt step seals the log (dbt reads sealed segments only) and starts the candidate
     from the published file; a build that rebuilds only statistics (orchestration.build_plan) has no
     stage 1, so either stage may be first."""
-    from warehouse import settings
-    from warehouse.publish import BUILDING, candidate_status, reset_candidate
+    from peerlake.warehouse import settings
+    from peerlake.warehouse.publish import BUILDING, candidate_status, reset_candidate
 
     root = lake.lake()
     status = candidate_status(root) or {}
@@ -114,8 +113,8 @@ def _build(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResour
 
     The unit tests run only when the build plan says code changed (BuildPlan.unit_tests): 27 of them cost
     ~3 s of an empty lake's build and test nothing about its data."""
-    from llm_calls.stopping import stop_requested
-    from warehouse import settings
+    from peerlake.llm_calls.stopping import stop_requested
+    from peerlake.warehouse import settings
 
     if stop_requested():  # the build was asked to stop (Ctrl-C) while an earlier step ran
         raise Failure(description="not built: the build was asked to stop")

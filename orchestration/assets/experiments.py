@@ -13,23 +13,22 @@ import hashlib
 import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
-
-from ingest.variants import recorded_variants
-from judging.base import JudgeConfig, JudgeContext, Recorder
-from orchestration.assets.attribution import calls_of
-from orchestration.assets.budget import REFUSED, budget_metadata
-from orchestration.assets.ingest import human_reviews as human_reviews_asset
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import ai_reviews
-from orchestration.assets.systems import system_reviews as system_reviews_asset
-from orchestration.resources import LakeResource, ReviewerResource
-from studies import VARIANTS_ASSET, record_resolution
-from studies.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
+from peerlake.ingest.variants import recorded_variants
+from peerlake.judging.base import JudgeConfig, JudgeContext, Recorder
+from peerlake.orchestration.assets.attribution import calls_of
+from peerlake.orchestration.assets.budget import REFUSED, budget_metadata
+from peerlake.orchestration.assets.ingest import human_reviews as human_reviews_asset
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.reviews import ai_reviews
+from peerlake.orchestration.assets.systems import system_reviews as system_reviews_asset
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.studies import VARIANTS_ASSET, record_resolution
+from peerlake.studies.experiments import BUILDERS, JUDGES, builder, experiments, judge_module, study_reviews
 
 
 def _code_version(modules) -> str:
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     parts = [[m.__name__, [load_template(t).hash for t in getattr(m, "TEMPLATES", ())]] for m in modules]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]

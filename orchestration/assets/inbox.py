@@ -17,10 +17,9 @@ from dagster import (
     asset,
     sensor,
 )
-
-from orchestration.resources import LakeResource
-from warehouse import settings
-from warehouse.blobs import sha256_hex
+from peerlake.orchestration.resources import LakeResource
+from peerlake.warehouse import settings
+from peerlake.warehouse.blobs import sha256_hex
 
 inbox_papers = DynamicPartitionsDefinition(name="inbox_papers")
 
@@ -35,7 +34,7 @@ def _inbox_files(folder: Path | None) -> dict[str, Path]:
 @asset(group_name="ingest", partitions_def=inbox_papers, kinds={"pdf"},
        description="One PDF from the inbox folder ($PEERLAKE_INBOX) → a paper_ingested (or ingest_rejected) event.")
 def inbox_manuscripts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from ingest.manuscripts import ingest_pdf
+    from peerlake.ingest.manuscripts import ingest_pdf
 
     path = _inbox_files(settings.ingest_inbox()).get(context.partition_key)
     if path is None:

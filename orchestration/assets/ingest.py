@@ -5,12 +5,11 @@ with `peerlake ingest …` are already in the log; a study selects them without 
 from pathlib import Path
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
-
-from orchestration.assets.hashing import content_version
-from orchestration.assets.partitions import studies, study_of
-from orchestration.resources import LakeResource
-from studies import study_pdfs, study_review_files
-from warehouse.blobs import sha256_hex
+from peerlake.orchestration.assets.hashing import content_version
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.resources import LakeResource
+from peerlake.studies import study_pdfs, study_review_files
+from peerlake.warehouse.blobs import sha256_hex
 
 
 @asset(group_name="ingest", partitions_def=studies,
@@ -29,7 +28,7 @@ def papers(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRes
 @asset(group_name="ingest", deps=[papers], kinds={"pdf"}, partitions_def=studies,
        description="PDF → ordered text records with page numbers (a manuscript package blob) + a paper_ingested event.")
 def manuscripts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from ingest.manuscripts import ingest_pdf, latest_versions
+    from peerlake.ingest.manuscripts import ingest_pdf, latest_versions
 
     log = lake.event_log()
     study = lake.study(log, study_of(context))
@@ -52,7 +51,7 @@ def manuscripts(context: AssetExecutionContext, lake: LakeResource) -> Materiali
 @asset(group_name="ingest", deps=[papers], kinds={"openreview"}, partitions_def=studies,
        description="Human reviews a study brings (the demo corpus's OpenReview notes) → human_review_imported events.")
 def human_reviews(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from ingest.openreview import import_reviews
+    from peerlake.ingest.openreview import import_reviews
 
     log = lake.event_log()
     study = lake.study(log, study_of(context))

@@ -22,17 +22,16 @@ from dagster import (
     graph_asset,
     op,
 )
-
-from costs.plan import judge_estimate
-from judging.base import JudgeConfig, JudgeContext, Recorder
-from judging.registry import coverage_for, judges, options_for, resources_for
-from judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
-from orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
-from orchestration.assets.ingest import human_reviews as human_reviews_asset
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import ai_reviews
-from orchestration.assets.systems import system_reviews as system_reviews_asset
-from orchestration.assets.units import (
+from peerlake.costs.plan import judge_estimate
+from peerlake.judging.base import JudgeConfig, JudgeContext, Recorder
+from peerlake.judging.registry import coverage_for, judges, options_for, resources_for
+from peerlake.judging.reviews import JudgedReview, external_reviews, human_reviews, peerlake_reviews, system_reviews
+from peerlake.orchestration.assets.budget import REFUSED, budget_metadata, record_estimate
+from peerlake.orchestration.assets.ingest import human_reviews as human_reviews_asset
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.reviews import ai_reviews
+from peerlake.orchestration.assets.systems import system_reviews as system_reviews_asset
+from peerlake.orchestration.assets.units import (
     UNIT_RETRY,
     chunks,
     emit_units,
@@ -41,8 +40,8 @@ from orchestration.assets.units import (
     unit_calls,
     unit_size,
 )
-from orchestration.resources import LakeResource, ReviewerResource
-from studies import JudgingSpec, Resolution, Study, record_resolution, resolve_papers
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.studies import JudgingSpec, Resolution, Study, record_resolution, resolve_papers
 
 MODULES = judges()  # judge name -> module, found in judging/ (judging.registry)
 JUDGES = tuple(MODULES)

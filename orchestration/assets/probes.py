@@ -3,19 +3,18 @@
 from concurrent.futures import ThreadPoolExecutor
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
-
-from costs.estimate import request_rows
-from orchestration.assets.attribution import calls_of
-from orchestration.assets.budget import budget_metadata, record_estimate
-from orchestration.assets.hashing import content_version
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import keep_results, left_undone, study_papers
-from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
-from reviewing.scoring import ReviewerConfig, review_requests
-from studies import record_resolution, with_study
-from warehouse.attribution import in_context
+from peerlake.costs.estimate import request_rows
+from peerlake.orchestration.assets.attribution import calls_of
+from peerlake.orchestration.assets.budget import budget_metadata, record_estimate
+from peerlake.orchestration.assets.hashing import content_version
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.reviews import keep_results, left_undone, study_papers
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.reviewing.probes import decimal_config, probe_code_version, probe_continuation, probe_requests
+from peerlake.reviewing.scoring import ReviewerConfig, review_requests
+from peerlake.studies import record_resolution, with_study
+from peerlake.warehouse.attribution import in_context
 
 # Code versions are configuration hashes (template text + model + parameters + schema), as for ai_reviews.
 DECIMAL_CODE_VERSION = decimal_config(ReviewerConfig.default()).code_version()
@@ -52,7 +51,7 @@ def ai_reviews_decimal(context: AssetExecutionContext, lake: LakeResource,
 
 def _probe_paper(gateway, req):
     """The probe, then (only when its logprobs cannot split "1" from "10") the forced-10 continuation."""
-    from metrics.distribution.probe import ProbeParseError, probe_distribution
+    from peerlake.metrics.distribution.probe import ProbeParseError, probe_distribution
 
     first = gateway.call(req)
     try:

@@ -1,9 +1,8 @@
 """The audited candidate becomes what users query: one atomic swap after every gate passed."""
 
 from dagster import AssetExecutionContext, Failure, MaterializeResult, asset
-
-from orchestration.assets.dbt import DUCKDB_TAG, MART_KEYS
-from orchestration.resources import LakeResource
+from peerlake.orchestration.assets.dbt import DUCKDB_TAG, MART_KEYS
+from peerlake.orchestration.resources import LakeResource
 
 
 @asset(group_name="publish", op_tags=DUCKDB_TAG, deps=MART_KEYS,
@@ -11,11 +10,10 @@ from orchestration.resources import LakeResource
                    "only after the gate of every mart this run rebuilt passed on it in this run.")
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from dagster import DagsterEventType
-
-    from llm_calls.stopping import stop_requested
-    from orchestration.assets.checks import gate_check_keys
-    from orchestration.build_plan import PLAN_TAG, take_plan
-    from warehouse.publish import candidate_status, publish
+    from peerlake.llm_calls.stopping import stop_requested
+    from peerlake.orchestration.assets.checks import gate_check_keys
+    from peerlake.orchestration.build_plan import PLAN_TAG, take_plan
+    from peerlake.warehouse.publish import candidate_status, publish
 
     if stop_requested():  # Ctrl-C or SIGTERM during the build: the published marts stay served
         raise Failure(description="not published: the build was asked to stop")

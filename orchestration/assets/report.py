@@ -3,11 +3,10 @@
 import json
 
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
-
-from orchestration.assets.dbt import DUCKDB_TAG
-from orchestration.assets.hashing import content_version
-from orchestration.resources import LakeResource
-from warehouse import marts_reader
+from peerlake.orchestration.assets.dbt import DUCKDB_TAG
+from peerlake.orchestration.assets.hashing import content_version
+from peerlake.orchestration.resources import LakeResource
+from peerlake.warehouse import marts_reader
 
 SUMMARY_SQL = """
 with scores as (

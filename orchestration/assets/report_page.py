@@ -1,10 +1,9 @@
 """The reliability report page (`peerlake report`) as an asset, so the demo ends with it."""
 
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
-
-from orchestration.assets.dbt import DUCKDB_TAG
-from orchestration.assets.hashing import content_version
-from orchestration.resources import LakeResource
+from peerlake.orchestration.assets.dbt import DUCKDB_TAG
+from peerlake.orchestration.assets.hashing import content_version
+from peerlake.orchestration.resources import LakeResource
 
 MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_reproducibility",
          "reliability_budgets", "reliability_validity", "reliability_granularity",
@@ -17,11 +16,11 @@ MARTS = ["fct_ai_review_scores", "reliability_repeatability", "reliability_rank_
                    "→ <lake>/reports/<study>.html, one page per study; under every figure, the "
                    "`peerlake audit` command of each row it draws.")
 def reliability_report(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
-    from report import write_report
-    from report.build import content_hash
-    from report.data import load, studies
-    from warehouse.ids import path_under
-    from warehouse.studies import check_name
+    from peerlake.report import write_report
+    from peerlake.report.build import content_hash
+    from peerlake.report.data import load, studies
+    from peerlake.warehouse.ids import path_under
+    from peerlake.warehouse.studies import check_name
 
     root = lake.lake()
     data = load(root.duckdb_path)  # one read of the marts for every page

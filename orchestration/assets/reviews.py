@@ -4,13 +4,12 @@ for, through the LLM gateway. Calls another study already paid for replay at no 
 from dataclasses import dataclass
 
 from dagster import AssetIn, AssetKey, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
-
-from costs.estimate import request_rows
-from orchestration.assets.budget import budget_metadata, is_refused, record_estimate
-from orchestration.assets.hashing import content_version
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.units import (
+from peerlake.costs.estimate import request_rows
+from peerlake.orchestration.assets.budget import budget_metadata, is_refused, record_estimate
+from peerlake.orchestration.assets.hashing import content_version
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.units import (
     UNIT_RETRY,
     chunks,
     emit_units,
@@ -19,10 +18,10 @@ from orchestration.assets.units import (
     unit_calls,
     unit_size,
 )
-from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.scoring import ReviewerConfig, review_requests
-from studies import StudyError, record_resolution, with_study
-from warehouse import settings
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.reviewing.scoring import ReviewerConfig, review_requests
+from peerlake.studies import StudyError, record_resolution, with_study
+from peerlake.warehouse import settings
 
 # The code version is the default reviewer configuration's hash (template text + model + parameters
 # + output schema): editing the prompt marks exactly this asset and what depends on it stale.
@@ -106,7 +105,7 @@ def ai_reviews_unit(context: OpExecutionContext, lake: LakeResource, reviewer: R
         return ReviewsDone((), 0, 0)
     with unit_calls(context, study, "ai_reviews"):
         if study.costs.batch:  # half price through the provider's batch API; waits, resumable (llm_calls.batch)
-            from llm_calls.batch import BatchRunner
+            from peerlake.llm_calls.batch import BatchRunner
 
             wait = settings.batch_wait()
             outcomes = BatchRunner(gateway, poll_interval_s=wait.poll_interval_s,

@@ -12,18 +12,17 @@ import hashlib
 import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
-
-from ingest.manuscripts import latest_versions
-from ingest.variants import recorded_variants
-from orchestration.assets.attribution import calls_of
-from orchestration.assets.budget import budget_metadata
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import ai_reviews
-from orchestration.resources import LakeResource, ReviewerResource
-from prompts import load_template
-from reviewing.revision.crossover import revise, scoring_requests
-from reviewing.revision.roles import SELECTOR, WRITER
-from studies import record_resolution, with_study
+from peerlake.ingest.manuscripts import latest_versions
+from peerlake.ingest.variants import recorded_variants
+from peerlake.orchestration.assets.attribution import calls_of
+from peerlake.orchestration.assets.budget import budget_metadata
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.reviews import ai_reviews
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.prompts import load_template
+from peerlake.reviewing.revision.crossover import revise, scoring_requests
+from peerlake.reviewing.revision.roles import SELECTOR, WRITER
+from peerlake.studies import record_resolution, with_study
 
 MANUSCRIPTS_ASSET = "revision_manuscripts"
 SCORES_ASSET = "revision_scores"

@@ -7,12 +7,11 @@ import json
 from dataclasses import dataclass
 
 from dagster import AssetIn, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
-
-from orchestration.assets.budget import budget_metadata, record_estimate
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.partitions import studies, study_of
-from orchestration.assets.reviews import VARIANTS, study_papers
-from orchestration.assets.units import (
+from peerlake.orchestration.assets.budget import budget_metadata, record_estimate
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.partitions import studies, study_of
+from peerlake.orchestration.assets.reviews import VARIANTS, study_papers
+from peerlake.orchestration.assets.units import (
     UNIT_RETRY,
     chunks,
     emit_units,
@@ -21,17 +20,17 @@ from orchestration.assets.units import (
     unit_calls,
     unit_size,
 )
-from orchestration.resources import LakeResource, ReviewerResource
-from reviewing.systems.base import SystemReviewRecorder, run_systems
-from reviewing.systems.runs import system_runs
-from studies import record_resolution
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
+from peerlake.reviewing.systems.runs import system_runs
+from peerlake.studies import record_resolution
 
 
 def _systems_code_version() -> str:
     """Every system's code version and the hashes of the templates its default options use: editing a
     system's template marks this asset stale in the UI (a study's own options may use more templates)."""
-    from prompts import load_template
-    from reviewing.systems import SYSTEMS, get_system
+    from peerlake.prompts import load_template
+    from peerlake.reviewing.systems import SYSTEMS, get_system
 
     parts = []
     for name in SYSTEMS:
@@ -157,6 +156,6 @@ def system_reviews(manuscripts, paper_variants):
 
 
 def _estimate_rows(runs, gateway, hist) -> list[dict]:
-    from costs.systems import system_rows
+    from peerlake.costs.systems import system_rows
 
     return system_rows(runs, gateway, hist)

@@ -13,10 +13,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from dagster import Backoff, DynamicOutput, Jitter, Output, RetryPolicy
-
-from orchestration.assets.attribution import run_cost_cap
-from warehouse import settings
-from warehouse.attribution import attributed
+from peerlake.orchestration.assets.attribution import run_cost_cap
+from peerlake.warehouse import settings
+from peerlake.warehouse.attribution import attributed
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import typer
 
-from warehouse.registry import DOCS, Registry, import_modules
+from peerlake.warehouse.registry import DOCS, Registry, import_modules
 
 Register = Callable[[typer.Typer], None]
 

@@ -11,8 +11,8 @@ from peerlake.commands import command_group
 
 
 def _check(path: str) -> None:
-    from audit.check import check_bundle
-    from dbt_project import PROJECT_DIR
+    from peerlake.audit.check import check_bundle
+    from peerlake.dbt_project import PROJECT_DIR
 
     result = check_bundle(Path(path), project_dir=PROJECT_DIR)
     for p in result.problems:
@@ -61,13 +61,13 @@ def register(app: typer.Typer) -> None:
             return
         from rich.console import Console
 
-        from audit.bundle import write_bundle
-        from audit.keys import RowNotFound, parse_figure_id
-        from audit.lineage import ManifestMissing, load_manifest
-        from audit.trace import audit_row
-        from audit.tree import render
-        from dbt_project import PROJECT_DIR
-        from warehouse import EventLog, Lake, settings
+        from peerlake.audit.bundle import write_bundle
+        from peerlake.audit.keys import RowNotFound, parse_figure_id
+        from peerlake.audit.lineage import ManifestMissing, load_manifest
+        from peerlake.audit.trace import audit_row
+        from peerlake.audit.tree import render
+        from peerlake.dbt_project import PROJECT_DIR
+        from peerlake.warehouse import EventLog, Lake, settings
 
         mart = target
         if key is None:

@@ -21,8 +21,8 @@ class BudgetInputError(ValueError):
 def lake_inputs(duckdb_path: Path, config: str | None) -> dict:
     """V̂, N, n and M for one `study|reviewer_config` (or a unique prefix of it, or a configuration
     hash that only one study has) from the lake, read-only. M is the certified pair count N·⌊n_min/2⌋."""
-    from warehouse.marts_reader import MartsUnreadable, NoMarts
-    from warehouse.marts_reader import rows as mart_rows
+    from peerlake.warehouse.marts_reader import MartsUnreadable, NoMarts
+    from peerlake.warehouse.marts_reader import rows as mart_rows
 
     try:
         rows = mart_rows(duckdb_path, LAKE_SQL)
@@ -71,8 +71,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """New reviews per paper for the mean of k to land within ε of the truth: planning (V̂),
         certified (upper bound U, P(V > U) ≤ α) and range-only (no pilot) budgets."""
-        from metrics.stats.budgets import compute_budgets
-        from warehouse import settings
+        from peerlake.metrics.stats.budgets import compute_budgets
+        from peerlake.warehouse import settings
 
         try:
             if variance is None:

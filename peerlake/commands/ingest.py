@@ -13,7 +13,7 @@ ingest_app = typer.Typer(no_args_is_help=True, add_completion=False,
 
 
 def _log():
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     return EventLog()
 
@@ -34,7 +34,7 @@ def skipped_not_pdfs(files: list[Path]) -> str:
 
 def _finish(log, outcomes: list, statuses: tuple[str, ...], strict: bool, extra: str = "") -> None:
     """Name every set-aside item, print the tally, seal the log; --strict fails on any rejection."""
-    from ingest.batch import counts
+    from peerlake.ingest.batch import counts
 
     for o in outcomes:
         if o.status == "rejected":
@@ -70,7 +70,7 @@ def ingest_pdf_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
 ) -> None:
     """PDFs → manuscript packages (reading order, sections, images, anonymized view)."""
-    from ingest.papers import ingest_pdf, iter_pdfs, latest_versions, not_pdfs
+    from peerlake.ingest.papers import ingest_pdf, iter_pdfs, latest_versions, not_pdfs
 
     _existing(paths)  # a typo is refused here, before the permanent log records anything
     files = iter_pdfs(paths)
@@ -100,12 +100,12 @@ def ingest_openreview_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any note was rejected"),
 ) -> None:
     """OpenReview notes (API v1/v2, openreview-py dumps) → human reviews and paper statuses."""
-    from ingest.openreview import import_reviews, iter_note_files
+    from peerlake.ingest.openreview import import_reviews, iter_note_files
 
     log = _log()
     outcomes = []
     if live:
-        from ingest.openreview_live import LiveUnavailable, import_live
+        from peerlake.ingest.openreview_live import LiveUnavailable, import_live
 
         if not venue:
             raise typer.BadParameter("--live needs --venue")
@@ -126,7 +126,7 @@ def ingest_openreview_cmd(
 def ingest_asap_cmd(folder: Path = typer.Argument(..., help="ASAP-Review folder (sample or extracted tarball)"),
                     strict: bool = typer.Option(False)) -> None:
     """ASAP-Review papers: parsed full text, reviews with rating strings, decisions."""
-    from ingest.asap import import_asap
+    from peerlake.ingest.asap import import_asap
 
     log = _log()
     _finish(log, import_asap(log, folder),
@@ -140,7 +140,7 @@ def ingest_reviews_cmd(
     strict: bool = typer.Option(False),
 ) -> None:
     """Reviews made by another system → external_review_imported (compared in the same marts)."""
-    from ingest.external_reviews import import_external_reviews
+    from peerlake.ingest.external_reviews import import_external_reviews
 
     log = _log()
     try:
@@ -159,7 +159,7 @@ def ingest_prism_cmd(
     strict: bool = typer.Option(False, help="exit 1 when any file was rejected"),
 ) -> None:
     """PRISM's released papers (text), human reviews, decisions and its five systems' reviews."""
-    from ingest.prism import STATUSES, import_prism
+    from peerlake.ingest.prism import STATUSES, import_prism
 
     log = _log()
     found = import_prism(log, folder)
@@ -175,14 +175,14 @@ def ingest_prism_cmd(
 
 
 def _prism_systems(log) -> set[str]:
-    from ingest.prism_reviews import SYSTEMS
+    from peerlake.ingest.prism_reviews import SYSTEMS
 
     return {e.system for e in log.iter_events("external_review_imported")} & set(SYSTEMS.values())
 
 
 def _prism_study(log, name: str, venues: list[str], systems: list[str], command: str) -> None:
-    from studies import JUDGES, StudyError, save_study, study_text
-    from warehouse.studies import StudyFiles
+    from peerlake.studies import JUDGES, StudyError, save_study, study_text
+    from peerlake.warehouse.studies import StudyFiles
 
     if StudyFiles(log.lake).exists(name):
         typer.echo(f"study {name} exists; left as it is (to write it anew: {command} --force)")
@@ -206,8 +206,8 @@ def ingest_judgments_cmd(
     strict: bool = typer.Option(False),
 ) -> None:
     """Judge outputs made elsewhere (PRISM's released units, atomic comments) → judgment_recorded."""
-    from ingest.judgment_scope import add_to_study, check_study, scope_row
-    from ingest.judgments import STATUSES, import_judgments, judge_config
+    from peerlake.ingest.judgment_scope import add_to_study, check_study, scope_row
+    from peerlake.ingest.judgments import STATUSES, import_judgments, judge_config
 
     log = _log()
     try:
@@ -235,7 +235,7 @@ def ingest_related_work_cmd(
     strict: bool = typer.Option(False),
 ) -> None:
     """Related work (title, abstract, year, venue) → the offline literature index of the novelty judge."""
-    from ingest.related_work import import_related_work
+    from peerlake.ingest.related_work import import_related_work
 
     log = _log()
     _finish(log, import_related_work(log, path), ("imported", "skipped", "rejected"), strict)
@@ -248,8 +248,8 @@ def ingest_withdrawals_cmd(
     strict: bool = typer.Option(False),
 ) -> None:
     """Withdrawal comments (arXiv JSONL, OpenReview withdrawal notes) → what the withdrawal match judge reads."""
-    from ingest.openreview import iter_note_files
-    from ingest.withdrawals import STATUSES, import_withdrawals
+    from peerlake.ingest.openreview import iter_note_files
+    from peerlake.ingest.withdrawals import STATUSES, import_withdrawals
 
     log = _log()
     outcomes = []
@@ -268,7 +268,7 @@ def ingest_labels_cmd(
     strict: bool = typer.Option(False),
 ) -> None:
     """Human-verified labels a judge is audited against → reference_label_imported."""
-    from ingest.reference_labels import STATUSES, import_reference_labels
+    from peerlake.ingest.reference_labels import STATUSES, import_reference_labels
 
     log = _log()
     try:
@@ -286,7 +286,7 @@ def sample_cmd(
     bin_width: float = typer.Option(1.0, "--bin-width", help="width of a mean-human-score bin"),
 ) -> None:
     """Draw stratified paper samples (milp quotas, systematic within strata); records sample_drawn."""
-    from ingest.sampling import SamplingError, draw_nested, population_from_log
+    from peerlake.ingest.sampling import SamplingError, draw_nested, population_from_log
 
     try:
         sizes = [int(s) for s in per_venue.split(",") if s.strip()]

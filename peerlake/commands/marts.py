@@ -48,7 +48,7 @@ def _failed_marts(failed_gates: dict, marts: list[str], relations: dict | None =
     """mart -> the gates of the last build that failed on it. A GX check is named gx_<suite>; a failed dbt
     test's model is noted beside it (`relations`); a status written before that was noted: the longest
     mart name the test's name holds."""
-    from expectations.gates import GATES
+    from peerlake.expectations.gates import GATES
 
     out: dict[str, list[str]] = {}
     for gate in failed_gates:
@@ -63,9 +63,9 @@ def _failed_marts(failed_gates: dict, marts: list[str], relations: dict | None =
 def published_marts(lake, project_dir: Path) -> list[dict]:
     """One row per mart in the published file: name, description, key, rows, gate, last build
     (warehouse.marts_reader's MartsUnreadable when there is no file to read)."""
-    from expectations.gates import GATES
-    from warehouse.marts_reader import published
-    from warehouse.publish import BUILDING, FAILED, candidate_status
+    from peerlake.expectations.gates import GATES
+    from peerlake.warehouse.marts_reader import published
+    from peerlake.warehouse.publish import BUILDING, FAILED, candidate_status
 
     docs = mart_docs(project_dir)
     with published(lake.duckdb_path) as marts:
@@ -98,10 +98,10 @@ def register(app: typer.Typer) -> None:
         """The published marts: what each holds, its key, its rows and its gate (a Great Expectations
         suite, or its dbt tests only) and whether the last build passed it. Query them with
         `peerlake query "select * from MART"`."""
-        from dbt_project import PROJECT_DIR
         from peerlake.console import console, print_rows
-        from warehouse import Lake
-        from warehouse.marts_reader import MartsUnreadable
+        from peerlake.dbt_project import PROJECT_DIR
+        from peerlake.warehouse import Lake
+        from peerlake.warehouse.marts_reader import MartsUnreadable
 
         lake = Lake.default()
         try:

@@ -25,7 +25,7 @@ def plan_rows(rows: list[dict], width: float) -> list[dict]:
     """One plan per (system, metric): labels for a difference of width W (each side gets half of the
     labels and of the judged reviews, so the difference's variance is four times one mean's: the plan of
     one mean of width W/2; metrics.quality.ppi.plan_labels)."""
-    from metrics.quality.ppi import Z, plan_labels
+    from peerlake.metrics.quality.ppi import Z, plan_labels
 
     out = []
     for r in rows:
@@ -53,9 +53,9 @@ def register(app: typer.Typer) -> None:
         interval of width W: with the judge's values debiased by prediction-powered inference, and from human
         labels alone. Needs human labels (`peerlake ingest labels`) on some reviews the judge judged."""
         from peerlake.console import console, print_rows
-        from warehouse import Lake
-        from warehouse.marts_reader import MartsUnreadable
-        from warehouse.marts_reader import rows as mart_rows
+        from peerlake.warehouse import Lake
+        from peerlake.warehouse.marts_reader import MartsUnreadable
+        from peerlake.warehouse.marts_reader import rows as mart_rows
 
         if target_width <= 0:
             typer.secho("error: --target-width must be > 0", fg="red", err=True)

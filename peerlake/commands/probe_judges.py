@@ -21,12 +21,12 @@ def register(app: typer.Typer) -> None:
         flaws listed in reverse — by the same judge configuration. The judge_probes mart gives each shift
         (variant − original) with its 95 % interval and pass/fail against the study's tolerances, and the
         self-preference of same-family judge and reviewer. `peerlake run` never runs probes."""
-        from judging.probes import PROBES
-        from llm_calls.gateway import Gateway
-        from orchestration.judge_probes import run_probes
         from peerlake.console import console, print_rows, report_run, run_quietly
-        from studies import StudyError, load_study
-        from warehouse import EventLog
+        from peerlake.judging.probes import PROBES
+        from peerlake.llm_calls.gateway import Gateway
+        from peerlake.orchestration.judge_probes import run_probes
+        from peerlake.studies import StudyError, load_study
+        from peerlake.warehouse import EventLog
 
         if bad := sorted(set(probe) - set(PROBES)):
             typer.secho(f"error: unknown probe(s) {', '.join(bad)}; known: {', '.join(PROBES)}", fg="red", err=True)
@@ -46,8 +46,8 @@ def register(app: typer.Typer) -> None:
         if any(r["failed"] for r in rows):
             console.print("[yellow]Some variant judgments failed (a call error): run the command again to retry.[/]")
         if build:
-            from orchestration.build_plan import EXPLICIT
-            from orchestration.studies import build_all
+            from peerlake.orchestration.build_plan import EXPLICIT
+            from peerlake.orchestration.studies import build_all
 
             run = run_quietly(build_all, "build", tags={"peerlake/command": "probe-judges"}, mode=EXPLICIT)
             report_run(run)

@@ -17,12 +17,12 @@ def register(app: typer.Typer) -> None:
         a study's page shows only its own papers and reviews."""
         from pathlib import Path
 
-        from report import write_report
-        from report.data import load, studies
-        from studies.files import unknown_study
-        from warehouse import EventLog, Lake, settings
-        from warehouse.ids import path_under
-        from warehouse.studies import check_name
+        from peerlake.report import write_report
+        from peerlake.report.data import load, studies
+        from peerlake.studies.files import unknown_study
+        from peerlake.warehouse import EventLog, Lake, settings
+        from peerlake.warehouse.ids import path_under
+        from peerlake.warehouse.studies import check_name
 
         try:
             if study:

@@ -11,7 +11,7 @@ study_app = typer.Typer(no_args_is_help=True, help="Create, list and show studie
 
 
 def _log():
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     return EventLog()
 
@@ -23,7 +23,7 @@ def _fail(message: str, code: int = 1) -> None:
 
 def _refuse(exc: Exception) -> None:
     """A study's problem in one line (exit 1); a setting's goes up to `peerlake`'s main (exit 2)."""
-    from warehouse.settings import SettingError
+    from peerlake.warehouse.settings import SettingError
 
     if isinstance(exc, SettingError):
         raise exc
@@ -33,8 +33,8 @@ def _refuse(exc: Exception) -> None:
 def _checked(name: str) -> str:
     """A study name that can name its file, and the run's settings readable, before anything is
     read or written: either is a usage error (exit 2), said in one line."""
-    from warehouse import settings
-    from warehouse.studies import check_name
+    from peerlake.warehouse import settings
+    from peerlake.warehouse.studies import check_name
 
     try:
         check_name(name)
@@ -68,8 +68,8 @@ def study_new(
     force: bool = typer.Option(False, "--force", help="replace an existing study file"),
 ) -> None:
     """Write a study file into the lake (edit it by hand afterwards if you like; its hash is its version)."""
-    from studies import StudyError, save_study, study_text
-    from warehouse.studies import StudyFiles
+    from peerlake.studies import StudyError, save_study, study_text
+    from peerlake.warehouse.studies import StudyFiles
 
     _checked(name)
     for folder in papers:  # said now, where the typo is made, not at the first `peerlake run`
@@ -123,7 +123,7 @@ def _folder_tally(folder: Path) -> str:
 
 
 def _judges(option: str) -> list[str]:
-    from studies import JUDGES
+    from peerlake.studies import JUDGES
 
     names = [j.strip() for j in option.split(",") if j.strip()]
     return list(JUDGES) if names == ["all"] else names
@@ -134,8 +134,8 @@ def study_list() -> None:
     """The studies in this lake, with the papers each covered the last time it ran."""
     import json
 
-    from orchestration.running_studies import running_studies
-    from warehouse.studies import StudyFiles
+    from peerlake.orchestration.running_studies import running_studies
+    from peerlake.warehouse.studies import StudyFiles
 
     log = _log()
     last = {}
@@ -153,7 +153,7 @@ def study_list() -> None:
         if name in running:  # a run records its papers only after its ingest step: say it runs
             ran = f"running (run {running[name]})" + ("" if e is None else f"; {ran}")
         typer.echo(f"{name:24} {ran}")
-    from studies.builtin import BUILTIN_STUDIES
+    from peerlake.studies.builtin import BUILTIN_STUDIES
 
     if unwritten := [b for b in BUILTIN_STUDIES if b not in names]:
         typer.echo(f"built in, written on first run: {', '.join(unwritten)}")
@@ -162,7 +162,7 @@ def study_list() -> None:
 @study_app.command("show")
 def study_show(name: str) -> None:
     """Print a study's file, its hash and what it resolves to now."""
-    from studies import StudyError, load_study, resolve_papers
+    from peerlake.studies import StudyError, load_study, resolve_papers
 
     _checked(name)
     log = _log()
@@ -194,7 +194,7 @@ def use_model(spec: str | None, executor: str = "in_process") -> None:
     step processes it starts, before anything reads them. No key check: calls in the log replay without one."""
     import os
 
-    from warehouse.settings import PROVIDERS
+    from peerlake.warehouse.settings import PROVIDERS
 
     if spec is None:
         return
@@ -212,7 +212,7 @@ def _experiments(study) -> list:
     """The study's experiment tables ([contradictions], [hidden_text] …), checked (StudyError)."""
     if not study.experiments:
         return []
-    from studies.experiments import experiments
+    from peerlake.studies.experiments import experiments
 
     return experiments(study)
 
@@ -220,10 +220,10 @@ def _experiments(study) -> list:
 def run_study_command(name: str, probes: bool, command: str, max_cost: float | None = None,
                       build: bool = True, executor: str = "in_process") -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
-    from orchestration.studies import run_study
     from peerlake.console import console, print_chain_head, report_run, run_quietly
-    from studies import StudyError, load_study, resolve_papers, study_pdfs
-    from warehouse.studies import StudyFiles
+    from peerlake.orchestration.studies import run_study
+    from peerlake.studies import StudyError, load_study, resolve_papers, study_pdfs
+    from peerlake.warehouse.studies import StudyFiles
 
     _checked(name)
     try:
@@ -238,7 +238,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                              f"({StudyFiles(log.lake).path(name)})")
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _refuse(exc)
-    from orchestration.executors import ExecutorError, check_ready
+    from peerlake.orchestration.executors import ExecutorError, check_ready
 
     try:
         check_ready(executor)  # no broker or no worker: say what to start before anything runs
@@ -282,12 +282,12 @@ def _exit_if_stopped(name: str, result) -> None:
 def show_dry_run(name: str, probes: bool) -> None:
     """Print the calls a run of the study would make (new vs in the log), their estimated tokens and
     cost, and record the estimate (a run_estimated event without a run id)."""
-    from costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
-    from costs.plan import study_estimate
-    from llm_calls.gateway import Gateway
-    from orchestration.assets.judgments import judged_reviews
     from peerlake.console import console, print_rows
-    from studies import StudyError, load_study
+    from peerlake.costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
+    from peerlake.costs.plan import study_estimate
+    from peerlake.llm_calls.gateway import Gateway
+    from peerlake.orchestration.assets.judgments import judged_reviews
+    from peerlake.studies import StudyError, load_study
 
     _checked(name)
     log = _log()
@@ -350,9 +350,9 @@ def _interval(row: dict, stem: str, fmt: str, suffix: str = "") -> str:
 
 def estimate_vs_actual(run_id: str) -> list[dict]:
     """The run's rows of the published cost_estimate_accuracy mart (empty when not published)."""
-    from warehouse import Lake
-    from warehouse.marts_reader import MartsUnreadable
-    from warehouse.marts_reader import rows as mart_rows
+    from peerlake.warehouse import Lake
+    from peerlake.warehouse.marts_reader import MartsUnreadable
+    from peerlake.warehouse.marts_reader import rows as mart_rows
 
     try:
         rows = mart_rows(Lake.default().duckdb_path, """
@@ -371,7 +371,7 @@ def estimate_vs_actual(run_id: str) -> list[dict]:
 
 def report_experiments(result) -> None:
     """One line per experiment the study ran: the manuscripts it made, the judgments it recorded."""
-    from judging.registry import variant_experiments
+    from peerlake.judging.registry import variant_experiments
 
     meta = result.study.asset_metadata
     variants = meta.get("paper_variants", {})
@@ -444,7 +444,7 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             show_dry_run(name, probes)
             return
-        from orchestration.executors import EXECUTORS
+        from peerlake.orchestration.executors import EXECUTORS
 
         if executor not in EXECUTORS:
             _fail(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
@@ -475,7 +475,7 @@ def register(app: typer.Typer) -> None:
         if not build:
             typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")
         elif result.build is not None and result.build.success:
-            from warehouse import settings
+            from peerlake.warehouse import settings
 
             typer.echo("next:\n" + "\n".join(f"  {line}" for line in next_commands(name, meta, settings.lake_root())))
         fail_if_calls_failed(result, name)

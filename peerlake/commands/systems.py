@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
         """The reviewer systems a study can name (reviewing/systems): name them in a study's
         [[reviewers]] with `system = "..."`, `samples = n` and `options = { ... }`."""
         from peerlake.console import console, print_rows
-        from reviewing.systems import SYSTEMS, SystemOptionError, get_system
+        from peerlake.reviewing.systems import SYSTEMS, SystemOptionError, get_system
 
         names = [name] if name else list(SYSTEMS)
         try:

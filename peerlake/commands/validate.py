@@ -28,7 +28,7 @@ def _fail(message: str) -> None:
 
 
 def default_data_path() -> Path | None:
-    from warehouse import settings
+    from peerlake.warehouse import settings
 
     path = settings.REPO_ROOT.parent.joinpath(*_BESIDE_CHECKOUT)
     return path if settings.IN_CHECKOUT and path.is_dir() else None
@@ -37,7 +37,7 @@ def default_data_path() -> Path | None:
 def study_file(paper_ids: list[str], provider: str | None = None, model: str | None = None,
                repeats: int = 1, temperature: float | None = None) -> str:
     """The validation study: the depth judge on the imported reviews only (no reviewer, no human review)."""
-    from studies import study_text
+    from peerlake.studies import study_text
 
     judging = {"sources": ["external"], **({"provider": provider} if provider else {}),
                **({"model": model} if model else {}), **({"repeats": repeats} if repeats > 1 else {}),
@@ -48,7 +48,7 @@ def study_file(paper_ids: list[str], provider: str | None = None, model: str | N
 
 
 def validation_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
-    from warehouse.marts_reader import rows
+    from peerlake.warehouse.marts_reader import rows
 
     return rows(duckdb_path, f"select {', '.join(SHOWN)} from quality_judge_validation where study_id = ? "
                 "order by judge_model, dataset_split", [study])
@@ -56,7 +56,7 @@ def validation_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
 
 def card_rows(duckdb_path: Path, study: str = STUDY) -> list[dict]:
     """The study's judge card rows (mart judge_cards), the depth judge's measured and unvalidated ones."""
-    from warehouse.marts_reader import rows
+    from peerlake.warehouse.marts_reader import rows
 
     return rows(duckdb_path, f"select {', '.join(CARD)} from judge_cards where study_id = ? "
                 "and status != 'not_measured' order by judge_model, dimension, statistic", [study])
@@ -79,13 +79,17 @@ def register(app: typer.Typer) -> None:
                                           "as PRISM; repeats differ only by their seed then)"),
     ) -> None:
         """Score the depth judge's units and claim/premise labels against human spans (a study + a mart)."""
-        from ingest.batch import counts
-        from ingest.substanreview import import_substanreview, import_substanreview_annotators, imported_paper_ids
         from peerlake.commands.study import run_study_command
         from peerlake.console import print_rows
-        from studies import StudyError, save_study
-        from warehouse import EventLog, settings
-        from warehouse.marts_reader import MartsUnreadable
+        from peerlake.ingest.batch import counts
+        from peerlake.ingest.substanreview import (
+            import_substanreview,
+            import_substanreview_annotators,
+            imported_paper_ids,
+        )
+        from peerlake.studies import StudyError, save_study
+        from peerlake.warehouse import EventLog, settings
+        from peerlake.warehouse.marts_reader import MartsUnreadable
 
         if dataset not in DATASETS:
             _fail(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")

@@ -18,10 +18,10 @@ REDIRECT = ("<!doctype html><meta charset='utf-8'>"
 
 def _site(root: Path, study: str | None):
     """The page set of the published marts, its catalog loaded (exits with the reason when nothing is published)."""
-    from audit.lineage import load_manifest
-    from dbt_project import PROJECT_DIR
-    from report.viewer.site import Site
-    from warehouse import Lake, settings
+    from peerlake.audit.lineage import load_manifest
+    from peerlake.dbt_project import PROJECT_DIR
+    from peerlake.report.viewer.site import Site
+    from peerlake.warehouse import Lake, settings
 
     def manifest() -> dict:
         return load_manifest(PROJECT_DIR, settings.dbt_target_dir())[0]
@@ -37,8 +37,8 @@ def _check_study(study: str | None) -> None:
     replayed calls) is refused at the flag, with the closest name, before anything is written (exit 2)."""
     if not study:
         return
-    from studies.files import unknown_study
-    from warehouse import Lake, marts_reader
+    from peerlake.studies.files import unknown_study
+    from peerlake.warehouse import Lake, marts_reader
 
     lake = Lake.default()
     published: list[str] = []  # nothing published: the catalog says so next
@@ -57,7 +57,7 @@ def _catalog_or_exit(load):
     from rich.markup import escape
 
     from peerlake.console import console
-    from report.viewer.catalog import NotPublished
+    from peerlake.report.viewer.catalog import NotPublished
 
     try:
         return load()
@@ -67,8 +67,8 @@ def _catalog_or_exit(load):
 
 
 def _catalog(study: str | None):
-    from report.viewer.catalog import load_catalog
-    from warehouse import Lake
+    from peerlake.report.viewer.catalog import load_catalog
+    from peerlake.warehouse import Lake
 
     return _catalog_or_exit(lambda: load_catalog(Lake.default().duckdb_path, study))
 
@@ -79,7 +79,7 @@ def _serve(site, port: int, open_browser: bool) -> None:
     import webbrowser
 
     from peerlake.console import console
-    from report.viewer.serve import start, url
+    from peerlake.report.viewer.serve import start, url
 
     # SIGTERM stops the server as Ctrl-C does (a service manager's stop, `kill`)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -113,8 +113,8 @@ def register(app: typer.Typer) -> None:
         or paid), each call's messages as sent, response, parse result, usage, cost, latency and attempts;
         judged reviews with their units highlighted; system runs step by step; a report figure's calls."""
         from peerlake.console import console
-        from report.viewer.site import copy_reports
-        from warehouse import settings
+        from peerlake.report.viewer.site import copy_reports
+        from peerlake.warehouse import settings
 
         _check_study(study)
         if out is None:
@@ -154,7 +154,7 @@ def register(app: typer.Typer) -> None:
         from rich.text import Text
 
         from peerlake.console import console
-        from report.viewer.index import index_rows, matches
+        from peerlake.report.viewer.index import index_rows, matches
 
         _check_study(study)
         rows = [r for r in index_rows(_catalog(None))
@@ -182,9 +182,9 @@ def register(app: typer.Typer) -> None:
         """One model call in full: its messages as sent, the response, the parse result, usage, cost,
         latency and every attempt at its request."""
         from peerlake.console import console
-        from report.viewer.details import call_detail
-        from warehouse import Lake
-        from warehouse.blobs import blob_store
+        from peerlake.report.viewer.details import call_detail
+        from peerlake.warehouse import Lake
+        from peerlake.warehouse.blobs import blob_store
 
         cat = _catalog(None)
         found = [i for i in cat.calls if i.startswith(call_id)] if call_id not in cat.calls else [call_id]

@@ -4,13 +4,13 @@ published rows (report.viewer.catalog) and the texts they name in the blob store
 import json
 from functools import cached_property
 
-from judging.reviews import JudgedReview, external_sections, human_sections, peerlake_sections, system_sections
-from judging.spans import locate_span
-from llm_calls.providers import ProviderError, parse_recorded
-from llm_calls.types import LlmResult, Usage
-from report.viewer.catalog import Call, Catalog
-from warehouse.blobs import BlobCorrupted, BlobStore
-from warehouse.redact import redact_stored
+from peerlake.judging.reviews import JudgedReview, external_sections, human_sections, peerlake_sections, system_sections
+from peerlake.judging.spans import locate_span
+from peerlake.llm_calls.providers import ProviderError, parse_recorded
+from peerlake.llm_calls.types import LlmResult, Usage
+from peerlake.report.viewer.catalog import Call, Catalog
+from peerlake.warehouse.blobs import BlobCorrupted, BlobStore
+from peerlake.warehouse.redact import redact_stored
 
 MAX_RAW = 200_000  # characters of a raw response body shown (a manuscript-sized answer is cut, and says so)
 SPAN_KEYS = ("text", "quote", "anchor_quote", "claim_text")  # the verbatim fields judges' units carry

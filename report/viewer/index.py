@@ -3,7 +3,7 @@ filters offer, with each chunk's own facet values so a filter skips chunks that 
 
 from collections import defaultdict
 
-from report.viewer.catalog import Catalog
+from peerlake.report.viewer.catalog import Catalog
 
 CHUNK = 500  # calls per index file: ~100 KB, one fetch; 100,000 calls are 200 files
 # Facets with few values: each chunk lists the values it holds (a paper facet would repeat the papers).

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from audit.keys import RowNotFound, parse_figure_id
-from audit.lineage import ManifestMissing
-from audit.trace import audit_row
-from warehouse import EventLog
+from peerlake.audit.keys import RowNotFound, parse_figure_id
+from peerlake.audit.lineage import ManifestMissing
+from peerlake.audit.trace import audit_row
+from peerlake.warehouse import EventLog
 
 # report/audit_links.py writes each audit key's link as href='…#key/<quoted figure id>'
 LINK = re.compile(r"href='[^']*#key/([^']+)'")

@@ -7,7 +7,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-from report.viewer.site import Site
+from peerlake.report.viewer.site import Site
 
 SERVED = ("/viewer/", "/reports/")
 

@@ -9,13 +9,13 @@ from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
-from report.viewer import payload
-from report.viewer.catalog import Catalog, load_catalog
-from report.viewer.details import Reviews, call_detail, system_detail, system_row
-from report.viewer.index import CHUNK, chunks, index_rows, meta
-from report.viewer.keys import key_name, linked_keys, resolve
-from warehouse import EventLog, Lake
-from warehouse.blobs import BlobStore, blob_store
+from peerlake.report.viewer import payload
+from peerlake.report.viewer.catalog import Catalog, load_catalog
+from peerlake.report.viewer.details import Reviews, call_detail, system_detail, system_row
+from peerlake.report.viewer.index import CHUNK, chunks, index_rows, meta
+from peerlake.report.viewer.keys import key_name, linked_keys, resolve
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.blobs import BlobStore, blob_store
 
 STATIC = ("index.html", "viewer.css", "viewer.js")
 DETAILS = ("call", "review", "system", "key")
@@ -63,8 +63,9 @@ class Site:
         """The page, its CSS and JS, the call index chunks, the review and system lists and the key list."""
         self.viewer.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.viewer / "data", ignore_errors=True)  # files of an older lake state must not linger
+        static = resources.files("peerlake.report.viewer").joinpath("static")
         for name in STATIC:
-            (self.viewer / name).write_bytes(resources.files("report.viewer").joinpath("static", name).read_bytes())
+            (self.viewer / name).write_bytes(static.joinpath(name).read_bytes())
         rows = index_rows(self.catalog)
         for k, part in enumerate(chunks(rows, self.chunk)):
             payload.write(self.viewer, "index", str(k), part)

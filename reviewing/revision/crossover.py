@@ -11,10 +11,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ingest.manuscripts import load_package
-from ingest.package import ManuscriptPackage
-from ingest.variants import record_variant, recorded_variants, variant_key, variant_paper_id
-from reviewing.revision.manuscript import (
+from peerlake.ingest.manuscripts import load_package
+from peerlake.ingest.package import ManuscriptPackage
+from peerlake.ingest.variants import record_variant, recorded_variants, variant_key, variant_paper_id
+from peerlake.reviewing.revision.manuscript import (
     Diff,
     Edit,
     diffs_of,
@@ -24,7 +24,7 @@ from reviewing.revision.manuscript import (
     protected_ids,
     structural_checks,
 )
-from reviewing.revision.roles import (
+from peerlake.reviewing.revision.roles import (
     RoleAnswerError,
     parse_decisions,
     parse_edits,
@@ -32,12 +32,12 @@ from reviewing.revision.roles import (
     selector_request,
     writer_request,
 )
-from reviewing.revision.seeds import in_own_sessions
-from reviewing.revision.spec import RevisionSpec
-from reviewing.scoring import package_review_requests
-from warehouse import EventLog, PaperIngested
-from warehouse.blobs import BlobCorrupted
-from warehouse.events import RevisionOutcomeRecorded
+from peerlake.reviewing.revision.seeds import in_own_sessions
+from peerlake.reviewing.revision.spec import RevisionSpec
+from peerlake.reviewing.scoring import package_review_requests
+from peerlake.warehouse import EventLog, PaperIngested
+from peerlake.warehouse.blobs import BlobCorrupted
+from peerlake.warehouse.events import RevisionOutcomeRecorded
 
 # A final manuscript's variant identity: its content (package hash) under this kind and config, so
 # identical finals of two conditions are one paper.

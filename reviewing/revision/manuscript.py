@@ -10,7 +10,7 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 
-from ingest.package import ManuscriptPackage, TextRecord
+from peerlake.ingest.package import ManuscriptPackage, TextRecord
 
 # Records the Writer never touches (seed: "leading instruction records and page-marker text").
 # `removed` records (what anonymization hid) are protected too: rewriting them would leak or

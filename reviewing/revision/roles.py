@@ -7,10 +7,10 @@ the outcome of that paper and condition is blocked with that reason (a validator
 import dataclasses
 import json
 
-from llm_calls.types import LlmRequest
-from prompts import load_template
-from reviewing.revision.manuscript import Diff, Edit
-from reviewing.revision.spec import RevisionSpec, RoleModel
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.prompts import load_template
+from peerlake.reviewing.revision.manuscript import Diff, Edit
+from peerlake.reviewing.revision.spec import RevisionSpec, RoleModel
 
 WRITER = "revision_writer"
 SELECTOR = "revision_selector"

@@ -14,7 +14,7 @@ template reviewer with that model (paid once, shared with the study's reviewers 
 import dataclasses
 import hashlib
 
-from llm_calls.types import LlmRequest
+from peerlake.llm_calls.types import LlmRequest
 
 SCORER = "scorer"  # the role of a final manuscript's Scorer reviews
 SEED_BITS = 31  # llama.cpp takes a 32-bit seed (-1 = random); a non-negative 31-bit int fits every provider

@@ -23,8 +23,8 @@ import json
 import re
 from dataclasses import asdict, dataclass
 
-from reviewing.scoring import ReviewerConfig
-from warehouse import settings
+from peerlake.reviewing.scoring import ReviewerConfig
+from peerlake.warehouse import settings
 
 # Record kinds a Writer may rewrite. Page markers, images, titles, references and equations are
 # protected: the source paper's Writer keeps pages, non-text material and the leading records untouched.

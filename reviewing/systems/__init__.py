@@ -9,8 +9,8 @@ ends in. The parameters and their sources are in each module's docstring.
 import math
 from functools import cache
 
-from reviewing.systems.base import ReviewerSystem, SystemConfig, SystemOptionError
-from warehouse.registry import Registry, import_modules
+from peerlake.reviewing.systems.base import ReviewerSystem, SystemConfig, SystemOptionError
+from peerlake.warehouse.registry import Registry, import_modules
 
 
 def _import_systems() -> None:

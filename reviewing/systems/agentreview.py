@@ -49,9 +49,9 @@ import re
 from collections.abc import Generator
 from typing import Any, ClassVar
 
-from reviewing.systems import reviewer_system
-from reviewing.systems.base import PlannedStep, ReviewerSystem, SystemOptionError, SystemRun
-from reviewing.systems.normalized import NormalizedReview, as_list
+from peerlake.reviewing.systems import reviewer_system
+from peerlake.reviewing.systems.base import PlannedStep, ReviewerSystem, SystemOptionError, SystemRun
+from peerlake.reviewing.systems.normalized import NormalizedReview, as_list
 
 TEMPLATE = "agentreview_reviewer"
 STEP = "review"
@@ -228,7 +228,7 @@ class AgentReview(ReviewerSystem):
     # ---- what the reviewers read ---------------------------------------------------------------
     @staticmethod
     def paper_chars(opts: dict[str, Any], provider: str) -> int:
-        from warehouse import settings
+        from peerlake.warehouse import settings
 
         if opts["paper_chars"] is not None:
             return int(opts["paper_chars"])
@@ -312,7 +312,7 @@ class AgentReview(ReviewerSystem):
 
     # ---- the dry-run estimate ------------------------------------------------------------------
     def plan(self, opts: dict[str, Any], package, provider: str) -> list[PlannedStep]:
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         paper = self.paper_text(opts, package, provider)
         personas = [persona(p) for p in opts["personas"]]

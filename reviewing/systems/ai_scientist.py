@@ -60,10 +60,10 @@ from collections.abc import Generator
 from statistics import fmean
 from typing import Any, ClassVar
 
-from llm_calls.tokens import count_tokens, method, truncate_tokens
-from reviewing.systems import reviewer_system
-from reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
-from reviewing.systems.normalized import NormalizedReview, as_list
+from peerlake.llm_calls.tokens import count_tokens, method, truncate_tokens
+from peerlake.reviewing.systems import reviewer_system
+from peerlake.reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
+from peerlake.reviewing.systems.normalized import NormalizedReview, as_list
 
 REVIEW, REFLECTION, META = "aisci_review", "aisci_reflection", "aisci_meta"
 DONE = "I am done"
@@ -164,8 +164,8 @@ class AiScientistReviewer(ReviewerSystem):
               answer: int) -> tuple[str, dict[str, Any]]:
         """The paper text as sent (the whole anonymized paper, appendix and references included, as the
         original reads every page) and what `extra` records about its cut."""
-        from prompts import load_template
-        from warehouse import settings
+        from peerlake.prompts import load_template
+        from peerlake.warehouse import settings
 
         text = package.review_text(max_chars=settings.review_max_chars(provider), include_appendix=True)
         budget = int(opts["max_input_tokens"]) or None
@@ -193,8 +193,8 @@ class AiScientistReviewer(ReviewerSystem):
                      answer: int) -> tuple[list[str], int | None]:
         """The members' reviews as the area chair reads them (JSON, Thought left out); for the
         embedded model each cut to an equal share of the context."""
-        from prompts import load_template
-        from warehouse import settings
+        from peerlake.prompts import load_template
+        from peerlake.warehouse import settings
 
         texts = [json.dumps({k: v for k, v in r.items() if k != "Thought"}, ensure_ascii=False) for r in finals]
         if provider != "local":
@@ -267,7 +267,7 @@ class AiScientistReviewer(ReviewerSystem):
     def plan(self, opts: dict[str, Any], package, provider: str) -> list[PlannedStep]:
         """Reflections at their maximum; a reflection call's characters are the mean over its rounds
         (with the full history, round r carries r earlier answers), so calls x chars is the total."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         n, most = int(opts["ensemble"]), int(opts["reflections"])
         answer = int(opts["answer_tokens"])

@@ -18,11 +18,11 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_calls.gateway import CostCapRefused
-from llm_calls.types import LlmRequest, LlmResult, canonical_json
-from reviewing.systems.normalized import NormalizedReview
-from warehouse import EventLog
-from warehouse.events import SystemReviewRecorded
+from peerlake.llm_calls.gateway import CostCapRefused
+from peerlake.llm_calls.types import LlmRequest, LlmResult, canonical_json
+from peerlake.reviewing.systems.normalized import NormalizedReview
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import SystemReviewRecorded
 
 SEED_BASE = 5000  # system step seeds: 5000 + 100 * sample + member (reviews 1000 + k, judges 3000 + r)
 PURPOSE = "system_step"  # every system step's llm_call; labels system, step, round say which
@@ -65,7 +65,7 @@ class SystemConfig:
 
     def covers(self, paper_id: str) -> bool:
         """Whether this reviewer reads the paper; an experiment's variant of a listed paper too."""
-        from ingest.package import base_of
+        from peerlake.ingest.package import base_of
 
         return not self.papers or paper_id in self.papers or base_of(paper_id) in self.papers
 
@@ -75,7 +75,7 @@ class SystemConfig:
 
     @property
     def impl(self) -> "ReviewerSystem":
-        from reviewing.systems import get_system
+        from peerlake.reviewing.systems import get_system
 
         return get_system(self.system)
 
@@ -83,7 +83,7 @@ class SystemConfig:
         """16 hex: changes exactly when a review could (the system's code version, every template it
         uses under these options with its schema, model, endpoint, options, token limit). The
         sample count is not part of it: more samples extend a configuration."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         impl = self.impl
         parts = []
@@ -213,7 +213,7 @@ class SystemRun:
                 max_tokens: int | None = None, extra_messages: Sequence[dict] = (), **variables) -> LlmRequest:
         """One step's call: the template rendered with `variables`, labelled with the system, step and
         round. `member` tells apart identical calls of an ensemble (their seed differs)."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         t = load_template(template)
         tokens = min(max_tokens or self.cfg.max_output_tokens, self.cfg.max_output_tokens)

@@ -41,10 +41,10 @@ are in `extra["suggestions"]`); score, score_scale, confidence and recommendatio
 from collections.abc import Generator
 from typing import Any, ClassVar
 
-from llm_calls.tokens import count_tokens, method, truncate_tokens
-from reviewing.systems import manuscript, reviewer_system
-from reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
-from reviewing.systems.normalized import NormalizedReview, as_list
+from peerlake.llm_calls.tokens import count_tokens, method, truncate_tokens
+from peerlake.reviewing.systems import manuscript, reviewer_system
+from peerlake.reviewing.systems.base import PlannedStep, ReviewerSystem, StepFailed, SystemOptionError, SystemRun
+from peerlake.reviewing.systems.normalized import NormalizedReview, as_list
 
 TEMPLATE = "llmreview_outline"
 STEP = "outline"
@@ -113,8 +113,8 @@ class LlmReview(ReviewerSystem):
         asked = int(opts["max_input_tokens"]) or None
         if provider != "local":
             return asked
-        from prompts import load_template
-        from warehouse import settings
+        from peerlake.prompts import load_template
+        from peerlake.warehouse import settings
 
         frame = load_template(TEMPLATE).render(title=title, paper="")
         prompt = sum(count_tokens(m["content"], provider, model) for m in frame)
@@ -148,7 +148,7 @@ class LlmReview(ReviewerSystem):
         return normalize(doc, info)
 
     def plan(self, opts: dict[str, Any], package, provider: str) -> list[PlannedStep]:
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         answer = int(opts["answer_tokens"])
         title = _title(package, None)

@@ -4,7 +4,7 @@ the parts a first pass reads, figure and table captions. Text only, in reading o
 
 from dataclasses import dataclass
 
-from ingest.package import fit_text as fit  # noqa: F401  (the systems cut their texts with manuscript.fit)
+from peerlake.ingest.package import fit_text as fit  # noqa: F401  (the systems cut their texts with manuscript.fit)
 
 # The parts of a package (ingest.package.TextRecord.part) and what each split puts where.
 BODY_PARTS = ("front", "body")

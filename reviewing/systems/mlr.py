@@ -38,8 +38,8 @@ import dataclasses
 from collections.abc import Generator
 from typing import Any
 
-from reviewing.systems import manuscript, reviewer_system
-from reviewing.systems.base import (
+from peerlake.reviewing.systems import manuscript, reviewer_system
+from peerlake.reviewing.systems.base import (
     CallFailed,  # a failed search, like a failed call, leaves the run unrecorded
     PlannedStep,
     ReviewerSystem,
@@ -49,8 +49,8 @@ from reviewing.systems.base import (
     free_text,
     json_fields,
 )
-from reviewing.systems.normalized import NormalizedReview, as_list
-from warehouse import settings
+from peerlake.reviewing.systems.normalized import NormalizedReview, as_list
+from peerlake.warehouse import settings
 
 SCALE = "neurips_1_10"
 OUTLINE_KEYS = ("paper_type", "context", "assumptions", "contributions", "clarity")
@@ -222,7 +222,7 @@ _CLIENT: tuple[Any, Any] | None = None  # (log, RetrievalClient): one per lake, 
 
 def _retrieval(log):
     global _CLIENT
-    from retrieval import RetrievalClient
+    from peerlake.retrieval import RetrievalClient
 
     if _CLIENT is None or _CLIENT[0] is not log:
         _CLIENT = (log, RetrievalClient(log))
@@ -267,7 +267,7 @@ class MultiLayeredReview(ReviewerSystem):
         return names + ([f"mlr_combined{todo}"] if self.combined else ["mlr_outline", "mlr_notes", f"mlr_final{todo}"])
 
     def check(self, opts: dict[str, Any]) -> None:
-        from retrieval import BACKENDS
+        from peerlake.retrieval import BACKENDS
 
         def bad(name: str, why: str) -> SystemOptionError:
             return SystemOptionError(f"system {self.name!r}: option {name} = {opts[name]!r}: {why}")
@@ -329,7 +329,7 @@ class MultiLayeredReview(ReviewerSystem):
             return None
         if run.log is None:
             raise StepFailed("literature", "no event log to record the searches in (run it through run_systems)")
-        from retrieval import RetrievalRequest
+        from peerlake.retrieval import RetrievalRequest
 
         abstract = manuscript.abstract(run.package)
         queries = literature_queries(title, abstract, int(opts["literature_queries"]))
@@ -366,7 +366,7 @@ class MultiLayeredReview(ReviewerSystem):
         if run.opts["page_images"] == "never":
             extra["page_images"] = "off"
             return req
-        from llm_calls.images import accepts_images
+        from peerlake.llm_calls.images import accepts_images
 
         if run.cfg.provider == "local" or not accepts_images(run.cfg.provider, run.cfg.model):
             extra["page_images"] = "text only: the model does not accept images"
@@ -374,7 +374,7 @@ class MultiLayeredReview(ReviewerSystem):
         if run.log is None:
             extra["page_images"] = "text only: no blob store to render pages into"
             return req
-        from ingest.pages import PageRenderError, page_images
+        from peerlake.ingest.pages import PageRenderError, page_images
 
         try:
             images = page_images(run.log.blobs, run.package.pdf_sha256, parts.body_pages,
@@ -418,7 +418,7 @@ class MultiLayeredReview(ReviewerSystem):
     def plan(self, opts: dict[str, Any], package, provider: str) -> list[PlannedStep]:
         """The calls of one run at most (repair turns not counted), with each call's prompt size: the
         manuscript text it would send, and `max_tokens * 4` characters for a previous step's answer."""
-        from prompts import load_template
+        from peerlake.prompts import load_template
 
         budget = budgets(opts, provider)
         parts = manuscript.split(package, max_pages=opts["max_body_pages"])

@@ -13,7 +13,7 @@ import yaml
 def _declared_scales() -> dict[str, tuple[float, float]]:
     """dbt_project.yml's score_scales, the one table of them (int_system_reviews reads it too). Found
     without importing dbt_project, which sits above the reviewers: its folder ships with the package."""
-    spec = importlib.util.find_spec("dbt_project")
+    spec = importlib.util.find_spec("peerlake.dbt_project")
     folder = Path(next(iter(spec.submodule_search_locations)))
     scales = yaml.safe_load((folder / "dbt_project.yml").read_text(encoding="utf-8"))["vars"]["score_scales"]
     return {name: (float(s["min"]), float(s["max"])) for name, s in scales.items()}

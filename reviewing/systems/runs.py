@@ -2,14 +2,14 @@
 
 from collections.abc import Sequence
 
-from reviewing.systems.base import SystemConfig, SystemRun
-from warehouse import EventLog, PaperIngested
+from peerlake.reviewing.systems.base import SystemConfig, SystemRun
+from peerlake.warehouse import EventLog, PaperIngested
 
 
 def system_runs(log: EventLog, papers: Sequence[PaperIngested], configs: Sequence[SystemConfig],
                 study: str | None = None) -> list[SystemRun]:
     """Every run, paper by paper (a package is loaded once and shared by its runs)."""
-    from ingest.manuscripts import load_package
+    from peerlake.ingest.manuscripts import load_package
 
     identities = [c.identity() for c in configs]
     runs = []

@@ -21,7 +21,7 @@ text, and its SHA-256 the study's version in every lake that ran it, so nothing 
 
 from importlib.resources import files
 
-from studies.spec import DEMO
+from peerlake.studies.spec import DEMO
 
 JUDGING_DEMO = "judging-demo"
 SYSTEMS_DEMO = "systems-demo"

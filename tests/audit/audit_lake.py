@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from audit.lineage import load_manifest
-from dbt_project import PROJECT_DIR
-from llm_calls.types import LlmRequest
-from report.viewer.catalog import VIEWER_MARTS
-from studies import resolution_event
-from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
-from warehouse.canonical import canonical_json
-from warehouse.events import PaperStatusRecorded, PromptTemplateStored
+from peerlake.audit.lineage import load_manifest
+from peerlake.dbt_project import PROJECT_DIR
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.report.viewer.catalog import VIEWER_MARTS
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
+from peerlake.warehouse.canonical import canonical_json
+from peerlake.warehouse.events import PaperStatusRecorded, PromptTemplateStored
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 TEMPLATE = "Review this paper and answer in JSON.\n\n{{ manuscript }}\n"

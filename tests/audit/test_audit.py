@@ -10,17 +10,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from peerlake.audit.bundle import write_bundle
+from peerlake.audit.check import check_bundle, verify
+from peerlake.audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
+from peerlake.audit.trace import audit_row
+from peerlake.audit.tree import render
+from peerlake.dbt_project import PROJECT_DIR
+from peerlake.warehouse import EventLog, Lake
 from rich.console import Console
 from typer.testing import CliRunner
 
-from audit.bundle import write_bundle
-from audit.check import check_bundle, verify
-from audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
-from audit.trace import audit_row
-from audit.tree import render
-from dbt_project import PROJECT_DIR
 from tests.audit.audit_lake import SCORES, TEMPLATE
-from warehouse import EventLog, Lake
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +225,7 @@ def test_report_prints_each_figures_audit_command(built):
     """Under the validity table, budget curve and histograms: commands whose keys `peerlake audit` finds."""
     import html
 
-    from report.build import render_report
+    from peerlake.report.build import render_report
 
     lake, db, _, _ = built
     page = html.unescape(render_report(db, "test"))
@@ -243,8 +243,8 @@ def test_report_prints_each_figures_audit_command(built):
 
 def test_declared_keys_match_the_manifest(built):
     """keys.PRIMARY_KEYS (used where no manifest is at hand) is what the marts' yml tests `unique`."""
-    from audit.keys import PRIMARY_KEYS
-    from audit.lineage import lineage
+    from peerlake.audit.keys import PRIMARY_KEYS
+    from peerlake.audit.lineage import lineage
 
     manifest = built[2]
     for mart, column in PRIMARY_KEYS.items():

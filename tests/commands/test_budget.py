@@ -5,9 +5,9 @@ import math
 
 import pytest
 import typer
+from peerlake.metrics.stats.budgets import kl_bernoulli
 from typer.testing import CliRunner
 
-from metrics.stats.budgets import kl_bernoulli
 from peerlake.commands.budget import register
 
 

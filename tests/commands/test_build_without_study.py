@@ -1,7 +1,7 @@
 """`peerlake build` over papers no study covers serves empty study marts: it says so and how to make one."""
 
-from warehouse import EventLog, PaperIngested
-from warehouse.events import StudyResolved
+from peerlake.warehouse import EventLog, PaperIngested
+from peerlake.warehouse.events import StudyResolved
 
 
 def _paper(pid):

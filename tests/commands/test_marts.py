@@ -22,10 +22,11 @@ def test_with_nothing_published_it_says_so_and_what_to_run(tmp_path, monkeypatch
 
 
 def test_the_published_marts_with_key_rows_gate_and_the_last_builds_verdict(tmp_path, monkeypatch, capsys):
-    from dbt_project import PROJECT_DIR
-    from expectations.gates import GATES
+    from peerlake.dbt_project import PROJECT_DIR
+    from peerlake.expectations.gates import GATES
+    from peerlake.warehouse import Lake
+
     from peerlake.commands.marts import published_marts
-    from warehouse import Lake
 
     lake_dir = tmp_path / "lake"
     (lake_dir / "candidate").mkdir(parents=True)
@@ -40,7 +41,7 @@ def test_the_published_marts_with_key_rows_gate_and_the_last_builds_verdict(tmp_
     (lake_dir / "candidate" / "status.json").write_text(json.dumps(
         {"state": "failed", "started_at": "2026-01-01T00:00:00+00:00", "failed_gates": {"gx_llm_calls": "FAIL"}}))
     # Every mart has a GX suite today; one without is said to have its dbt tests only.
-    monkeypatch.setattr("expectations.gates.GATES", {s: m for s, m in GATES.items() if m != "text_overlap"})
+    monkeypatch.setattr("peerlake.expectations.gates.GATES", {s: m for s, m in GATES.items() if m != "text_overlap"})
     rows = {r["mart"]: r for r in published_marts(Lake.default(), PROJECT_DIR)}
     assert sorted(rows) == ["cost_by_model", "fct_llm_calls", "text_overlap"]
     assert rows["cost_by_model"]["key"] == "cost_group_id" and rows["cost_by_model"]["rows"] == 3

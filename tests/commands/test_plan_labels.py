@@ -27,7 +27,7 @@ def test_plan_by_hand_a_judge_worse_than_no_judge():
 
 @pytest.fixture
 def invoke(tmp_path, monkeypatch):
-    from warehouse import Lake
+    from peerlake.warehouse import Lake
 
     monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
     db = Lake.default().duckdb_path  # the published marts, as `peerlake query` reads them

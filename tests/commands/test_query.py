@@ -127,8 +127,8 @@ def test_a_select_cannot_read_a_file_outside_the_lakes_segments(published, tmp_p
 
 
 def test_on_a_remote_lake_the_views_read_its_segments_and_nothing_else(lake, monkeypatch, s3_lake_url, s3_server):
-    from warehouse import duckdb_s3
-    from warehouse.stores.s3 import split_url
+    from peerlake.warehouse import duckdb_s3
+    from peerlake.warehouse.stores.s3 import split_url
 
     bucket, prefix = split_url(s3_lake_url)
     s3, buf = s3_server.client(), pa.BufferOutputStream()

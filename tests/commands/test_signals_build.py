@@ -14,10 +14,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from peerlake.warehouse import Lake
+from peerlake.warehouse.log import EventLog
 
 from tests.orchestration.conftest import PEERLAKE, REPO, ReviewServer
-from warehouse import Lake
-from warehouse.log import EventLog
 
 pytestmark = pytest.mark.pipeline
 

@@ -47,7 +47,7 @@ def test_study_new_names_the_files_of_a_papers_folder_that_are_not_pdfs(invoke, 
 
 
 def test_an_unknown_key_says_did_you_mean_before_the_known_keys(invoke, tmp_path):
-    from studies import StudyError, parse_study
+    from peerlake.studies import StudyError, parse_study
 
     with pytest.raises(StudyError) as exc:
         parse_study("x", '[papers]\nids = ["a"]\n\n[[reviewers]]\ntemplate = "reviewer_scoring"\nsampels = 2\n')
@@ -74,8 +74,7 @@ def test_study_list_says_running_for_a_started_run_whose_process_lives(invoke, t
     from dagster import DagsterEventType
     from dagster._core.events import DagsterEvent
     from dagster._core.test_utils import create_run_for_test
-
-    from orchestration.runner import dagster_instance
+    from peerlake.orchestration.runner import dagster_instance
 
     assert invoke("new", "mine", "--ids", "a").exit_code == 0
     assert "never run" in invoke("list").output

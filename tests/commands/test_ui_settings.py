@@ -4,7 +4,7 @@ sends no telemetry."""
 
 
 def test_the_lakes_dagster_instance_has_the_community_modal_and_telemetry_off(tmp_path, monkeypatch):
-    from orchestration.runner import dagster_instance
+    from peerlake.orchestration.runner import dagster_instance
 
     monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
     instance = dagster_instance()

@@ -5,10 +5,10 @@ known only from the published marts (its file elsewhere) is still accepted."""
 
 import duckdb
 import pytest
+from peerlake.warehouse import EventLog, Lake
 from typer.testing import CliRunner
 
 from peerlake.cli import app
-from warehouse import EventLog, Lake
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_a_number_given_to_sample_is_named_as_the_samples_flag_and_nothing_is_wr
 
 
 def test_a_drawn_sample_is_accepted(lake_home):
-    from warehouse.events import SampleDrawn
+    from peerlake.warehouse.events import SampleDrawn
 
     log = EventLog(Lake(lake_home))
     log.append(SampleDrawn(sample_id="s-abc", drawn_by="test", seed=1, strata="venue", size=1, venue=None,

@@ -7,15 +7,14 @@ Prices in a test table: input $1000, output $2000 per million tokens = $0.001 an
 import json
 
 import pytest
-
-from costs.estimate import Estimate, ToJudge, grouped, judge_rows, load_history, request_rows, run_estimated
-from judging.base import JudgeConfig
-from llm_calls.cost import parse_price_table
-from llm_calls.gateway import Gateway
-from llm_calls.providers.openai_chat import OpenAIProvider
-from llm_calls.types import LlmRequest
-from warehouse.events import JudgmentRecorded, LlmCall
-from warehouse.log import EventLog
+from peerlake.costs.estimate import Estimate, ToJudge, grouped, judge_rows, load_history, request_rows, run_estimated
+from peerlake.judging.base import JudgeConfig
+from peerlake.llm_calls.cost import parse_price_table
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.openai_chat import OpenAIProvider
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse.events import JudgmentRecorded, LlmCall
+from peerlake.warehouse.log import EventLog
 
 TABLE = parse_price_table('version = "estimate-test-1"\n[[openai."gpt-test"]]\neffective_from = 2000-01-01\n'
                           'checked = 2000-01-01\ninput = 1000.0\noutput = 2000.0\n')
@@ -125,7 +124,7 @@ def test_judge_calls_per_review_come_from_the_judged_reviews_in_the_log(log):
 
 
 def test_judge_calls_without_history_default_to_one_per_template(log):
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     cfg = JudgeConfig(provider="openai", model="gpt-test", max_output_tokens=700)
     (row,) = judge_rows("constructiveness", (JUDGE_TEMPLATE,), cfg, "cfg1", [ToJudge("human:a", 1000)],
@@ -146,7 +145,7 @@ def test_an_unpriced_model_has_no_cost_estimate_not_zero(log):
 
 
 def test_a_long_tail_widens_the_interval_to_hold_the_mean():
-    from costs.estimate import spread
+    from peerlake.costs.estimate import spread
 
     # nineteen 1s and one 1000: mean (19 + 1000) / 20 = 50.95, but the 90th percentile (position
     # 0.9 · 19 = 17.1, between two 1s) is 1: the interval's top is raised to the mean
@@ -175,11 +174,11 @@ def test_a_pool_judgment_counts_each_member_review_as_judged(log):
 def test_pdfs_not_ingested_yet_are_estimated_with_the_requests_the_run_will_make(log, tmp_path):
     import shutil
 
-    from costs.plan import study_estimate
-    from ingest.demo_corpus import demo_papers
-    from ingest.papers import ingest_pdf
-    from reviewing.scoring import review_requests
-    from studies import parse_study, resolve_papers, with_study
+    from peerlake.costs.plan import study_estimate
+    from peerlake.ingest.demo_corpus import demo_papers
+    from peerlake.ingest.papers import ingest_pdf
+    from peerlake.reviewing.scoring import review_requests
+    from peerlake.studies import parse_study, resolve_papers, with_study
 
     folder = tmp_path / "pdfs"
     folder.mkdir()

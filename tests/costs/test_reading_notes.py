@@ -1,11 +1,11 @@
 """The dry run says what a reviewer reads of each paper when the provider's character budget cuts it
 (PEERLAKE_REVIEW_MAX_CHARS: 9,000 on the embedded model), from the real ingested demo paper."""
 
-from costs.plan import reading_notes
-from ingest.demo_corpus import demo_papers
-from ingest.papers import ingest_pdf
-from reviewing.scoring import ReviewerConfig
-from warehouse.log import EventLog
+from peerlake.costs.plan import reading_notes
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.papers import ingest_pdf
+from peerlake.reviewing.scoring import ReviewerConfig
+from peerlake.warehouse.log import EventLog
 
 
 def test_a_cut_paper_is_named_with_the_share_read(lake, monkeypatch):

@@ -6,14 +6,14 @@ Prices (tests/costs/test_estimate.py's table): input $0.001, output $0.002 per t
 """
 
 import pytest
+from peerlake.costs.estimate import load_history
+from peerlake.costs.systems import system_rows
+from peerlake.reviewing.systems import register
+from peerlake.reviewing.systems.base import PlannedStep, ReviewerSystem, SystemConfig, SystemRun
+from peerlake.warehouse.events import LlmCall, SystemReviewRecorded
+from peerlake.warehouse.log import EventLog
 
-from costs.estimate import load_history
-from costs.systems import system_rows
-from reviewing.systems import register
-from reviewing.systems.base import PlannedStep, ReviewerSystem, SystemConfig, SystemRun
 from tests.costs.test_estimate import gateway_of
-from warehouse.events import LlmCall, SystemReviewRecorded
-from warehouse.log import EventLog
 
 
 class PlanToy(ReviewerSystem):
@@ -105,10 +105,10 @@ def test_a_recorded_review_replays_and_a_new_package_does_not(log):
 def test_the_dry_run_lists_the_studys_systems(log, tmp_path):
     import shutil
 
-    from costs.plan import study_estimate
-    from ingest.demo_corpus import demo_papers
-    from ingest.papers import ingest_pdf
-    from studies import parse_study
+    from peerlake.costs.plan import study_estimate
+    from peerlake.ingest.demo_corpus import demo_papers
+    from peerlake.ingest.papers import ingest_pdf
+    from peerlake.studies import parse_study
 
     folder = tmp_path / "pdfs"
     folder.mkdir()

@@ -17,9 +17,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from studies import resolution_event
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.events import JudgmentRecorded, PaperVariantRecorded, ReferenceLabelImported, SystemReviewRecorded
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.events import (
+    JudgmentRecorded,
+    PaperVariantRecorded,
+    ReferenceLabelImported,
+    SystemReviewRecorded,
+)
 
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 B = "B"

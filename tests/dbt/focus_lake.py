@@ -22,9 +22,9 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from studies import resolution_event
-from warehouse import EventLog, Lake
-from warehouse.events import HumanReviewImported, JudgmentRecorded, PaperVariantRecorded, SystemReviewRecorded
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import HumanReviewImported, JudgmentRecorded, PaperVariantRecorded, SystemReviewRecorded
 
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 TARGETS = ["paper", "method", "experiment"]

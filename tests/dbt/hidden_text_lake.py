@@ -17,9 +17,9 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from studies import resolution_event
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.events import JudgmentRecorded, PaperVariantRecorded, SystemReviewRecorded
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.events import JudgmentRecorded, PaperVariantRecorded, SystemReviewRecorded
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 W1, W2, O1 = "B1~hidden_text-1111111111", "B2~hidden_text-2222222222", "B1~hidden_text-3333333333"

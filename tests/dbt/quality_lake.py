@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake
+from peerlake.warehouse.events import ExternalReviewImported, JudgmentRecorded, PaperStatusRecorded, StudyResolved
+
 from tests.dbt.sample_lake import CONFIG_A, _call, _request, review_json
-from warehouse import EventLog, HumanReviewImported, Lake
-from warehouse.events import ExternalReviewImported, JudgmentRecorded, PaperStatusRecorded, StudyResolved
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 DEPTH, CONSTRUCTIVE, NOVELTY, FLAWS = "d000000000000001", "c000000000000001", "n000000000000001", "f000000000000001"

@@ -5,9 +5,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from llm_calls.types import LlmRequest
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
+
 from tests.studies.cover import cover_everything
-from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

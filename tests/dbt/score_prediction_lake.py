@@ -18,9 +18,9 @@ Judgments (judge score_prediction, step predict), predicted scores per repeat:
 import json
 from datetime import UTC, datetime, timedelta
 
-from studies import resolution_event
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.events import HumanReviewImported, JudgmentRecorded, PaperStatusRecorded, SystemReviewRecorded
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.events import HumanReviewImported, JudgmentRecorded, PaperStatusRecorded, SystemReviewRecorded
 
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 ICLR, NEURIPS = "ICLR.cc/2025/Conference", "NeurIPS.cc/2024/Conference"

@@ -22,10 +22,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from llm_calls.cost import parse_price_table
-from studies import resolution_event
-from warehouse import EventLog, Lake, LlmCall, PaperIngested
-from warehouse.events import PriceTableRecorded, SystemReviewRecorded
+from peerlake.llm_calls.cost import parse_price_table
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
+from peerlake.warehouse.events import PriceTableRecorded, SystemReviewRecorded
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 CALL_COST = (1000 * 4 + 100 * 16) / 1e6  # 0.0056

@@ -3,8 +3,8 @@ what is in it): items and their validation, study scoping, any-of-k accuracy per
 intervals, the judge audit, the gates on the built marts and the report section. One build, many asserts."""
 
 import pytest
+from peerlake.expectations import run_gate
 
-from expectations import run_gate
 from tests.dbt.contradictions_lake import V0, V1, V2, build_contradictions_lake
 from tests.dbt.test_marts import dbt_build
 
@@ -118,8 +118,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_one_line_per_system(built):
-    from report import contradictions
-    from report.data import load
+    from peerlake.report import contradictions
+    from peerlake.report.data import load
 
     db, _ = built
     html = contradictions.section(load(db, study="S"), {"cfg-a": "MLR (a)"})

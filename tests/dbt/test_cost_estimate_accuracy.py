@@ -7,11 +7,11 @@ import os
 from datetime import UTC, datetime
 
 import pytest
+from peerlake.expectations import run_gate
+from peerlake.warehouse import EventLog, Lake, LlmCall
+from peerlake.warehouse.events import RunEstimated
 
-from expectations import run_gate
 from tests.dbt.test_marts import dbt_build, query
-from warehouse import EventLog, Lake, LlmCall
-from warehouse.events import RunEstimated
 
 AT = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

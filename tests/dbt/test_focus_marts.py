@@ -5,8 +5,8 @@ taxonomy, null shares, the four KL components worked by hand, and the gates on t
 import math
 
 import pytest
+from peerlake.expectations import run_gate
 
-from expectations import run_gate
 from tests.dbt.focus_lake import build_focus_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
@@ -108,8 +108,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_the_built_marts(built):
-    from report.data import load
-    from report.focus import section
+    from peerlake.report.data import load
+    from peerlake.report.focus import section
 
     _, db, _ = built
     page = section(load(db, study="S"), {})

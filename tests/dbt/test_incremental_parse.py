@@ -10,9 +10,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import duckdb
+from peerlake.warehouse import EventLog, Lake
 
 from tests.dbt.sample_lake import T0, _call, _request, review_json
-from warehouse import EventLog, Lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
 MODEL = "int_ai_reviews_parsed"

@@ -6,6 +6,8 @@ import json
 from datetime import timedelta
 
 import pytest
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import JudgmentRecorded, StudyResolved
 from scipy import stats
 
 from tests.dbt.quality_lake import (
@@ -24,8 +26,6 @@ from tests.dbt.quality_lake import (
 )
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_quality_marts import rows
-from warehouse import EventLog, Lake
-from warehouse.events import JudgmentRecorded, StudyResolved
 
 POOL1 = "pool:P1|X|s0"
 

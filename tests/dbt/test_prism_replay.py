@@ -16,19 +16,19 @@ from dataclasses import dataclass
 
 import duckdb
 import pytest
+from peerlake.ingest.judgment_scope import add_to_study
+from peerlake.judging import constructiveness, depth, flaws
+from peerlake.judging.base import JudgeConfig, JudgeContext, Judgment, Recorder
+from peerlake.judging.caps import LOCAL_CAPS, resolve_caps
+from peerlake.judging.reviews import external_reviews, human_reviews
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse import EventLog, Lake
 
-from ingest.judgment_scope import add_to_study
-from judging import constructiveness, depth, flaws
-from judging.base import JudgeConfig, JudgeContext, Judgment, Recorder
-from judging.caps import LOCAL_CAPS, resolve_caps
-from judging.reviews import external_reviews, human_reviews
-from llm_calls.gateway import Gateway
 from tests.dbt.test_marts import dbt_build
 from tests.ingest import prism_layout as layout
 from tests.ingest.test_judgment_import import _cli
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
-from warehouse import EventLog, Lake
 
 STUDY, MODEL = "prism-replay", "gpt-4.1"
 H1, H2 = f"human:{layout.REPLAY_H1}", f"human:{layout.REPLAY_H2}"

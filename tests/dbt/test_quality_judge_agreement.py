@@ -10,10 +10,12 @@ import json
 import duckdb
 import numpy as np
 import pytest
+from peerlake.expectations import STATISTIC_GATES, run_gate
+from peerlake.ingest.judgment_scope import add_to_study
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import JudgmentRecorded
 from scipy import stats
 
-from expectations import STATISTIC_GATES, run_gate
-from ingest.judgment_scope import add_to_study
 from tests.dbt.test_marts import dbt_build
 from tests.ingest import prism_layout as layout
 from tests.ingest.test_judgment_import import (
@@ -28,8 +30,6 @@ from tests.ingest.test_judgment_import import (
     prism_constructiveness,
     prism_depth,
 )
-from warehouse import EventLog, Lake
-from warehouse.events import JudgmentRecorded
 
 OWN_C, OWN_C2, OWN_D = "c000000000000001", "c000000000000002", "d000000000000001"  # hex sorts before "prism-…"
 REVIEWS = (SEA, H1, H2)

@@ -12,15 +12,15 @@ from itertools import combinations
 import duckdb
 import numpy as np
 import pytest
+from peerlake.expectations import run_gate
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 from scipy import stats
 from typer.testing import CliRunner
 
-from expectations import run_gate
 from tests.dbt.sample_lake import T0, _call, _request, review_json
 from tests.dbt.test_marts import dbt_build
 from tests.metrics.stats.by_hand import rank_counts_by_hand, variance_upper_by_hand
 from tests.studies.cover import cover_everything
-from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 
 CONFIG_R = {"provider": "local", "model": "qwen-1.5b", "template": "review_v1", "hash": "h-r"}
 CONFIG_S = {"provider": "openai", "model": "gpt-4.1-mini", "template": "review_v1", "hash": "h-s"}

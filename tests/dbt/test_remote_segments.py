@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from peerlake.warehouse import EventLog, Lake, duckdb_s3, settings
+from peerlake.warehouse.events import PriceTableRecorded
 
 from tests.dbt.test_cost_marts import NEW_DAY, OLD_DAY, TABLE, _call
-from warehouse import EventLog, Lake, duckdb_s3, settings
-from warehouse.events import PriceTableRecorded
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
 SELECT = "+cost_by_model"  # stg_events__llm_calls, stg_events__price_tables, int_call_costs, fct_llm_calls
@@ -145,7 +145,7 @@ def test_neither_build_reads_a_segment_no_manifest_commits(remote_env):
         assert cost == pytest.approx(sealed_cost)  # the forged $123 calls count nowhere
         assert "filename" not in [r[0] for r in _rows(db, "describe select * from stg_events__llm_calls")]
     # a partition with nothing but its committed schema segment still gives every column, and no other
-    from warehouse.events import EVENT_TYPES, arrow_schema
+    from peerlake.warehouse.events import EVENT_TYPES, arrow_schema
 
     cls = EVENT_TYPES["cost_cap_reached"]
     with duckdb_s3.connect() as con:
@@ -188,7 +188,7 @@ def test_an_unreadable_bucket_stops_dbt_at_connect_naming_the_settings(s3_server
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("PEERLAKE_SEGMENTS_URL", "s3://no-such-lake-bucket/x/events/segments")
     # loaded the way dbt-duckdb loads the profile's plugin; it reads the segments URL when dbt connects
-    plugin = BasePlugin.create("warehouse.duckdb_s3")
+    plugin = BasePlugin.create("peerlake.warehouse.duckdb_s3")
     con = duckdb.connect()
     with pytest.raises(duckdb_s3.LakeUnreachable, match=r"bucket 'no-such-lake-bucket' does not exist at http.*"
                        r"AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID"):

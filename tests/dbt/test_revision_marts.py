@@ -2,12 +2,12 @@
 columns its gate reads, and the gates pass (the arithmetic is pinned in tests/metrics/revision/)."""
 
 import pytest
+from peerlake.expectations import run_gate
+from peerlake.expectations.gates import SUITES
+from peerlake.warehouse import EventLog, Lake
 
-from expectations import run_gate
-from expectations.gates import SUITES
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
-from warehouse import EventLog, Lake
 
 MARTS = ("revision_gains", "revision_cells", "revision_scorer_gaps", "revision_directions", "revision_noise_adjusted",
          "revision_selector_agreement", "revision_validation", "revision_cases")

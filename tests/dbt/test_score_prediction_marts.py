@@ -5,8 +5,8 @@ the paper means, the correlations with hand-worked values, text overlap, and the
 import math
 
 import pytest
+from peerlake.expectations import run_gate
 
-from expectations import run_gate
 from tests.dbt.score_prediction_lake import build_score_prediction_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
@@ -122,8 +122,8 @@ def test_the_gates_pass_on_the_built_marts(built):
 
 
 def test_the_report_section_draws_the_marts(built):
-    from report import score_prediction
-    from report.data import ReportData, load
+    from peerlake.report import score_prediction
+    from peerlake.report.data import ReportData, load
 
     _, db, _ = built
     page = score_prediction.section(load(db, study="S"), {"cfg-sys": "AI Scientist · cfg-sys"})

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from peerlake.expectations import run_gate
+from peerlake.reviewing.systems.normalized import SCORE_SCALES
 
-from expectations import run_gate
-from reviewing.systems.normalized import SCORE_SCALES
 from tests.dbt.systems_lake import CALL_COST, NULL_REASON, build_systems_lake
 from tests.dbt.test_marts import dbt_build
 
@@ -204,7 +204,7 @@ def test_the_score_gate_sees_the_null_review_but_not_in_its_tolerance(built):
 
 
 def test_the_report_page_shows_the_systems_of_the_study(built):
-    from report import render_report
+    from peerlake.report import render_report
 
     _, db, _ = built
     page = render_report(db, "S")

@@ -19,19 +19,19 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
-from expectations import run_gate
-from studies import resolution_event
-from tests.dbt.test_marts import dbt_build
-from tests.dbt.test_system_marts import rows
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.events import (
+from peerlake.expectations import run_gate
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.events import (
     ExternalReviewImported,
     HumanReviewImported,
     JudgmentRecorded,
     SystemReviewRecorded,
     WithdrawalNoteImported,
 )
+
+from tests.dbt.test_marts import dbt_build
+from tests.dbt.test_system_marts import rows
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -207,9 +207,8 @@ def test_the_gate_passes_on_the_built_mart(built):
 
 def test_the_gate_refuses_a_zero_for_not_judged(built):
     import duckdb
-
-    from expectations.gates import validate_frame
-    from expectations.suite_withdrawal_detection import COLUMNS
+    from peerlake.expectations.gates import validate_frame
+    from peerlake.expectations.suite_withdrawal_detection import COLUMNS
 
     _, db, _ = built
     with duckdb.connect(str(db), read_only=True) as con:
@@ -220,8 +219,8 @@ def test_the_gate_refuses_a_zero_for_not_judged(built):
 
 
 def test_the_report_section_on_the_built_mart(built):
-    from report.data import ReportData, load
-    from report.withdrawals import section
+    from peerlake.report.data import ReportData, load
+    from peerlake.report.withdrawals import section
 
     _, db, _ = built
     page = section(load(db, study="S"), {})

@@ -18,10 +18,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from llm_calls.types import LlmRequest
-from studies import resolution_event
-from warehouse import EventLog, Lake, LlmCall, PaperIngested
-from warehouse.events import PaperVariantRecorded, SystemReviewRecorded
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
+from peerlake.warehouse.events import PaperVariantRecorded, SystemReviewRecorded
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 TEXTS = {"s1": "The proposed method is novel and clearly motivated.",

@@ -5,8 +5,7 @@ import hashlib
 import zipfile
 
 import pytest
-
-from llm_calls.embeddings import install, model_files
+from peerlake.llm_calls.embeddings import install, model_files
 
 FILES = {"model.safetensors": b"weights", "vocab.txt": b"[PAD]\n", "config.json": b"{}",
          "1_Pooling/config.json": b"{\"pooling_mode_mean_tokens\": true}", "modules.json": b"[]"}

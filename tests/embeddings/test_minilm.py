@@ -4,8 +4,7 @@ ONNX export of the model (cosine > 0.999 on 20 sentences) is checked by benchmar
 
 import numpy as np
 import pytest
-
-from llm_calls.embeddings.minilm import MiniLM
+from peerlake.llm_calls.embeddings.minilm import MiniLM
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,14 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from peerlake.expectations import run_gate
+from peerlake.llm_calls.embeddings import MODEL_HASH, MODEL_NAME, embed_counted
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import SystemReviewRecorded
 
-from expectations import run_gate
-from llm_calls.embeddings import MODEL_HASH, MODEL_NAME, embed_counted
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
 from tests.embeddings.consistency_lake import T0, TEXTS, build_consistency_lake
-from warehouse import EventLog, Lake
-from warehouse.events import SystemReviewRecorded
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +126,8 @@ def test_the_gate_passes_on_the_built_mart(built):
 
 
 def test_the_report_section_reads_the_built_mart(built):
-    from report import consistency
-    from report.data import load
+    from peerlake.report import consistency
+    from peerlake.report.data import load
 
     _, db, *_ = built
     page = consistency.section(load(db, "S"), {})

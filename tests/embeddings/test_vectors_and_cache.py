@@ -3,10 +3,9 @@ nothing computed twice, the model not even loaded when everything is stored."""
 
 import numpy as np
 import pytest
-
-from llm_calls.embeddings import cache
-from llm_calls.embeddings.cache import DIM, MODEL_HASH, embed_counted, text_sha256
-from warehouse.vectors import VectorStore, VectorStoreError
+from peerlake.llm_calls.embeddings import cache
+from peerlake.llm_calls.embeddings.cache import DIM, MODEL_HASH, embed_counted, text_sha256
+from peerlake.warehouse.vectors import VectorStore, VectorStoreError
 
 
 def test_store_round_trip_and_append_only(tmp_path):
@@ -59,7 +58,7 @@ def test_nothing_missing_means_the_model_is_never_loaded(tmp_path, monkeypatch):
 
 
 def test_a_missing_model_is_installed_on_first_use_or_says_how(tmp_path, monkeypatch):
-    from llm_calls.embeddings import install
+    from peerlake.llm_calls.embeddings import install
 
     monkeypatch.setenv("PEERLAKE_CACHE", str(tmp_path / "no-cache"))
     tried = []

@@ -146,7 +146,7 @@ def test_a_failed_column_check_publishes_nothing_and_the_cli_names_it(tmp_path):
     the failing row by its key and the check it breaks."""
     from datetime import UTC, datetime
 
-    from warehouse import EventLog, HumanReviewImported, Lake
+    from peerlake.warehouse import EventLog, HumanReviewImported, Lake
 
     root = tmp_path / "lake"
     log = EventLog(Lake(root))

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from expectations import gates
-from expectations.gates import GATES, SUITES
+from peerlake.expectations import gates
+from peerlake.expectations.gates import GATES, SUITES
 
 FOLDER = Path(gates.__file__).parent
 
@@ -11,7 +11,7 @@ FOLDER = Path(gates.__file__).parent
 def test_every_suite_module_is_a_gate_under_its_file_name():
     assert set(SUITES) == {p.stem.removeprefix("suite_") for p in FOLDER.glob("suite_*.py")}
     for name, module in SUITES.items():
-        assert module.__name__ == f"expectations.suite_{name}"
+        assert module.__name__ == f"peerlake.expectations.suite_{name}"
         assert {"MODEL", "KEY", "COLUMNS", "STAGE", "expectations"} <= set(vars(module)), name
         assert module.KEY in module.COLUMNS, name
         assert GATES[name] == module.MODEL

@@ -4,8 +4,7 @@ empty frame of each suite, so a table-level expectation (a row count, say) added
 
 import pandas as pd
 import pytest
-
-from expectations.gates import SUITES, _validate, validate_frame
+from peerlake.expectations.gates import SUITES, _validate, validate_frame
 
 
 def _empty(module) -> pd.DataFrame:

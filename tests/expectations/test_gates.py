@@ -8,8 +8,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
-from expectations import GATES, run_gate, validate_frame
+from peerlake.expectations import GATES, run_gate, validate_frame
 
 
 def scores(**changes) -> pd.DataFrame:

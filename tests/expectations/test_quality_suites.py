@@ -3,8 +3,7 @@ passes, and each broken one fails naming the broken expectation."""
 
 import pandas as pd
 import pytest
-
-from expectations import GATES, STATISTIC_GATES, validate_frame
+from peerlake.expectations import GATES, STATISTIC_GATES, validate_frame
 
 
 def frame(rows: list[dict], **changes) -> pd.DataFrame:

@@ -3,8 +3,7 @@ naming the broken expectation (values worked out by hand, not by the marts' code
 
 import pandas as pd
 import pytest
-
-from expectations import validate_frame
+from peerlake.expectations import validate_frame
 
 
 def frame(rows: list[dict], **changes) -> pd.DataFrame:

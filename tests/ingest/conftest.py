@@ -1,8 +1,7 @@
 from pathlib import Path
 
 import pytest
-
-from warehouse import EventLog, Lake
+from peerlake.warehouse import EventLog, Lake
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 import json
 import shutil
 
-from ingest.asap import import_asap
-from ingest.batch import counts
-from ingest.openreview import ICLR2017_SCALE
-from ingest.package import load_package
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.batch import counts
+from peerlake.ingest.openreview import ICLR2017_SCALE
+from peerlake.ingest.package import load_package
 
 
 def test_sample_ingests_with_every_rating(log, shared):

@@ -2,9 +2,8 @@
 
 import pymupdf
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.manuscripts import ingest_pdf, iter_pdfs
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.manuscripts import ingest_pdf, iter_pdfs
 
 DEMO = demo_papers()
 

@@ -6,13 +6,12 @@ import json
 import shutil
 
 import pytest
-
-from ingest.asap import import_asap
-from ingest.batch import Outcome, counts
-from ingest.demo_corpus import demo_papers, demo_reviews
-from ingest.external_reviews import import_external_reviews
-from ingest.openreview import import_reviews
-from ingest.papers import ingest_pdf
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.batch import Outcome, counts
+from peerlake.ingest.demo_corpus import demo_papers, demo_reviews
+from peerlake.ingest.external_reviews import import_external_reviews
+from peerlake.ingest.openreview import import_reviews
+from peerlake.ingest.papers import ingest_pdf
 
 
 def _pdfs(log, tmp_path):

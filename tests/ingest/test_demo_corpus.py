@@ -2,11 +2,10 @@ import json
 
 import pymupdf
 import pytest
-
-from ingest.demo_corpus import DEMO_DIR, demo_papers, demo_reviews
-from ingest.demo_corpus.build import SYNTHETIC_LABEL, build
-from ingest.openreview import ICLR2025_SCALE, parse_score, scale_values
-from warehouse.blobs import sha256_hex
+from peerlake.ingest.demo_corpus import DEMO_DIR, demo_papers, demo_reviews
+from peerlake.ingest.demo_corpus.build import SYNTHETIC_LABEL, build
+from peerlake.ingest.openreview import ICLR2025_SCALE, parse_score, scale_values
+from peerlake.warehouse.blobs import sha256_hex
 
 
 def _page_texts(path):
@@ -23,7 +22,7 @@ def test_build_is_byte_stable_and_matches_committed_pdfs(tmp_path):
     assert [p.name for p in a] == [p.name for p in demo_papers()]
     for built, committed in zip(a, demo_papers(), strict=True):
         assert _page_texts(built) == _page_texts(committed), (
-            f"{committed} is out of date: run python -m ingest.demo_corpus.build")
+            f"{committed} is out of date: run python -m peerlake.ingest.demo_corpus.build")
 
 
 @pytest.mark.parametrize("pdf", demo_papers(), ids=lambda p: p.stem)

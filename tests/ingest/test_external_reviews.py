@@ -3,8 +3,7 @@
 import json
 
 import pytest
-
-from ingest.external_reviews import import_external_reviews
+from peerlake.ingest.external_reviews import import_external_reviews
 
 
 def _lines(tmp_path, rows, name="deepreview.jsonl"):

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-
-from ingest import hidden_text
-from ingest.extraction import extract_package
-from ingest.pages import DEFAULT_DPI
-from ingest.papers import ingest_pdf, latest_versions
-from warehouse import EventLog
+from peerlake.ingest import hidden_text
+from peerlake.ingest.extraction import extract_package
+from peerlake.ingest.pages import DEFAULT_DPI
+from peerlake.ingest.papers import ingest_pdf, latest_versions
+from peerlake.warehouse import EventLog
 
 DEMO = sorted((Path(__file__).resolve().parents[2] / "ingest" / "demo_corpus" / "papers").glob("*.pdf"))
 CC_BY = Path(__file__).resolve().parents[3] / "shared" / "data" / "cc_by_pdfs"

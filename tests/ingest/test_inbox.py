@@ -3,11 +3,10 @@
 import shutil
 
 from dagster import DagsterInstance, build_sensor_context, materialize
-
-from ingest.demo_corpus import demo_papers
-from orchestration.assets.inbox import inbox_manuscripts, inbox_papers, inbox_sensor
-from orchestration.resources import LakeResource
-from warehouse import EventLog
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.orchestration.assets.inbox import inbox_manuscripts, inbox_papers, inbox_sensor
+from peerlake.orchestration.resources import LakeResource
+from peerlake.warehouse import EventLog
 
 
 def test_sensor_adds_partitions_and_asset_ingests(lake, tmp_path, monkeypatch):

@@ -7,17 +7,17 @@ from collections import defaultdict
 
 import duckdb
 import pytest
+from peerlake.expectations import run_gate
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.demo_corpus import demo_papers, demo_reviews
+from peerlake.ingest.external_reviews import import_external_reviews
+from peerlake.ingest.manuscripts import ingest_pdf
+from peerlake.ingest.openreview import import_reviews
+from peerlake.warehouse import EventLog, Lake
 
-from expectations import run_gate
-from ingest.asap import import_asap
-from ingest.demo_corpus import demo_papers, demo_reviews
-from ingest.external_reviews import import_external_reviews
-from ingest.manuscripts import ingest_pdf
-from ingest.openreview import import_reviews
 from tests.conftest import SHARED_DATA
 from tests.dbt.test_marts import dbt_build
 from tests.studies.cover import cover_everything
-from warehouse import EventLog, Lake
 
 
 @pytest.fixture(scope="module")

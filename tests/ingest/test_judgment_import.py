@@ -12,13 +12,13 @@ from pathlib import Path
 import duckdb
 import pytest
 import typer
+from peerlake.ingest.judgments import UNIT_KEYS
+from peerlake.warehouse import EventLog
 from typer.testing import CliRunner
 
-from ingest.judgments import UNIT_KEYS
 from peerlake.commands.ingest import register
 from tests.ingest import prism_layout as layout
 from tests.ingest.prism_layout import ICLR, data_demo, prism_data, write
-from warehouse import EventLog
 
 REPO = Path(__file__).resolve().parents[2]
 SEA, H1, H2 = f"external:sea-e:{ICLR}", "human:TKnO6M1glb", "human:NHOJ5LqlA3"
@@ -258,7 +258,7 @@ def test_judge_output_nested_too_deep_is_one_rejection(lake, tmp_path):
 def test_a_grounding_outside_the_0_to_2_scale_is_kept_null_and_counted():
     """PRISM's released human depth answers grade grounding 0-3; S = mean / 2 would then exceed 1 and fail
     the quality gate, so a 3 is kept as PRISM keeps an unmatched premise: null, in R but not in S."""
-    from ingest.judgments import depth_units
+    from peerlake.ingest.judgments import depth_units
 
     units, dropped, why = depth_units([
         {"argument": "Table 2 shows no gain.", "role": "Premise", "aspect": "Experiments", "grounding_score": 3},

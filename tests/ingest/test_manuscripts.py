@@ -4,10 +4,9 @@ import shutil
 
 import pymupdf
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.demo_corpus.build import parse_source
-from ingest.manuscripts import (
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.demo_corpus.build import parse_source
+from peerlake.ingest.manuscripts import (
     TRUNCATION_NOTE,
     ManuscriptError,
     ManuscriptPackage,
@@ -15,7 +14,7 @@ from ingest.manuscripts import (
     ingest_pdf,
     load_package,
 )
-from warehouse.blobs import sha256_hex
+from peerlake.warehouse.blobs import sha256_hex
 
 DEMO = demo_papers()
 

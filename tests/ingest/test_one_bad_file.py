@@ -7,16 +7,17 @@ import json
 
 import pytest
 import typer
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.external_reviews import import_external_reviews
+from peerlake.ingest.openreview import import_reviews
+from peerlake.ingest.papers import ingest_pdf
+from peerlake.ingest.reference_labels import import_reference_labels
+from peerlake.ingest.related_work import import_related_work
+from peerlake.ingest.substanreview import import_substanreview
+from peerlake.ingest.withdrawals import import_arxiv_comments
+from peerlake.warehouse import EventLog
 from typer.testing import CliRunner
 
-from ingest.asap import import_asap
-from ingest.external_reviews import import_external_reviews
-from ingest.openreview import import_reviews
-from ingest.papers import ingest_pdf
-from ingest.reference_labels import import_reference_labels
-from ingest.related_work import import_related_work
-from ingest.substanreview import import_substanreview
-from ingest.withdrawals import import_arxiv_comments
 from peerlake.commands.ingest import register
 from tests.ingest.hostile import (
     asap_paper,
@@ -28,7 +29,6 @@ from tests.ingest.hostile import (
     withdrawal_note,
     write_json,
 )
-from warehouse import EventLog
 
 
 def _cli(*args: str):

@@ -1,9 +1,15 @@
 import json
 
 import pytest
-
-from ingest.demo_corpus import demo_reviews
-from ingest.openreview import ICLR2025_SCALE, ICLR2026_SCALE, NoteError, import_reviews, parse_score, scale_values
+from peerlake.ingest.demo_corpus import demo_reviews
+from peerlake.ingest.openreview import (
+    ICLR2025_SCALE,
+    ICLR2026_SCALE,
+    NoteError,
+    import_reviews,
+    parse_score,
+    scale_values,
+)
 
 
 def _notes(path):

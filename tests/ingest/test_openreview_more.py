@@ -7,8 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
-from ingest.openreview import ICLR2017_SCALE, ScaleError, import_reviews, scale_for, status_of_decision
+from peerlake.ingest.openreview import ICLR2017_SCALE, ScaleError, import_reviews, scale_for, status_of_decision
 
 
 def _v1_forum(forum="B1-Hhnslg", decision="Accept (Poster)"):
@@ -147,7 +146,7 @@ def recorded_api(shared):
 
 def test_live_fetch_imports_like_a_file(log, recorded_api, monkeypatch):
     pytest.importorskip("openreview")
-    from ingest.openreview_live import import_live
+    from peerlake.ingest.openreview_live import import_live
 
     monkeypatch.delenv("OPENREVIEW_USERNAME", raising=False)
     monkeypatch.delenv("OPENREVIEW_PASSWORD", raising=False)
@@ -163,7 +162,7 @@ def test_live_fetch_imports_like_a_file(log, recorded_api, monkeypatch):
 
 def test_live_reports_an_unreachable_api(log):
     pytest.importorskip("openreview")
-    from ingest.openreview_live import LiveUnavailable, fetch_venue
+    from peerlake.ingest.openreview_live import LiveUnavailable, fetch_venue
 
     class Broken:
         baseurl = "http://127.0.0.1:9"

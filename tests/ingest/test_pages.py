@@ -4,10 +4,9 @@ import hashlib
 import struct
 
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.pages import PageRenderError, page_images, render_pages
-from ingest.papers import ingest_pdf
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.pages import PageRenderError, page_images, render_pages
+from peerlake.ingest.papers import ingest_pdf
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

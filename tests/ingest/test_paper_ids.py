@@ -6,21 +6,21 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
+from peerlake.audit.selection import Selection
+from peerlake.audit.tree import _manuscript
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.external_reviews import import_external_reviews
+from peerlake.ingest.openreview import import_reviews
+from peerlake.ingest.papers import ingest_pdf
+from peerlake.ingest.reference_labels import import_reference_labels
+from peerlake.ingest.substanreview import import_substanreview
+from peerlake.ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals
+from peerlake.warehouse.events import PaperIngested
+from peerlake.warehouse.ids import PaperIdError, check_paper_id
 from rich.tree import Tree
 
-from audit.selection import Selection
-from audit.tree import _manuscript
-from ingest.asap import import_asap
-from ingest.demo_corpus import demo_papers
-from ingest.external_reviews import import_external_reviews
-from ingest.openreview import import_reviews
-from ingest.papers import ingest_pdf
-from ingest.reference_labels import import_reference_labels
-from ingest.substanreview import import_substanreview
-from ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals
 from tests.ingest.hostile import asap_paper, decision_note, review_note, submission_note, withdrawal_note, write_json
-from warehouse.events import PaperIngested
-from warehouse.ids import PaperIdError, check_paper_id
 
 BAD = ["../../x", "a/b", "..", "/abs/path"]
 

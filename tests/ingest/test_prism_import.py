@@ -8,17 +8,17 @@ import os
 from pathlib import Path
 
 import typer
+from peerlake.ingest.openreview import import_reviews
+from peerlake.ingest.package import ManuscriptPackage
+from peerlake.ingest.prism import import_prism
+from peerlake.studies import JUDGES, parse_study
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.studies import StudyFiles
 from typer.testing import CliRunner
 
-from ingest.openreview import import_reviews
-from ingest.package import ManuscriptPackage
-from ingest.prism import import_prism
 from peerlake.commands.ingest import register
-from studies import JUDGES, parse_study
 from tests.ingest import prism_layout as layout
 from tests.ingest.prism_layout import ICLR, ICML, prism_data, write
-from warehouse import EventLog
-from warehouse.studies import StudyFiles
 
 ICLR25, ICML25 = "ICLR.cc/2025/Conference", "ICML.cc/2025/Conference"
 FIVE = {"sea-e", "treereview", "reviewer2", "deepreview", "cyclereviewer"}
@@ -123,7 +123,7 @@ def test_papers_humans_decisions_and_the_five_systems(lake, tmp_path):
 
 
 def test_judges_read_the_imported_reviews(lake, tmp_path):
-    from judging.reviews import external_reviews, human_reviews
+    from peerlake.judging.reviews import external_reviews, human_reviews
 
     prism_data(tmp_path / "prism")
     _run(str(tmp_path / "prism" / "data"))  # the data root itself

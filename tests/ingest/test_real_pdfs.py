@@ -5,9 +5,8 @@ import re
 
 import pymupdf
 import pytest
-
-from ingest.manuscripts import extract_package, ingest_pdf, load_package
-from warehouse.blobs import BlobCorrupted, sha256_hex
+from peerlake.ingest.manuscripts import extract_package, ingest_pdf, load_package
+from peerlake.warehouse.blobs import BlobCorrupted, sha256_hex
 
 NAMES = ["acl2020_main207_SPECTER", "acl2020_main447_S2ORC", "eacl2023_main121_LongEval",
          "mdpi2023_ki67_breast_cancer_guideline", "naacl2018_N18-3011_LiteratureGraph",

@@ -5,9 +5,9 @@ import json
 
 import pytest
 import typer
+from peerlake.ingest.reference_labels import import_reference_labels
 from typer.testing import CliRunner
 
-from ingest.reference_labels import import_reference_labels
 from peerlake.commands.ingest import register
 
 V = "paper-1~contradiction-0123456789"

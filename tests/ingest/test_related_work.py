@@ -4,9 +4,9 @@ import hashlib
 import json
 
 import typer
+from peerlake.ingest.related_work import import_related_work
 from typer.testing import CliRunner
 
-from ingest.related_work import import_related_work
 from peerlake.commands.ingest import register
 
 GOOD = {"id": "lora", "title": "LoRA:  Low-Rank Adaptation\nof Large Language Models", "abstract": "Freeze and adapt.",

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-
-from ingest.extraction import extract_package
-from ingest.rewrite_pdf import contains_text, normalized, replace_text, replaceable, rewritable, same_text
+from peerlake.ingest.extraction import extract_package
+from peerlake.ingest.rewrite_pdf import contains_text, normalized, replace_text, replaceable, rewritable, same_text
 
 DEMO = Path(__file__).resolve().parents[2] / "ingest" / "demo_corpus" / "papers" / "demo-001.pdf"
 

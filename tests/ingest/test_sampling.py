@@ -7,9 +7,8 @@ import math
 import random
 
 import pytest
-
-from ingest.asap import import_asap
-from ingest.sampling import Paper, SamplingError, draw, draw_nested, population_from_log, solve_quotas
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.sampling import Paper, SamplingError, draw, draw_nested, population_from_log, solve_quotas
 
 
 def _population(n=240, seed=3):

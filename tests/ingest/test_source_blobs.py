@@ -5,10 +5,9 @@ import hashlib
 import shutil
 
 import pytest
-
-from ingest.asap import import_asap
-from ingest.demo_corpus import demo_papers
-from ingest.papers import ingest_pdf
+from peerlake.ingest.asap import import_asap
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.papers import ingest_pdf
 
 DEMO = demo_papers()
 

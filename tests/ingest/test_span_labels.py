@@ -3,10 +3,9 @@ SubstanReview's per-annotator files: good lines import, bad ones are set aside w
 
 import json
 
+from peerlake.ingest.reference_labels import import_reference_labels
+from peerlake.ingest.substanreview import import_substanreview_annotators
 from typer.testing import CliRunner
-
-from ingest.reference_labels import import_reference_labels
-from ingest.substanreview import import_substanreview_annotators
 
 R = "external:substanreview:7"
 

@@ -2,8 +2,8 @@
 
 import json
 
-from ingest.substanreview import JUDGED_PREFIX, import_substanreview, imported_paper_ids, judged_offsets
-from judging.reviews import external_reviews
+from peerlake.ingest.substanreview import JUDGED_PREFIX, import_substanreview, imported_paper_ids, judged_offsets
+from peerlake.judging.reviews import external_reviews
 
 # Two leading spaces, 24 characters of review, two spaces and a newline: len 2 + 24 + 3 = 29.
 REVIEW = "  Good paper. It is clear.  \n"

@@ -3,10 +3,10 @@ recorded with its reason, and a replayed build writes nothing."""
 
 import json
 
-from ingest.demo_corpus import demo_papers
-from ingest.papers import ingest_pdf, latest_versions
-from ingest.variants import record_variant, recorded_variants, variant_paper_id
-from warehouse import EventLog
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.papers import ingest_pdf, latest_versions
+from peerlake.ingest.variants import record_variant, recorded_variants, variant_paper_id
+from peerlake.warehouse import EventLog
 
 
 def _base(lake):

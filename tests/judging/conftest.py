@@ -2,12 +2,12 @@
 wired to it, and JudgeContexts for any judge module (see tests/judging/support.py for the helpers)."""
 
 import pytest
+from peerlake.judging.base import JudgeConfig, JudgeContext
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse.log import EventLog
 
-from judging.base import JudgeConfig, JudgeContext
-from llm_calls.gateway import Gateway
 from tests.judging.support import JUDGE_MODEL, STUDY, ScriptedJudgeServer, make_review
 from tests.llm_calls.support import FAKE_KEYS, providers_for
-from warehouse.log import EventLog
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ review), hand-made reviews, and recording judgments the way the judgments asset 
 import json
 from collections.abc import Sequence
 
-from judging.base import JudgeContext, Judgment, Recorder
-from judging.reviews import JudgedReview
+from peerlake.judging.base import JudgeContext, Judgment, Recorder
+from peerlake.judging.reviews import JudgedReview
+
 from tests.doubles.fake_server import FakeLlmServer, Reply
 
 JUDGE_MODEL = "judge-test-model"

@@ -2,9 +2,9 @@
 
 import json
 
-from judging.base import JudgeConfig, Judgment, Recorder, find_verbatim
-from llm_calls.types import LlmResult, Usage
-from warehouse import EventLog, Lake
+from peerlake.judging.base import JudgeConfig, Judgment, Recorder, find_verbatim
+from peerlake.llm_calls.types import LlmResult, Usage
+from peerlake.warehouse import EventLog, Lake
 
 
 def test_a_span_is_verbatim_up_to_whitespace_and_quotes_only():

@@ -4,8 +4,7 @@ import difflib
 from dataclasses import dataclass
 
 import pytest
-
-from judging.candidates import (
+from peerlake.judging.candidates import (
     PoolEntry,
     build_pool,
     dedupe,

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from peerlake.judging import depth, depth_taxonomy
+from peerlake.judging.base import JudgeConfig
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
 
-from judging import depth, depth_taxonomy
-from judging.base import JudgeConfig
-from llm_calls.gateway import Gateway
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from tests.judging.support import record
 from tests.llm_calls.support import providers_for
 
@@ -29,7 +29,7 @@ def long_review(make_review):
 def local_ctx(judge_log, judge_server):
     """make(**JudgeConfig fields) -> a JudgeContext whose `local` provider is the loopback server, so
     the embedded model's defaults (its caps) are exercised without the model."""
-    from judging.base import JudgeContext
+    from peerlake.judging.base import JudgeContext
 
     providers = {**providers_for(judge_server),
                  "local": OpenAICompatibleProvider(base_url=judge_server.openai_base_url)}
@@ -268,7 +268,7 @@ def test_bad_taxonomy_files_are_refused(tmp_path, text, message):
 
 
 def test_a_study_chooses_the_taxonomy():
-    from studies import StudyError, parse_study
+    from peerlake.studies import StudyError, parse_study
 
     base = 'name = "t"\njudges = ["depth"]\n[papers]\nids = ["a"]\n[judging]\nprovider = "openai"\nmodel = "m"\n'
     assert parse_study("t", base).judging.model_settings()["depth_taxonomy"] == "prism-reference"

@@ -6,12 +6,12 @@ import json
 
 import jsonschema
 import pytest
+from peerlake.judging import detection
+from peerlake.prompts import load_template
+from peerlake.warehouse.events import PaperVariantRecorded
 
-from judging import detection
-from prompts import load_template
 from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
-from warehouse.events import PaperVariantRecorded
 
 SCHEMA = "detection_judge"
 ORIGINAL = "Our method improves accuracy by 4.1 points over the strongest baseline on all five datasets."

@@ -4,12 +4,12 @@ and event log; every kept row and every count worked out by hand from the review
 import json
 
 import pytest
+from peerlake.ingest.manuscripts import ManuscriptPackage, TextRecord
+from peerlake.judging import flaws
+from peerlake.warehouse.events import PaperIngested
 
-from ingest.manuscripts import ManuscriptPackage, TextRecord
-from judging import flaws
 from tests.doubles.fake_server import Reply
 from tests.judging.support import make_review, record, units_of
-from warehouse.events import PaperIngested
 
 H1 = make_review(("summary", "A method for X."),
                  ("weaknesses", "Only one dataset is used. The proof of Lemma 2 is wrong."),

@@ -2,8 +2,9 @@
 pool, quotes matched up to typography, each flaw mentioned once, and PRISM's validity wording. Scripted
 answers through the real gateway, as tests/judging/test_flaws.py (whose reviews and answers these reuse)."""
 
-from judging import flaws
-from judging.base import JudgeConfig, judge_request
+from peerlake.judging import flaws
+from peerlake.judging.base import JudgeConfig, judge_request
+
 from tests.judging.support import assert_bounded, make_review
 from tests.judging.test_flaws import EXTRACT, H1, H2, POOL, S1, _by, _ingest_paper, _script_pool
 

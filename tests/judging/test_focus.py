@@ -8,12 +8,12 @@ import json
 
 import jsonschema
 import pytest
+from peerlake.judging import focus, taxonomy
+from peerlake.prompts import load_template
+from peerlake.warehouse.events import PaperVariantRecorded
 
-from judging import focus, taxonomy
-from prompts import load_template
 from tests.doubles.fake_server import Reply
 from tests.judging.support import assert_bounded, record, units_of
-from warehouse.events import PaperVariantRecorded
 
 SCHEMA = "focus_label"
 SUMMARY = "The paper proposes GateNet, a gated adapter for vision transformers."

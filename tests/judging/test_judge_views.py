@@ -3,8 +3,7 @@ the prompt holds only the judge's sections, its verbatim spans are looked up in 
 inputs_json records the fields it read."""
 
 import pytest
-
-from judging import (
+from peerlake.judging import (
     constructiveness,
     depth,
     detection,
@@ -15,7 +14,7 @@ from judging import (
     score_prediction,
     withdrawal_match,
 )
-from judging.reviews import JUDGE_SECTIONS
+from peerlake.judging.reviews import JUDGE_SECTIONS
 
 SUMMARY = "The paper proposes GateNet, a gated adapter for vision transformers."
 WEAKNESSES = "Table 3 reports accuracy on CIFAR-10 only, with a single seed."

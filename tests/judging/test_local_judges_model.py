@@ -4,13 +4,13 @@ Prints the wall time per call so a demo subset can be sized."""
 
 
 import pytest
+from peerlake.judging import constructiveness, depth, depth_taxonomy
+from peerlake.judging.base import JudgeConfig, JudgeContext
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse import settings
 
-from judging import constructiveness, depth, depth_taxonomy
-from judging.base import JudgeConfig, JudgeContext
-from llm_calls.gateway import Gateway
 from tests.embedded import require_model
 from tests.judging.support import record, units_of
-from warehouse import settings
 
 REVIEW = (
     ("summary", "The paper proposes GateNet, a gated adapter for vision transformers, and reports gains on "

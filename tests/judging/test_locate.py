@@ -1,6 +1,6 @@
 """Where a mention sits in a review: exact anchor, else the best fuzzy window, else the end."""
 
-from judging.locate import fuzzy_find, locate
+from peerlake.judging.locate import fuzzy_find, locate
 
 
 def test_an_exact_anchor_is_found_across_a_line_break():

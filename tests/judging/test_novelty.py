@@ -7,16 +7,16 @@ import dataclasses
 import json
 
 import pytest
+from peerlake.ingest.package import ManuscriptPackage, TextRecord
+from peerlake.judging import novelty
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.retrieval.backend import Backend, FatalRetrievalError
+from peerlake.retrieval.client import RetrievalClient
+from peerlake.warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported
 
-from ingest.package import ManuscriptPackage, TextRecord
-from judging import novelty
-from llm_calls.gateway import Gateway
-from retrieval.backend import Backend, FatalRetrievalError
-from retrieval.client import RetrievalClient
 from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
 from tests.llm_calls.support import providers_for
-from warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported
 
 TITLE = "Sparse Gated Mixtures for Tabular Learning"
 ABSTRACT = "We propose sparse gated mixtures of experts for tabular data classification."

@@ -3,11 +3,12 @@ answered at the network edge; originals and variants recorded once, the resoluti
 
 import json
 
-from orchestration.judge_probes import ASSET, run_probes
-from studies import parse_study
+from peerlake.orchestration.judge_probes import ASSET, run_probes
+from peerlake.studies import parse_study
+from peerlake.warehouse.events import HumanReviewImported
+
 from tests.judging.support import JUDGE_MODEL
 from tests.judging.test_flaws import _ingest_paper
-from warehouse.events import HumanReviewImported
 
 STUDY = f"""
 name = "probed"

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from judging import registry
-from judging.base import ReviewMetric
+from peerlake.judging import registry
+from peerlake.judging.base import ReviewMetric
 
 PROJECT = Path(__file__).resolve().parents[2] / "dbt_project"
 
@@ -18,7 +17,7 @@ def test_dbt_reads_the_judges_own_declaration():
     declared = yaml.safe_load((PROJECT / "dbt_project.yml").read_text())["vars"]["quality_judges"]
     assert declared == registry.quality_declaration(), (
         "dbt_project.yml's quality_judges var no longer matches the judge modules: write it from "
-        "judging.registry.quality_declaration()")
+        "peerlake.judging.registry.quality_declaration()")
 
 
 def test_every_quality_judge_has_an_int_quality_model_per_review_and_per_repeat():
@@ -34,7 +33,7 @@ def test_the_prism_headline_metrics_in_prism_order():
 
 
 def test_a_quality_judge_without_metrics_is_refused_with_what_to_do():
-    module = types.ModuleType("judging.counting")
+    module = types.ModuleType("peerlake.judging.counting")
     module.JUDGE, module.ORDER, module.SECTIONS = "counting", 9, None
     with pytest.raises(ImportError, match=r"needs METRICS = \(ReviewMetric"):
         registry._check_metrics(module)
@@ -47,7 +46,7 @@ def test_a_quality_judge_without_metrics_is_refused_with_what_to_do():
 
 
 def test_hooks_replace_the_branches_on_judge_names():
-    from studies import JudgingSpec
+    from peerlake.studies import JudgingSpec
 
     spec = JudgingSpec()
     assert registry.options_for("novelty", spec) == {"retrieval": spec.retrieval, "verify_top": spec.verify_top}

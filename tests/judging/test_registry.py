@@ -4,22 +4,23 @@ that sets JUDGE, an experiment's judge one that also sets EXPERIMENT."""
 import importlib
 import pkgutil
 
-import judging
-from judging import registry
+from peerlake.judging import registry
+
+from peerlake import judging
 
 
 def _declaring(attr: str) -> set[str]:
     """Module names of judging/ that set `attr`, read here without the registry."""
     out = set()
     for info in pkgutil.iter_modules(judging.__path__):
-        if not info.ispkg and hasattr(importlib.import_module(f"judging.{info.name}"), attr):
+        if not info.ispkg and hasattr(importlib.import_module(f"peerlake.judging.{info.name}"), attr):
             out.add(info.name)
     return out
 
 
 def test_every_module_that_declares_a_judge_is_registered_once():
-    quality = {m.__name__.removeprefix("judging.") for m in registry.judges().values()}
-    experiment = {m.__name__.removeprefix("judging.") for m in registry.experiments().values()}
+    quality = {m.__name__.removeprefix("peerlake.judging.") for m in registry.judges().values()}
+    experiment = {m.__name__.removeprefix("peerlake.judging.") for m in registry.experiments().values()}
     assert quality | experiment == _declaring("JUDGE")
     assert experiment == _declaring("EXPERIMENT") and not quality & experiment
 
@@ -27,7 +28,7 @@ def test_every_module_that_declares_a_judge_is_registered_once():
 def test_a_review_quality_judge_is_named_for_its_module():
     # costs.plan and the judgments assets import a judge as judging.<name>.
     for name, module in registry.judges().items():
-        assert module.__name__ == f"judging.{name}" and name == module.JUDGE
+        assert module.__name__ == f"peerlake.judging.{name}" and name == module.JUDGE
         assert module.TEMPLATES and module.PARSER_VERSION and callable(module.judge)
 
 
@@ -51,8 +52,7 @@ def test_every_experiment_judge_reads_a_table_and_a_builder_makes_manuscripts():
 
 def test_the_study_package_lists_the_registry():
     # studies/spec.py names the judges and experiments a study may use; it must agree with judging/.
-    import studies
-
+    from peerlake import studies
     assert tuple(studies.JUDGES) == registry.judge_names()
     assert tuple(studies.EXPERIMENTS) == registry.experiment_names()
     assert tuple(studies.VARIANT_EXPERIMENTS) == registry.variant_experiments()
@@ -60,7 +60,7 @@ def test_the_study_package_lists_the_registry():
 
 def test_each_judge_states_what_it_reads_and_the_sections_table_is_theirs():
     # judging.reviews.JUDGE_SECTIONS is read from the judge modules' SECTIONS, not kept as a list.
-    from judging.reviews import ARGUMENT, JUDGE_SECTIONS
+    from peerlake.judging.reviews import ARGUMENT, JUDGE_SECTIONS
 
     assert set(JUDGE_SECTIONS) == set(registry.by_judge()) == {m.JUDGE for m in registry.by_judge().values()}
     for name, module in registry.by_judge().items():
@@ -76,13 +76,13 @@ def test_a_judge_module_without_sections_is_refused(monkeypatch):
 
     import pytest
 
-    fake = types.ModuleType("judging.nosections")
+    fake = types.ModuleType("peerlake.judging.nosections")
     fake.JUDGE, fake.ORDER = "nosections", 99
     real_import = importlib.import_module
     monkeypatch.setattr(registry.pkgutil, "iter_modules",
                         lambda path: [pkgutil.ModuleInfo(None, "nosections", False)])
     monkeypatch.setattr(registry.importlib, "import_module",
-                        lambda name: fake if name == "judging.nosections" else real_import(name))
+                        lambda name: fake if name == "peerlake.judging.nosections" else real_import(name))
     with pytest.raises(ImportError, match="needs SECTIONS"):
         registry._scan()  # refused before anything is registered
 
@@ -100,10 +100,9 @@ def test_two_modules_with_one_judge_name_fail_naming_both(monkeypatch):
     import types
 
     import pytest
+    from peerlake.warehouse.registry import DuplicateName
 
-    from warehouse.registry import DuplicateName
-
-    twin = types.ModuleType("judging.depth_twin")
+    twin = types.ModuleType("peerlake.judging.depth_twin")
     twin.JUDGE, twin.ORDER, twin.SECTIONS = "depth", 1, None
     twin.METRICS = registry.judge_module("depth").METRICS
     real_import = importlib.import_module
@@ -111,7 +110,7 @@ def test_two_modules_with_one_judge_name_fail_naming_both(monkeypatch):
                         lambda path: [pkgutil.ModuleInfo(None, "depth", False), pkgutil.ModuleInfo(None, "depth_twin",
                                                                                                    False)])
     monkeypatch.setattr(registry.importlib, "import_module",
-                        lambda name: twin if name == "judging.depth_twin" else real_import(name))
-    with pytest.raises(DuplicateName, match=r"judge 'depth' is registered twice: by judging.depth and by "
-                                            r"judging.depth_twin"):
+                        lambda name: twin if name == "peerlake.judging.depth_twin" else real_import(name))
+    with pytest.raises(DuplicateName, match=r"judge 'depth' is registered twice: by peerlake.judging.depth and by "
+                                            r"peerlake.judging.depth_twin"):
         registry._scan()

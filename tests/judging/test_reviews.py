@@ -2,7 +2,7 @@
 
 import json
 
-from judging.reviews import (
+from peerlake.judging.reviews import (
     JUDGE_SECTIONS,
     JudgedReview,
     argument_sections,
@@ -15,8 +15,8 @@ from judging.reviews import (
     system_sections,
     text_sections,
 )
-from warehouse import EventLog, HumanReviewImported, Lake, LlmCall
-from warehouse.events import ExternalReviewImported
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall
+from peerlake.warehouse.events import ExternalReviewImported
 
 
 def _llm(log, paper, config, sample, text, key):
@@ -107,7 +107,7 @@ def test_a_humans_questions_are_read_by_flaws_and_constructiveness_not_by_depth(
     assert "Why one seed?" not in r.for_judge("depth").text and "Why one seed?" in r.for_judge("flaws").text
     # the views of every judge are prefixes of nothing in particular, but each is its own text: a span
     # found in a view's text is found where that view's field_at says
-    from judging.spans import field_at
+    from peerlake.judging.spans import field_at
 
     flaws_view = r.for_judge("flaws")
     assert field_at(flaws_view, flaws_view.text.index("Why one seed?")) == "questions"
@@ -184,7 +184,7 @@ def test_an_imported_text_with_markdown_headings_is_cut_into_sections():
 
 
 def test_an_imported_review_with_annotated_offsets_stays_whole(tmp_path):
-    from warehouse.events import SpanAnnotationImported
+    from peerlake.warehouse.events import SpanAnnotationImported
 
     log = EventLog(Lake(tmp_path / "lake"))
     text = "**Summary:**\nFine.\n\n**Weaknesses:**\nThin."

@@ -7,14 +7,14 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from peerlake.judging import score_prediction as sp
+from peerlake.judging.review_numbers import MASK, strip_numbers
+from peerlake.judging.rubrics import RubricError, builtin, load_rubric, resolve
+from peerlake.warehouse import PaperIngested
+from peerlake.warehouse.events import PaperStatusRecorded
 
-from judging import score_prediction as sp
-from judging.review_numbers import MASK, strip_numbers
-from judging.rubrics import RubricError, builtin, load_rubric, resolve
 from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
-from warehouse import PaperIngested
-from warehouse.events import PaperStatusRecorded
 
 SCHEMA = "score_predictor"
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

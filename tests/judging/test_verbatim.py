@@ -2,8 +2,8 @@
 with straight quotes still quotes the reviewer's words; the match maps back to the original offsets, and
 says whether it was strict. Offsets below are counted from the texts, never from the function."""
 
-from judging.base import find_verbatim, match_verbatim
-from judging.spans import locate_span, verbatim_span
+from peerlake.judging.base import find_verbatim, match_verbatim
+from peerlake.judging.spans import locate_span, verbatim_span
 
 # what an OpenReview review looks like: markdown emphasis, curly quotes, en and em dashes, line breaks
 REVIEW = ("Weaknesses:\n"

@@ -1,9 +1,9 @@
 """Helpers shared by the gateway tests: fake keys, provider wiring, a request builder."""
 
-from llm_calls.providers.anthropic_messages import AnthropicProvider
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider, OpenAIProvider
-from llm_calls.types import LlmRequest
-from warehouse.log import EventLog
+from peerlake.llm_calls.providers.anthropic_messages import AnthropicProvider
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider, OpenAIProvider
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse.log import EventLog
 
 FAKE_KEYS = {
     "OPENAI_API_KEY": "sk-test-PEERLAKE-openai-9f8e7d6c5b4a",

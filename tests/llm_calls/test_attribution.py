@@ -3,9 +3,10 @@ are counted, not hidden; the price table a call was priced with is in the lake."
 
 import json
 
+from peerlake.warehouse.attribution import attributed, current
+from peerlake.warehouse.log import EventLog
+
 from tests.llm_calls.support import request
-from warehouse.attribution import attributed, current
-from warehouse.log import EventLog
 
 
 def test_calls_carry_the_context_labels_from_worker_threads(make_gateway, lake_log):

@@ -3,10 +3,10 @@
 import json
 
 import pytest
+from peerlake.llm_calls.batch import BatchPending, BatchRunner
+from peerlake.llm_calls.gateway import LlmCallFailed
+from peerlake.llm_calls.types import LlmResult
 
-from llm_calls.batch import BatchPending, BatchRunner
-from llm_calls.gateway import LlmCallFailed
-from llm_calls.types import LlmResult
 from tests.llm_calls.support import llm_events, request
 
 # The loopback server's fixed usage is 120 input and 30 output tokens per answer. Batch rates in
@@ -171,8 +171,8 @@ def test_a_later_run_collects_a_pending_batch_it_was_not_asked_about(make_gatewa
 
 
 def test_result_lines_that_may_succeed_later_are_retryable_and_refusals_are_not():
-    from llm_calls.providers.anthropic_messages import anthropic_batch_item
-    from llm_calls.providers.openai_chat import openai_batch_item
+    from peerlake.llm_calls.providers.anthropic_messages import anthropic_batch_item
+    from peerlake.llm_calls.providers.openai_chat import openai_batch_item
 
     expired = openai_batch_item({"custom_id": "k1", "response": None,
                                  "error": {"code": "batch_expired", "message": "not run in 24h"}})
@@ -193,8 +193,8 @@ def test_result_lines_that_may_succeed_later_are_retryable_and_refusals_are_not(
 
 
 def test_the_run_cost_cap_holds_for_batches_too(make_gateway, server, lake_log):
-    from llm_calls.gateway import CostCapRefused
-    from warehouse.attribution import attributed
+    from peerlake.llm_calls.gateway import CostCapRefused
+    from peerlake.warehouse.attribution import attributed
 
     reqs = _reqs("openai", "gpt-4.1-mini")
     with attributed(dagster_run_id="run-cap", max_cost_usd=0.0):  # nothing new may be paid for

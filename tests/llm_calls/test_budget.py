@@ -9,14 +9,14 @@ a test table (input $1000, output $2000 per million tokens = $0.001 and $0.002 p
 """
 
 import pytest
+from peerlake.llm_calls.cost import parse_price_table
+from peerlake.llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from peerlake.warehouse.attribution import attributed
+from peerlake.warehouse.log import EventLog
 
-from llm_calls.cost import parse_price_table
-from llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from tests.doubles.fake_server import FakeLlmServer, Usage
 from tests.llm_calls.support import providers_for, request
-from warehouse.attribution import attributed
-from warehouse.log import EventLog
 
 TABLE = parse_price_table('version = "budget-test-1"\n[[openai."gpt-test"]]\neffective_from = 2000-01-01\n'
                           'checked = 2000-01-01\ninput = 1000.0\noutput = 2000.0\n')
@@ -179,7 +179,7 @@ def test_a_claude_thinking_budget_is_billed_on_top_of_the_answer(gateway_for):
 def test_every_input_token_is_bounded_at_the_dearest_input_rate():
     # Anthropic-like rates: input $3, cache write $3.75, cache read $0.30, output $15 per million tokens.
     # 100 characters: int(100 · 0.5) + 1 + 8 = 59 input tokens at $3.75 = 221.25 µ$; 50 output at $15 = 750 µ$.
-    from llm_calls.budget import upper_cost_usd
+    from peerlake.llm_calls.budget import upper_cost_usd
     table = parse_price_table('version = "t"\n[[anthropic."claude-t"]]\neffective_from = 2000-01-01\n'
                               'checked = 2000-01-01\ninput = 3.0\ncache_write = 3.75\ncached_input = 0.3\n'
                               'output = 15.0\n')
@@ -189,7 +189,7 @@ def test_every_input_token_is_bounded_at_the_dearest_input_rate():
 
 def test_page_images_count_in_the_input_bound():
     # two images: 59 text tokens + 2 · 4,000 (a patch model's most: 1,536 patches · 2.46 = 3,779) at $1000/M
-    from llm_calls.budget import upper_usage
+    from peerlake.llm_calls.budget import upper_usage
     pages = {"role": "user", "content": "x" * 100,
              "images": [{"sha256": c * 64, "media_type": "image/png"} for c in "ab"]}
     r = request(model="gpt-4.1", messages=(pages,), response_schema=None, params={"max_tokens": 50})

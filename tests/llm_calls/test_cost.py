@@ -3,8 +3,7 @@
 from datetime import date
 
 import pytest
-
-from llm_calls.cost import (
+from peerlake.llm_calls.cost import (
     BAD_USAGE,
     FREE,
     NO_USAGE,
@@ -15,7 +14,7 @@ from llm_calls.cost import (
     parse_price_table,
     price_call,
 )
-from llm_calls.types import Usage
+from peerlake.llm_calls.types import Usage
 
 PRICE = Price(input=3.0, cached_input=0.3, cache_write=3.75, output=15.0)
 # claude-x changes price on 2026-03-01 (4.0 -> 3.0 input); gpt-y has no batch or cache rates.

@@ -3,10 +3,9 @@
 from datetime import date
 
 import pytest
-
-from llm_calls.cost import PRICED, load_price_table, price_call
-from llm_calls.types import Usage
-from warehouse.settings import reviewer_defaults
+from peerlake.llm_calls.cost import PRICED, load_price_table, price_call
+from peerlake.llm_calls.types import Usage
+from peerlake.warehouse.settings import reviewer_defaults
 
 
 def test_every_entry_is_dated_checked_and_positive():

@@ -14,11 +14,11 @@ N = 60
 CHILD = """
 import sys
 from pathlib import Path
-from llm_calls.gateway import Gateway
-from llm_calls.providers.openai_chat import OpenAIProvider
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.openai_chat import OpenAIProvider
 from tests.llm_calls.support import request
-from warehouse.lake import Lake
-from warehouse.log import EventLog
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
 
 gw = Gateway(EventLog(Lake(Path(sys.argv[1]))), max_concurrency=4,
              providers={"openai": OpenAIProvider(base_url=sys.argv[2])})

@@ -4,12 +4,12 @@ import json
 import time
 
 import pytest
+from peerlake.llm_calls.cost import load_price_table
+from peerlake.llm_calls.gateway import Gateway, LlmBatchFailed, LlmCallFailed
+from peerlake.warehouse.log import EventLog
 
-from llm_calls.cost import load_price_table
-from llm_calls.gateway import Gateway, LlmBatchFailed, LlmCallFailed
 from tests.doubles.fake_server import Reply, Usage
 from tests.llm_calls.support import llm_events, providers_for, request
-from warehouse.log import EventLog
 
 
 def test_second_identical_call_is_replayed_without_http(make_gateway, server, lake_log):

@@ -4,11 +4,12 @@ at most max_concurrency requests in flight, a refresh that sees every earlier ev
 import threading
 import time
 
-from llm_calls.gateway import Gateway
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse.attribution import attributed
+from peerlake.warehouse.log import EventLog
+
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import providers_for, request
-from warehouse.attribution import attributed
-from warehouse.log import EventLog
 
 
 def _reqs(n: int, tag: str = "o"):

@@ -1,7 +1,7 @@
 """String bounds above what a llama.cpp grammar can hold are lowered for the grammar only (a longer one
 crashed the process: measured, maxLength 1,100 segfaults llama-cpp-python, 1,000 works)."""
 
-from llm_calls.providers.local import GRAMMAR_MAX_STRING, grammar_schema
+from peerlake.llm_calls.providers.local import GRAMMAR_MAX_STRING, grammar_schema
 
 
 def test_long_string_bounds_are_lowered_and_nothing_else_changes():

@@ -4,15 +4,15 @@ import hashlib
 import zipfile
 
 import pytest
+from peerlake.llm_calls import local_model
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.base import ProviderUnavailable
+from peerlake.llm_calls.providers.local import LocalProvider, schema_warnings
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.warehouse import settings
 
-from llm_calls import local_model
-from llm_calls.gateway import Gateway
-from llm_calls.providers.base import ProviderUnavailable
-from llm_calls.providers.local import LocalProvider, schema_warnings
-from llm_calls.types import LlmRequest
 from tests.embedded import require_model
 from tests.llm_calls.support import llm_events
-from warehouse import settings
 
 PARTS = [b"first-part-bytes|", b"second|", b"third and last"]
 

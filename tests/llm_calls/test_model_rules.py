@@ -5,14 +5,14 @@ changed, and the requests refused before any call, naming the setting."""
 import json
 
 import pytest
+from peerlake.llm_calls.gateway import Gateway, LlmCallFailed
+from peerlake.llm_calls.providers import UnsupportedRequest
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from peerlake.warehouse.events import LlmCall
 
-from llm_calls.gateway import Gateway, LlmCallFailed
-from llm_calls.providers import UnsupportedRequest
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, request
 from tests.llm_calls.test_replay_identity import _key_without_endpoint
-from warehouse.events import LlmCall
 
 JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 24, "seed": 3000}  # what every judge sends today
 

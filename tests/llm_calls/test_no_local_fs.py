@@ -7,7 +7,7 @@ from pathlib import Path
 LLM_CALLS = Path(__file__).resolve().parents[2] / "llm_calls"
 # The model-file caches are this machine's cache, not the lake: the GGUF models and the embedding model.
 MACHINE_CACHE = {"local_model.py", "embeddings/install.py"}
-FS_MODULES = {"fcntl", "warehouse.fsutil"}
+FS_MODULES = {"fcntl", "peerlake.warehouse.fsutil"}
 FS_CALLS = {("os", "open"), ("os", "fsync"), ("os", "replace"), ("os", "rename"), ("fcntl", "flock")}
 LAKE_PATHS = {"locks_dir", "wal_dir", "segments_dir", "manifests_dir", "blobs_dir", "seal_lock"}
 

@@ -2,8 +2,7 @@
 an answer from its response blob): Anthropic's Messages shape for anthropic, chat completions otherwise."""
 
 import pytest
-
-from llm_calls.providers import BadResponse, parse_recorded
+from peerlake.llm_calls.providers import BadResponse, parse_recorded
 
 MESSAGES = {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "A"},
                         {"type": "text", "text": "B"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3}}

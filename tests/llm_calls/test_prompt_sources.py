@@ -4,12 +4,12 @@ the study that made it."""
 import hashlib
 
 import pytest
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.prompts import load_template
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.verify import verify_lake
 
-from llm_calls.gateway import Gateway
-from prompts import load_template
 from tests.llm_calls.support import llm_events, providers_for, request
-from warehouse.log import EventLog
-from warehouse.verify import verify_lake
 
 
 def _templated(template, **kw):

@@ -4,11 +4,11 @@ merely looks like a key (in a manuscript or an answer) is stored exactly."""
 import json
 
 import pytest
+from peerlake.llm_calls.gateway import LlmCallFailed
+from peerlake.warehouse.redact import REDACTED, redact_message, redact_payload, redact_stored
 
-from llm_calls.gateway import LlmCallFailed
 from tests.doubles.fake_server import Reply
 from tests.llm_calls.support import FAKE_KEYS, llm_events, request
-from warehouse.redact import REDACTED, redact_message, redact_payload, redact_stored
 
 COMPAT_KEY = FAKE_KEYS["PEERLAKE_OPENAI_COMPATIBLE_API_KEY"]
 # Looks like a key, is nobody's key: text a paper on API security could well contain.

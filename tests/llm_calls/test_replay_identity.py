@@ -4,9 +4,10 @@ replay each other's answers; one server spelled two ways, or a provider's defaul
 import hashlib
 import json
 
-from llm_calls.gateway import Gateway
-from llm_calls.providers.openai_chat import OpenAICompatibleProvider
-from llm_calls.types import LlmRequest
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
+from peerlake.llm_calls.types import LlmRequest
+
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, request
 

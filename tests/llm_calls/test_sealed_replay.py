@@ -1,10 +1,10 @@
 """Replay reads the sealed Parquet segments too: a write-ahead file lost after a seal costs nothing."""
 
 import duckdb
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse.log import EventLog
 
-from llm_calls.gateway import Gateway
 from tests.llm_calls.support import providers_for, request
-from warehouse.log import EventLog
 
 N = 6
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from orchestration.runner import write_dagster_yaml
+from peerlake.orchestration.runner import write_dagster_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -75,14 +75,14 @@ def cluster_env(lake_root: Path, broker: str, extra: dict[str, str] | None = Non
 
 
 class Workers:
-    """`dagster-celery worker start` processes with the config `python -m orchestration.executors celery-yaml`
+    """`dagster-celery worker start` processes with the config `python -m peerlake.orchestration.executors celery-yaml`
     writes (the README's commands)."""
 
     def __init__(self, env: dict[str, str], folder: Path, concurrency: int = 1):
         self.env, self.folder, self.concurrency = env, folder, concurrency
         folder.mkdir(parents=True, exist_ok=True)
         self.config = folder / "celery.yaml"
-        self.config.write_text(subprocess.run([sys.executable, "-m", "orchestration.executors", "celery-yaml"],
+        self.config.write_text(subprocess.run([sys.executable, "-m", "peerlake.orchestration.executors", "celery-yaml"],
                                               env=env, cwd=REPO, check=True, capture_output=True,
                                               text=True).stdout)
         self.procs: dict[str, subprocess.Popen] = {}

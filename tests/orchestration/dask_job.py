@@ -5,8 +5,7 @@ import signal
 from pathlib import Path
 
 from dagster import DynamicOut, DynamicOutput, job, op
-
-from orchestration.dask_steps import dask_steps_executor
+from peerlake.orchestration.dask_steps import dask_steps_executor
 
 KILL_MARKER_ENV = "PEERLAKE_TEST_KILL_MARKER"
 UNITS = 4

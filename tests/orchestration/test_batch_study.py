@@ -3,14 +3,14 @@ run and the asset that made them; a second run replays without submitting anythi
 
 import duckdb
 from dagster import DagsterInstance, materialize
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.reviews import ai_reviews
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.studies import save_study
+from peerlake.warehouse.log import EventLog
 
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.reviews import ai_reviews
-from orchestration.resources import LakeResource, ReviewerResource
-from studies import save_study
 from tests.dbt.test_marts import dbt_build
 from tests.doubles.fake_server import FakeLlmServer
-from warehouse.log import EventLog
 
 
 def test_a_batch_study_reviews_through_the_batch_api(lake, monkeypatch, tmp_path):

@@ -4,11 +4,10 @@ the models downstream of it and gates only those (orchestration.build_plan): the
 import json
 
 import pytest
-
-from orchestration import build_plan
-from orchestration.build_plan import AUTO, EXPLICIT, FORCE, plan
-from warehouse import EventLog
-from warehouse.events import StudyResolved
+from peerlake.orchestration import build_plan
+from peerlake.orchestration.build_plan import AUTO, EXPLICIT, FORCE, plan
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import StudyResolved
 
 # ---- the plan, on a small manifest --------------------------------------------------------------------
 
@@ -130,7 +129,7 @@ def test_the_unit_tests_run_only_where_code_changed_unless_asked():
 
 
 def test_a_bad_unit_test_setting_is_one_line(monkeypatch):
-    from warehouse import settings
+    from peerlake.warehouse import settings
 
     monkeypatch.setenv("PEERLAKE_DBT_UNIT_TESTS", "sometimes")
     with pytest.raises(settings.SettingError, match="PEERLAKE_DBT_UNIT_TESTS='sometimes': expected one of"):

@@ -6,9 +6,8 @@ import time
 
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
-
-from orchestration.dagster_storage import OPEN_SHARDS, LakeEventLogStorage
-from orchestration.runner import DAGSTER_YAML_HEADER, dagster_yaml, write_dagster_yaml
+from peerlake.orchestration.dagster_storage import OPEN_SHARDS, LakeEventLogStorage
+from peerlake.orchestration.runner import DAGSTER_YAML_HEADER, dagster_yaml, write_dagster_yaml
 
 
 def _entry(run_id: str, i: int) -> EventLogEntry:

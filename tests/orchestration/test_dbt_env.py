@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from dagster_dbt.core.dbt_cli_invocation import DbtCliInvocation
-
-from dbt_project import PROJECT_DIR
-from orchestration.resources import DbtCli
+from peerlake.dbt_project import PROJECT_DIR
+from peerlake.orchestration.resources import DbtCli
 
 SECRETS = {"OPENAI_API_KEY": "sk-fake-openai", "ANTHROPIC_API_KEY": "sk-ant-fake",
            "AWS_ACCESS_KEY_ID": "AKIAFAKE", "AWS_SECRET_ACCESS_KEY": "fake-secret"}

@@ -55,14 +55,14 @@ def database(tmp_path):
 
 
 def _describe(name: str, database, count: int | None = None) -> str:
-    from orchestration.dbt_failures import _describe_failed_test
+    from peerlake.orchestration.dbt_failures import _describe_failed_test
 
     return _describe_failed_test(MANIFEST, f"test.peerlake.{name}.0", COMPILED, count, database)
 
 
 @pytest.fixture(autouse=True)
 def _manifest(lake):
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()  # orchestration.assets.dbt builds its assets from the parsed project at import
 
@@ -121,8 +121,8 @@ class _Invocation:
 
 
 def test_a_failed_test_is_held_until_dbt_exits_then_yielded_before_the_step_fails(lake, database, monkeypatch):
-    from orchestration.dbt_failures import naming_failing_rows as _naming_failing_rows
-    from warehouse.publish import candidate_status
+    from peerlake.orchestration.dbt_failures import naming_failing_rows as _naming_failing_rows
+    from peerlake.warehouse.publish import candidate_status
 
     monkeypatch.setenv("PEERLAKE_DUCKDB_PATH", str(database))
     failed = AssetCheckResult(passed=False, asset_key=AssetKey("m"), check_name="unique_m_id",
@@ -144,7 +144,7 @@ def test_a_failed_test_is_held_until_dbt_exits_then_yielded_before_the_step_fail
 
 
 def test_the_key_is_the_first_unique_column_of_the_models_column_checks():
-    from orchestration.dbt_failures import _unique_key
+    from peerlake.orchestration.dbt_failures import _unique_key
 
     uid, checks = _test("m_column_checks", "column_checks")
     checks["test_metadata"]["kwargs"] = {"unique": ["m_id", "paper_id"], "not_null": ["status"]}

@@ -3,7 +3,7 @@
 import os
 import time
 
-from orchestration.dbt_folders import KEEP_RUN_FOLDERS, prune_run_folders
+from peerlake.orchestration.dbt_folders import KEEP_RUN_FOLDERS, prune_run_folders
 
 
 def test_old_run_folders_go_and_recent_or_newest_stay(tmp_path):

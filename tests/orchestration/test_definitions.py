@@ -4,10 +4,10 @@ from dagster import AssetKey
 
 
 def _graph():
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()
-    from orchestration.definitions import defs
+    from peerlake.orchestration.definitions import defs
 
     return defs, defs.resolve_asset_graph()
 
@@ -26,7 +26,7 @@ def test_lineage_runs_from_papers_to_the_report(lake):
 
 
 def test_reviews_code_version_is_the_reviewer_configuration(lake):
-    from reviewing.scoring import ReviewerConfig
+    from peerlake.reviewing.scoring import ReviewerConfig
 
     _, graph = _graph()
     assert graph.get(AssetKey("ai_reviews")).code_version == ReviewerConfig.default().code_version()
@@ -37,7 +37,7 @@ def test_gates_are_blocking_checks_on_the_marts(lake):
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert ("fct_ai_review_scores", "gx_ai_review_scores") in checks
     assert ("fct_llm_calls", "gx_llm_calls") in checks
-    from orchestration.definitions import CHECKS
+    from peerlake.orchestration.definitions import CHECKS
 
     assert all(spec.blocking for c in CHECKS for spec in c.check_specs)
 
@@ -53,9 +53,9 @@ PYTHON_ASSETS = {"papers", "manuscripts", "human_reviews", "inbox_manuscripts", 
 def test_discovered_assets_are_the_asset_modules_the_registries_and_the_dbt_project(lake):
     import json
 
-    from expectations.gates import GATES
-    from judging.registry import experiment_names, judge_names
-    from orchestration.project import peerlake_dbt
+    from peerlake.expectations.gates import GATES
+    from peerlake.judging.registry import experiment_names, judge_names
+    from peerlake.orchestration.project import peerlake_dbt
 
     _, graph = _graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}

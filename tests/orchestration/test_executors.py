@@ -9,10 +9,10 @@ import subprocess
 import time
 
 import pytest
+from peerlake.warehouse import EventLog, Lake
 
 from tests.orchestration.celery_cluster import PEERLAKE_BIN, Workers, cluster_env, redis_available, redis_server
 from tests.orchestration.conftest import REPO, ReviewServer
-from warehouse import EventLog, Lake
 
 pytestmark = pytest.mark.skipif(not redis_available(),
                                 reason="redis-server is not installed (apt install redis-server)")
@@ -37,7 +37,8 @@ samples = {SAMPLES}
 
 def test_a_celery_run_says_what_to_start(tmp_path, monkeypatch):
     """No broker: how to start Redis. A broker but no worker: how to start one. Nothing runs before that."""
-    from orchestration.executors import ExecutorError, check_ready
+    from peerlake.orchestration.executors import ExecutorError, check_ready
+
     from tests.orchestration.celery_cluster import free_port
 
     monkeypatch.setenv("PEERLAKE_CELERY_BROKER", f"redis://127.0.0.1:{free_port()}/0")
@@ -51,7 +52,7 @@ def test_a_celery_run_says_what_to_start(tmp_path, monkeypatch):
 
 def test_a_study_spreads_over_celery_workers_and_survives_a_killed_one(tmp_path, s3_server, s3_lake_url,
                                                                        monkeypatch):
-    from studies import save_study
+    from peerlake.studies import save_study
 
     lake_root = tmp_path / "lake"
     monkeypatch.setenv("PEERLAKE_HOME", str(lake_root))

@@ -15,14 +15,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from peerlake.llm_calls.providers.model_rules import openai_family
+from peerlake.reviewing.systems import SYSTEMS
+from peerlake.studies import JUDGES, save_study
+from peerlake.warehouse import EventLog, Lake
 
-from llm_calls.providers.model_rules import openai_family
-from reviewing.systems import SYSTEMS
-from studies import JUDGES, save_study
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli
-from warehouse import EventLog, Lake
 
 # A sentence of every answer: the systems' reviews are made of it, so the judges' quotes of it are verbatim.
 SENTENCE = "The evaluation uses too few seeds."
@@ -138,7 +138,7 @@ def test_every_system_and_judge_runs_on_the_seed_models_without_a_refused_reques
     assert appendix == [(appendix_paper, mlr_options.get("appendix_model", model))]
 
     # every step of every judge ran on the judge model, and each judge recorded judgments
-    judge_steps = {t for j in JUDGES for t in importlib.import_module(f"judging.{j}").TEMPLATES}
+    judge_steps = {t for j in JUDGES for t in importlib.import_module(f"peerlake.judging.{j}").TEMPLATES}
     judge_calls = [c for c in calls if c.purpose.startswith("judge_")]
     assert {c.purpose for c in judge_calls} == judge_steps and {c.model for c in judge_calls} == {judge_model}
     judgments = list(log.iter_events("judgment_recorded"))

@@ -7,17 +7,17 @@ import re
 
 import pytest
 from dagster import DagsterInstance, materialize
+from peerlake.llm_calls import progress
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.orchestration.assets import reviews as reviews_module
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.reviews import ai_reviews
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
+from peerlake.warehouse.attribution import attributed
+from peerlake.warehouse.log import EventLog
 
-from llm_calls import progress
-from llm_calls.gateway import Gateway
-from orchestration.assets import reviews as reviews_module
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.reviews import ai_reviews
-from orchestration.resources import LakeResource, ReviewerResource
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
-from warehouse.attribution import attributed
-from warehouse.log import EventLog
 
 LINE = re.compile(r"(?P<done>\d+)/(?P<total>\d+) · .* · made (?P<made>\d+) · replayed (?P<replayed>\d+) · "
                   r"\$(?P<cost>[0-9.]+)")

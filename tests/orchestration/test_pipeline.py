@@ -10,11 +10,11 @@ import statistics
 import duckdb
 import pytest
 from dagster import AssetCheckKey, AssetKey, DagsterInstance
+from peerlake.orchestration import build_plan
+from peerlake.orchestration.project import peerlake_dbt
+from peerlake.warehouse import EventLog, Lake
 
-from orchestration import build_plan
-from orchestration.project import peerlake_dbt
 from tests.orchestration.conftest import run_cli
-from warehouse import EventLog, Lake
 
 
 def _env(lake_root, server, prompts=None, papers="demo-001,demo-004", samples=2):
@@ -68,7 +68,7 @@ def _rebuilt(said) -> tuple[int, int]:
 
 def _dbt_kinds_of_last_build(inst) -> set[str]:
     """The kinds of dbt node (model, test, unit_test) the newest build's dbt steps ran, from their run_results."""
-    from warehouse import settings
+    from peerlake.warehouse import settings
 
     [run] = inst.get_runs(limit=1)  # a build's run comes after its study's
     assert build_plan.PLAN_TAG in run.tags, run.tags

@@ -5,11 +5,11 @@ import math
 
 import pytest
 from dagster import DagsterInstance, materialize
+from peerlake.metrics.distribution.probe import parse_probes
+from peerlake.orchestration.assets.ingest import manuscripts
+from peerlake.orchestration.assets.probes import ai_reviews_decimal, score_probes
+from peerlake.orchestration.resources import LakeResource, ReviewerResource
 
-from metrics.distribution.probe import parse_probes
-from orchestration.assets.ingest import manuscripts
-from orchestration.assets.probes import ai_reviews_decimal, score_probes
-from orchestration.resources import LakeResource, ReviewerResource
 from tests.doubles.fake_server import FakeLlmServer
 
 
@@ -78,7 +78,7 @@ def test_probe_and_decimal_assets_write_llm_call_events_and_replay(lake, probe_s
     first_requests = probe_server.requests
     assert first_requests == 4 + 2 + 2
 
-    from warehouse import EventLog
+    from peerlake.warehouse import EventLog
 
     log = EventLog(lake)
     calls = list(log.iter_events("llm_call"))

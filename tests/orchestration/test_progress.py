@@ -5,14 +5,14 @@ import io
 import re
 
 import pytest
+from peerlake.llm_calls import progress
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.stopping import CallsStopped, clear_stop, request_stop
+from peerlake.warehouse.attribution import attributed
+from peerlake.warehouse.log import EventLog
 
-from llm_calls import progress
-from llm_calls.gateway import Gateway
-from llm_calls.stopping import CallsStopped, clear_stop, request_stop
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
-from warehouse.attribution import attributed
-from warehouse.log import EventLog
 
 LINE = re.compile(r"(?P<done>\d+)/(?P<total>\d+) · .* · made (?P<made>\d+) · replayed (?P<replayed>\d+)")
 

@@ -4,15 +4,14 @@ an unaudited candidate through."""
 
 import duckdb
 from dagster import DagsterInstance, materialize
-
-from orchestration.resources import LakeResource
+from peerlake.orchestration.resources import LakeResource
 
 
 def test_publish_refuses_a_candidate_whose_gates_did_not_run(lake):
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()
-    from orchestration.assets.publish import published_marts
+    from peerlake.orchestration.assets.publish import published_marts
 
     lake.candidate_duckdb_path.parent.mkdir(parents=True)
     with duckdb.connect(str(lake.candidate_duckdb_path)) as con:
@@ -29,12 +28,11 @@ def test_publish_refuses_a_mart_rebuilt_without_its_gate(lake):
     """A build may rebuild a few marts (orchestration.build_plan); each one it rebuilt must have passed its
     gate in the run. Here the run makes the candidate and the mart, but not the mart's check."""
     from dagster import AssetExecutionContext, asset
-
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()
-    from orchestration.assets.publish import published_marts
-    from warehouse.publish import reset_candidate
+    from peerlake.orchestration.assets.publish import published_marts
+    from peerlake.warehouse.publish import reset_candidate
 
     @asset(name="fct_ai_review_scores")
     def rebuilt(context: AssetExecutionContext) -> None:

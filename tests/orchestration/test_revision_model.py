@@ -10,12 +10,12 @@ import json
 import statistics
 
 import pytest
+from peerlake.studies import save_study
+from peerlake.warehouse import EventLog, Lake, settings
 
-from studies import save_study
 from tests.embedded import require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
-from warehouse import EventLog, Lake, settings
 
 STUDY = f"""\
 name = "revision-mini"

@@ -11,12 +11,12 @@ import json
 import shutil
 
 import pytest
+from peerlake.studies import save_study
+from peerlake.warehouse import EventLog, Lake
 
-from studies import save_study
 from tests.embedded import machinery_model, require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql
-from warehouse import EventLog, Lake
 
 MODEL = machinery_model()  # the smaller embedded model: tests/embedded.py
 PAPER = "naacl2018_N18-3011_LiteratureGraph.pdf"

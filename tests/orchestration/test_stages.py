@@ -4,11 +4,11 @@ from dagster import AssetKey
 
 
 def test_every_statistic_waits_for_the_input_gates(lake):
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()
-    from orchestration.assets.dbt import AUDITED_INPUTS, INPUT_MARTS, MART_KEYS, dbt_statistics
-    from orchestration.definitions import defs
+    from peerlake.orchestration.assets.dbt import AUDITED_INPUTS, INPUT_MARTS, MART_KEYS, dbt_statistics
+    from peerlake.orchestration.definitions import defs
 
     graph = defs.resolve_asset_graph()
     inputs = {AssetKey(m) for m in INPUT_MARTS}
@@ -37,11 +37,11 @@ def test_no_dbt_test_spans_the_two_stages(lake):
     reads is selected) before its stage-2 table exists: a fresh lake's first build would fail."""
     import json
 
-    from orchestration.runner import prepare_dbt_manifest
+    from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()
-    from orchestration.assets.dbt import _stage_one_ids
-    from orchestration.project import peerlake_dbt
+    from peerlake.orchestration.assets.dbt import _stage_one_ids
+    from peerlake.orchestration.project import peerlake_dbt
 
     manifest = json.loads(peerlake_dbt.manifest_path.read_text())
     stage_one = _stage_one_ids(manifest)

@@ -7,10 +7,10 @@ import json
 import shutil
 
 import duckdb
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake
 
-from ingest.demo_corpus import demo_papers
 from tests.orchestration.conftest import run_cli
-from warehouse import EventLog, HumanReviewImported, Lake
 
 
 def _env(lake_root, server, samples=1):

@@ -7,10 +7,10 @@ import json
 
 import duckdb
 import pytest
+from peerlake.warehouse import EventLog, Lake
 
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.orchestration.conftest import run_cli
-from warehouse import EventLog, Lake
 
 
 def example(schema: dict, n: int):

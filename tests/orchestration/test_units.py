@@ -4,7 +4,7 @@ import pytest
 
 
 def test_units_keep_order_size_and_a_paper_together():
-    from orchestration.assets.units import chunks
+    from peerlake.orchestration.assets.units import chunks
 
     items = [("p1", 0), ("p1", 1), ("p1", 2), ("p2", 0), ("p3", 0), ("p3", 1), ("p4", 0)]
     units = chunks(items, 3, group=lambda x: x[0])
@@ -18,8 +18,8 @@ def test_units_keep_order_size_and_a_paper_together():
 
 @pytest.mark.parametrize("raw", ["eight", "-1", "2.5"])
 def test_a_unit_size_that_is_no_whole_number_names_its_variable(monkeypatch, raw):
-    from orchestration.assets.units import UNIT_SIZE_ENV, unit_size
-    from warehouse.settings import SettingError
+    from peerlake.orchestration.assets.units import UNIT_SIZE_ENV, unit_size
+    from peerlake.warehouse.settings import SettingError
 
     monkeypatch.setenv(UNIT_SIZE_ENV, raw)
     with pytest.raises(SettingError, match=f"{UNIT_SIZE_ENV}='{raw}': expected a whole number >= 0"):

@@ -4,11 +4,10 @@ import shutil
 
 import jsonschema
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.manuscripts import extract_records
-from prompts import TemplateError, list_templates, load_template
-from prompts.templates import PROMPTS_DIR
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.manuscripts import extract_records
+from peerlake.prompts import TemplateError, list_templates, load_template
+from peerlake.prompts.templates import PROMPTS_DIR
 
 
 @pytest.fixture

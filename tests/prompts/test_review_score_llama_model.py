@@ -6,12 +6,12 @@ import re
 
 import jsonschema
 import pytest
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.manuscripts import extract_records
+from peerlake.prompts import load_template
+from peerlake.warehouse import settings
 
-from ingest.demo_corpus import demo_papers
-from ingest.manuscripts import extract_records
-from prompts import load_template
 from tests.embedded import require_model
-from warehouse import settings
 
 grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="llama-cpp-python is not installed")
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+from peerlake.llm_calls.types import LlmRequest, canonical_json
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
-from llm_calls.types import LlmRequest, canonical_json
 from tests.studies.cover import cover_everything
-from warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)
 MODEL = "qwen-test"

@@ -1,9 +1,8 @@
 """The report shows the system's validity and score-prediction figures beside the trivial baselines."""
 
 import pandas as pd
-
-from report.build import _validity_baselines
-from report.score_prediction import _baselines
+from peerlake.report.build import _validity_baselines
+from peerlake.report.score_prediction import _baselines
 
 
 def test_validity_baselines_table_shows_system_and_baselines():

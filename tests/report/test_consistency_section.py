@@ -3,9 +3,8 @@ table's rows with their intervals, a figure, and a note (not a crash) when the m
 (The section over a real dbt build: tests/embeddings/test_review_consistency_mart.py.)"""
 
 import pandas as pd
-
-from report import consistency
-from report.data import ReportData
+from peerlake.report import consistency
+from peerlake.report.data import ReportData
 
 
 def _row(pol, kind, a, b, mean, lo, hi):

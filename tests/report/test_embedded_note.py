@@ -3,11 +3,10 @@ embedded local model, and says nothing of the kind for a hosted model's study.""
 
 import duckdb
 import pandas as pd
-
-from report import render_report
-from report.data import ReportData
-from report.embedded import embedded_models
-from warehouse.settings import LOCAL_MODEL_NAME, LOCAL_SMALL_MODEL_NAME
+from peerlake.report import render_report
+from peerlake.report.data import ReportData
+from peerlake.report.embedded import embedded_models
+from peerlake.warehouse.settings import LOCAL_MODEL_NAME, LOCAL_SMALL_MODEL_NAME
 
 WARNING = "Test numbers, not findings."
 

@@ -2,9 +2,8 @@
 a system without weaknesses shows its reason instead of a number, and the bars draw every reviewer."""
 
 import pandas as pd
-
-from report.data import ReportData
-from report.focus import section
+from peerlake.report.data import ReportData
+from peerlake.report.focus import section
 
 
 def _dist() -> pd.DataFrame:

@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+from peerlake.report import write_report
 
-from report import write_report
 from tests.report.report_lake import build_report_lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
@@ -131,8 +131,7 @@ def test_rank_and_budget_sections_render_from_their_marts(tmp_path):
 
 def test_gates_pass_on_the_built_marts_and_catch_a_broken_interval(built, monkeypatch):
     import pandas as pd
-
-    from expectations import gates, suite_distribution_estimation, suite_granularity
+    from peerlake.expectations import gates, suite_distribution_estimation, suite_granularity
 
     monkeypatch.setitem(gates.SUITES, "distribution_estimation", suite_distribution_estimation)
     monkeypatch.setitem(gates.SUITES, "granularity", suite_granularity)
@@ -150,9 +149,8 @@ def test_report_asset_writes_the_page_into_the_lake(built):
     import shutil
 
     from dagster import materialize
-
-    from orchestration.assets.report_page import reliability_report
-    from orchestration.resources import LakeResource
+    from peerlake.orchestration.assets.report_page import reliability_report
+    from peerlake.orchestration.resources import LakeResource
 
     _, db, root = built
     shutil.copy(db, root / "lake" / "peerlake.duckdb")

@@ -2,11 +2,12 @@
 tests/metrics/revision/revision_frames.py), says that embedded-model numbers test the machinery, and notes an
 absent mart."""
 
-from metrics.revision.agreement import directions_table, noise_adjusted_table
-from metrics.revision.gains import cells_table, gains_table, scorer_gaps_table
-from metrics.revision.outcomes import cases_table, selector_agreement_table, validation_table
-from report.data import ReportData
-from report.revision import CASES, CELLS, DIRECTIONS, GAINS, GAPS, NOISE, VALIDATION, section
+from peerlake.metrics.revision.agreement import directions_table, noise_adjusted_table
+from peerlake.metrics.revision.gains import cells_table, gains_table, scorer_gaps_table
+from peerlake.metrics.revision.outcomes import cases_table, selector_agreement_table, validation_table
+from peerlake.report.data import ReportData
+from peerlake.report.revision import CASES, CELLS, DIRECTIONS, GAINS, GAPS, NOISE, VALIDATION, section
+
 from tests.metrics.revision import revision_frames as f
 
 

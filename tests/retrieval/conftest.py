@@ -1,9 +1,9 @@
 import json
 
 import pytest
+from peerlake.warehouse import EventLog, Lake
 
 from tests.retrieval.s2_server import FakeS2Server
-from warehouse import EventLog, Lake
 
 S2_KEY = "s2-test-PEERLAKE-key-7c6b5a4f3e2d"
 

@@ -3,13 +3,12 @@
 import math
 
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.papers import ingest_pdf
-from ingest.related_work import import_related_work
-from retrieval import RetrievalClient, RetrievalRequest
-from retrieval.corpus import LakeCorpus, package_abstract
-from warehouse.events import PaperStatusRecorded
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.papers import ingest_pdf
+from peerlake.ingest.related_work import import_related_work
+from peerlake.retrieval import RetrievalClient, RetrievalRequest
+from peerlake.retrieval.corpus import LakeCorpus, package_abstract
+from peerlake.warehouse.events import PaperStatusRecorded
 
 
 def _offline(query: str, **kw) -> RetrievalRequest:

@@ -9,17 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from ingest import hidden_text
-from ingest.papers import ingest_pdf, latest_versions
-from reviewing.probes import probe_code_version, probe_requests
-from reviewing.scoring import ReviewerConfig, review_requests
-from reviewing.systems import get_system
-from reviewing.systems.runs import system_runs
-from studies import ROBUSTNESS_DEMO, StudyError, builtin_text, load_study, parse_study, record_resolution
-from studies.builtin import OLD_SHA256
-from warehouse import EventLog
-from warehouse.studies import StudyFiles
+from peerlake.ingest import hidden_text
+from peerlake.ingest.papers import ingest_pdf, latest_versions
+from peerlake.reviewing.probes import probe_code_version, probe_requests
+from peerlake.reviewing.scoring import ReviewerConfig, review_requests
+from peerlake.reviewing.systems import get_system
+from peerlake.reviewing.systems.runs import system_runs
+from peerlake.studies import ROBUSTNESS_DEMO, StudyError, builtin_text, load_study, parse_study, record_resolution
+from peerlake.studies.builtin import OLD_SHA256
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.studies import StudyFiles
 
 DEMO = sorted((Path(__file__).resolve().parents[2] / "ingest" / "demo_corpus" / "papers").glob("*.pdf"))
 TEXT = hidden_text.DEFAULT_TEXT
@@ -65,8 +64,8 @@ def test_the_default_reviewer_and_probe_read_the_visible_text(injected):
 def test_a_default_configuration_keeps_its_identity():
     # reviewer_config of a default reviewer is what it was before reads_hidden existed: the same six
     # fields hashed (so recorded reviews stay under their configuration)
-    from llm_calls.types import LlmRequest
-    from warehouse.canonical import canonical_json, sha256_text
+    from peerlake.llm_calls.types import LlmRequest
+    from peerlake.warehouse.canonical import canonical_json, sha256_text
 
     req = LlmRequest(provider="local", model="m", messages=(), params={"temperature": 0.7, "seed": 1},
                      prompt_hash="h")
@@ -82,7 +81,7 @@ def test_a_reviewer_system_reads_the_visible_text_unless_told_otherwise(injected
     defended = system.resolve({})
     assert defended["strip_hidden"] is True  # recorded explicitly: the system_review says what it read
     attack = system.resolve({"strip_hidden": False})
-    from reviewing.systems.base import SystemConfig
+    from peerlake.reviewing.systems.base import SystemConfig
 
     def run_text(opts):
         cfg = SystemConfig(system="mlr", provider="local", model="m", options=tuple(sorted(opts.items())))

@@ -3,9 +3,9 @@
 import hashlib
 import json
 
-from studies import resolution_event
-from warehouse import EventLog
-from warehouse.events import StudyResolved
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog
+from peerlake.warehouse.events import StudyResolved
 
 
 def cover_everything(log: EventLog, study: str = "test", external_systems=("*",)) -> StudyResolved:

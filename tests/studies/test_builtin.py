@@ -5,10 +5,9 @@ import hashlib
 import tomllib
 
 import pytest
-
-from studies import JUDGES, parse_study
-from studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
-from warehouse import settings
+from peerlake.studies import JUDGES, parse_study
+from peerlake.studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
+from peerlake.warehouse import settings
 
 # The texts' hashes as the releases before the .toml files recorded them (built from f-strings then).
 RECORDED = {

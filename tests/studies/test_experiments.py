@@ -2,9 +2,8 @@
 each judge gets its model from its own sub-table with the study's [judging] model for the rest."""
 
 import pytest
-
-from studies import StudyError, parse_study
-from studies.experiments import experiments
+from peerlake.studies import StudyError, parse_study
+from peerlake.studies.experiments import experiments
 
 HEAD = '[papers]\ncorpus = "demo"\n\n[judging]\nprovider = "openai_compatible"\nmodel = "judge-m"\n'
 

@@ -2,9 +2,8 @@
 identity (requiring more of a judge does not make it another judge)."""
 
 import pytest
-
-from studies import StudyError
-from studies.parse import parse_study
+from peerlake.studies import StudyError
+from peerlake.studies.parse import parse_study
 
 BASE = 'name = "s"\n[papers]\ncorpus = "demo"\n'
 

@@ -2,10 +2,9 @@
 after the log gained an event a resolution reads (a reviewer's or judge's events do not count)."""
 
 import pytest
-
-from studies import parse_study, resolution_event, study_text
-from studies import resolve as resolve_mod
-from warehouse import EventLog, Lake, PaperIngested
+from peerlake.studies import parse_study, resolution_event, study_text
+from peerlake.studies import resolve as resolve_mod
+from peerlake.warehouse import EventLog, Lake, PaperIngested
 
 
 def _paper(pid):

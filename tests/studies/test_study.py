@@ -4,10 +4,9 @@ which papers they resolve to, on a real event log."""
 import json
 
 import pytest
-
-from studies import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
-from warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
-from warehouse.events import SampleDrawn
+from peerlake.studies import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
+from peerlake.warehouse.events import SampleDrawn
 
 
 def _paper(pid, synthetic=False, venue="V 2026"):
@@ -119,8 +118,8 @@ def test_judges_and_the_judging_table_round_trip_and_default_to_the_reviewer_mod
 
 
 def test_a_lake_holding_the_old_builtin_demo_study_leaves_the_judges_to_judging_demo(log):
-    from studies import JUDGES, JUDGING_DEMO, builtin_text
-    from warehouse.studies import StudyFiles
+    from peerlake.studies import JUDGES, JUDGING_DEMO, builtin_text
+    from peerlake.warehouse.studies import StudyFiles
 
     # the previous release's demo judged demo-001; now `peerlake run judging-demo` does
     old = study_text(DEMO, description="The bundled synthetic demo corpus (4 papers) and its human reviews.",
@@ -140,7 +139,7 @@ def test_a_lake_holding_the_old_builtin_demo_study_leaves_the_judges_to_judging_
 
 
 def test_caps_default_by_the_judge_model_and_a_study_sets_its_own():
-    from judging.base import JudgeConfig
+    from peerlake.judging.base import JudgeConfig
 
     text = '[papers]\nids = ["a"]\n[judging]\nmax_claims = 2\n[judging.caps]\ndepth_units = 0\nflaws = 9\n'
     spec = parse_study("mine", text).judging

@@ -5,11 +5,10 @@ import json
 from typing import ClassVar
 
 import pytest
-
-from reviewing.systems import register
-from reviewing.systems.base import ReviewerSystem
-from studies import StudyError, parse_study, record_resolution
-from warehouse.log import EventLog
+from peerlake.reviewing.systems import register
+from peerlake.reviewing.systems.base import ReviewerSystem
+from peerlake.studies import StudyError, parse_study, record_resolution
+from peerlake.warehouse.log import EventLog
 
 
 class Tiny(ReviewerSystem):
@@ -21,7 +20,7 @@ class Tiny(ReviewerSystem):
 
     def check(self, opts):
         if opts["ensemble"] < 1:
-            from reviewing.systems.base import SystemOptionError
+            from peerlake.reviewing.systems.base import SystemOptionError
 
             raise SystemOptionError("ensemble must be >= 1")
 
@@ -111,7 +110,7 @@ def test_the_resolution_names_each_system_configuration(lake):
 
 
 def test_study_new_writes_system_reviewers():
-    from studies import study_text
+    from peerlake.studies import study_text
 
     text = study_text("sys", ids=["p1"], samples=2, systems=["tiny", "tiny"])
     study = parse_study("sys", text)

@@ -6,9 +6,10 @@ page set written with --out opens from disk without a server."""
 import json
 from urllib.parse import quote
 
-from report.viewer.site import Site
+from peerlake.report.viewer.site import Site
+from peerlake.warehouse import EventLog, Lake
+
 from tests.viewer.viewer_lake import HOSTILE, REVIEW_P1, UNITS
-from warehouse import EventLog, Lake
 
 DONE = "() => document.getElementById('main').dataset.done === (location.hash.slice(1) || 'calls')"
 

@@ -10,18 +10,18 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from peerlake.report.audit_links import audit_block
+from peerlake.report.viewer import payload
+from peerlake.report.viewer.catalog import NotPublished, load_catalog
+from peerlake.report.viewer.details import call_detail
+from peerlake.report.viewer.index import CHUNK, chunk_facets, chunks, meta
+from peerlake.report.viewer.keys import linked_keys
+from peerlake.report.viewer.serve import start
+from peerlake.report.viewer.site import Site
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.blobs import blob_store
 
-from report.audit_links import audit_block
-from report.viewer import payload
-from report.viewer.catalog import NotPublished, load_catalog
-from report.viewer.details import call_detail
-from report.viewer.index import CHUNK, chunk_facets, chunks, meta
-from report.viewer.keys import linked_keys
-from report.viewer.serve import start
-from report.viewer.site import Site
 from tests.viewer.viewer_lake import HOSTILE, REVIEW_P1, UNITS
-from warehouse import EventLog, Lake
-from warehouse.blobs import blob_store
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

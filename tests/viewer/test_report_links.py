@@ -7,13 +7,13 @@ import json
 from urllib.parse import quote
 
 import pytest
+from peerlake.audit.keys import figure_id
+from peerlake.report.build import write_report
+from peerlake.report.viewer.serve import start, url
+from peerlake.report.viewer.site import Site
+from peerlake.warehouse import Lake
 
-from audit.keys import figure_id
-from report.build import write_report
-from report.viewer.serve import start, url
-from report.viewer.site import Site
 from tests.audit.audit_lake import review
-from warehouse import Lake
 
 
 @pytest.fixture(scope="module")

@@ -8,17 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from peerlake.judging.reviews import peerlake_reviews
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.types import LlmRequest
+from peerlake.report.viewer.catalog import VIEWER_MARTS
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.attribution import attributed
+from peerlake.warehouse.events import JudgmentRecorded, SystemReviewRecorded
 
-from judging.reviews import peerlake_reviews
-from llm_calls.gateway import Gateway
-from llm_calls.types import LlmRequest
-from report.viewer.catalog import VIEWER_MARTS
 from tests.audit.audit_lake import dbt_run
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.llm_calls.support import FAKE_KEYS, providers_for
-from warehouse import EventLog, Lake
-from warehouse.attribution import attributed
-from warehouse.events import JudgmentRecorded, SystemReviewRecorded
 
 HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
 REVIEW_P1 = {"summary": "The paper proposes a sparse attention scheme.",

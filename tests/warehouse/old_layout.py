@@ -10,16 +10,15 @@ newest by its file stem; each head appended to the witness log."""
 from datetime import UTC, datetime
 from pathlib import Path
 
+from peerlake.warehouse import heads
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.chain import Link
+from peerlake.warehouse.commit import GENESIS_NAME, manifest_bytes
+from peerlake.warehouse.events import EVENT_TYPES, Event, to_json_line
+from peerlake.warehouse.fsutil import atomic_write
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
 from ulid import ULID
-
-from warehouse import heads
-from warehouse.blobs import sha256_hex
-from warehouse.chain import Link
-from warehouse.commit import GENESIS_NAME, manifest_bytes
-from warehouse.events import EVENT_TYPES, Event, to_json_line
-from warehouse.fsutil import atomic_write
-from warehouse.lake import Lake
-from warehouse.log import EventLog
 
 
 def _segment(lake: Lake, path: Path, rows: int) -> dict:

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.blobs import sha256_hex
-from warehouse.verify import verify_lake
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.verify import verify_lake
 
 REPO = Path(__file__).resolve().parents[2]
 # The blob the test papers name as PDF and package: verify checks that every named blob exists.
@@ -66,7 +65,7 @@ def test_torn_last_line_is_not_sealed_and_the_rest_is(lake):
 def test_interrupted_seal_is_committed_once_without_duplicates(lake, monkeypatch):
     log = EventLog(lake)
     log.append_many([_paper(i) for i in range(3)])
-    import warehouse.commit as numbered  # segments are staged, then the manifest (the commit point)
+    import peerlake.warehouse.commit as numbered  # segments are staged, then the manifest (the commit point)
 
     def crash(*a, **k):
         raise RuntimeError("crash before manifest commit")
@@ -149,7 +148,7 @@ def test_events_survive_kill_9_of_the_writer(lake):
         import sys
         from pathlib import Path
         sys.path.insert(0, {str(REPO)!r})
-        from warehouse import EventLog, Lake, PaperIngested
+        from peerlake.warehouse import EventLog, Lake, PaperIngested
         log = EventLog(Lake(Path({str(lake.root)!r})))
         i = 0
         while True:

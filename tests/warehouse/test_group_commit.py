@@ -5,9 +5,9 @@ import threading
 import time
 from pathlib import Path
 
-from warehouse import EventLog, PaperIngested
-from warehouse.blobs import BlobStore, sha256_hex
-from warehouse.log import _WalWriter
+from peerlake.warehouse import EventLog, PaperIngested
+from peerlake.warehouse.blobs import BlobStore, sha256_hex
+from peerlake.warehouse.log import _WalWriter
 
 THREADS = 16
 PER_THREAD = 25

@@ -3,9 +3,8 @@ and each reason it cannot answer said with what to run."""
 
 import duckdb
 import pytest
-
-from warehouse import marts_reader
-from warehouse.marts_reader import CannotOpen, MartsUnreadable, NoMart, NoMarts
+from peerlake.warehouse import marts_reader
+from peerlake.warehouse.marts_reader import CannotOpen, MartsUnreadable, NoMart, NoMarts
 
 
 @pytest.fixture

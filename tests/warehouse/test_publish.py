@@ -2,9 +2,8 @@
 publishing swaps the whole file at once."""
 
 import duckdb
-
-from warehouse import Lake
-from warehouse.publish import (
+from peerlake.warehouse import Lake
+from peerlake.warehouse.publish import (
     BUILDING,
     FAILED,
     PUBLISHED,
@@ -78,7 +77,7 @@ def test_no_status_before_any_build(tmp_path):
 
 
 def test_a_clone_or_copy_of_the_published_file_is_independent(tmp_path):
-    from warehouse.publish import _clone_or_copy
+    from peerlake.warehouse.publish import _clone_or_copy
 
     src, dst = tmp_path / "a.bin", tmp_path / "b.bin"
     src.write_bytes(b"published" * 1000)
@@ -100,7 +99,7 @@ def test_a_build_resets_the_candidate_once_per_run(lake):
 
 
 def test_the_fingerprint_never_outlives_the_file_it_describes(lake):
-    from warehouse.publish import published_fingerprint
+    from peerlake.warehouse.publish import published_fingerprint
 
     _write(lake.duckdb_path, 1.5)
     reset_candidate(lake, "run-1")
@@ -112,7 +111,7 @@ def test_the_fingerprint_never_outlives_the_file_it_describes(lake):
 
 
 def test_a_damaged_fingerprint_means_rebuild_everything(lake):
-    from warehouse.publish import published_fingerprint
+    from peerlake.warehouse.publish import published_fingerprint
 
     path = lake.duckdb_path.with_name("published_build.json")
     for text in ("{not json", "[1, 2]", '"a string"'):

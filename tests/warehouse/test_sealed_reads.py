@@ -3,11 +3,10 @@
 import json
 
 import duckdb
-
-from warehouse import EventLog, Lake, LlmCall, PaperIngested
-from warehouse.blobs import sha256_hex
-from warehouse.events import to_json_line
-from warehouse.verify import verify_lake
+from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.events import to_json_line
+from peerlake.warehouse.verify import verify_lake
 
 REQUEST = b"the request"  # the blob every test call names: verify checks that named blobs exist
 REQUEST_SHA = sha256_hex(REQUEST)

@@ -4,9 +4,8 @@
 import sys
 
 import pytest
-
-from warehouse import settings
-from warehouse.settings import SettingError
+from peerlake.warehouse import settings
+from peerlake.warehouse.settings import SettingError
 
 
 @pytest.mark.parametrize(("var", "value", "read"), [
@@ -77,7 +76,7 @@ def test_an_unknown_provider_is_the_settings_fault_and_lists_the_known(monkeypat
 
 
 def test_the_provider_list_is_the_one_llm_calls_makes():
-    from llm_calls.providers import PROVIDER_NAMES, ProviderUnavailable, make_provider
+    from peerlake.llm_calls.providers import PROVIDER_NAMES, ProviderUnavailable, make_provider
 
     assert PROVIDER_NAMES == settings.PROVIDERS
     with pytest.raises(ProviderUnavailable):

@@ -10,6 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
+from peerlake.warehouse import EventLog, Lake, PaperIngested
+from peerlake.warehouse.blobs import lake_store, sha256_hex
+from peerlake.warehouse.events import EVENT_TYPES
+from peerlake.warehouse.references import BLOB_FIELDS, NOT_BLOBS
+from peerlake.warehouse.verify import verify_lake
 
 from tests.warehouse.conformance.tamper import (
     PDF,
@@ -22,11 +27,6 @@ from tests.warehouse.conformance.tamper import (
     read_head,
     seal_three,
 )
-from warehouse import EventLog, Lake, PaperIngested
-from warehouse.blobs import lake_store, sha256_hex
-from warehouse.events import EVENT_TYPES
-from warehouse.references import BLOB_FIELDS, NOT_BLOBS
-from warehouse.verify import verify_lake
 
 
 @pytest.fixture
@@ -61,8 +61,9 @@ def _old_lake(lake: Lake, chained: bool = True) -> Path:
     """The `sealed` lake's events as the range-named layout wrote them (tests/warehouse/old_layout.py)."""
     from types import SimpleNamespace
 
+    from peerlake.warehouse.blobs import BlobStore, lake_store
+
     from tests.warehouse.old_layout import write_old_lake
-    from warehouse.blobs import BlobStore, lake_store
 
     writer = SimpleNamespace(blobs=BlobStore(lake, lake_store(lake)))
     return write_old_lake(lake, [[paper(writer, 0)], [paper(writer, 1), call(writer, "k1")],
@@ -151,7 +152,7 @@ def test_a_lake_written_by_the_range_named_layout_reads_verifies_and_its_chain_c
 
 
 def test_an_interrupted_range_named_seal_is_committed_as_it_was_cut(lake):
-    from warehouse.events import to_json_line
+    from peerlake.warehouse.events import to_json_line
 
     wal = _old_lake(lake)
     log = EventLog(lake)
@@ -252,8 +253,7 @@ def _killed(*_):
 def test_an_interrupted_seal_overtaken_by_new_lines_is_committed_once(lake, monkeypatch):
     # Here only: where no other machine writes, a staged segment no manifest names is this machine's to delete
     # (commit.drop_orphan_staging); on a shared store it stays, and verify warns about it on every run.
-    import warehouse.commit as numbered
-
+    import peerlake.warehouse.commit as numbered
     log = EventLog(lake)
     log.append(paper(log, 0))
     monkeypatch.setattr(numbered, "after_staging", _killed)

@@ -77,14 +77,14 @@ class Store(Protocol):
 def open_store(url: str) -> Store:
     """The store an URL names: s3://bucket/prefix, file:///path or memory://name."""
     if url.startswith("s3://"):
-        from warehouse.stores.s3 import S3Store  # boto3 only for a lake on object storage
+        from peerlake.warehouse.stores.s3 import S3Store  # boto3 only for a lake on object storage
 
         return S3Store(url)
     if url.startswith("memory://"):
-        from warehouse.stores.memory import MemoryStore
+        from peerlake.warehouse.stores.memory import MemoryStore
 
         return MemoryStore.named(url)
-    from warehouse.stores.local import LocalStore
+    from peerlake.warehouse.stores.local import LocalStore
 
     return LocalStore(Path(url.removeprefix("file://")), shared=True)
 

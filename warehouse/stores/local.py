@@ -6,8 +6,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from warehouse.fsutil import atomic_write, create_exclusive
-from warehouse.stores import KeyOutsideStore, ObjectInfo, ObjectMissing
+from peerlake.warehouse.fsutil import atomic_write, create_exclusive
+from peerlake.warehouse.stores import KeyOutsideStore, ObjectInfo, ObjectMissing
 
 
 class LocalStore:

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
+from peerlake.warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 from ulid import ULID
-
-from warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 
 
 class MemoryStore:

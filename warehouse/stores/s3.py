@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
-
-from warehouse import settings
-from warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
+from peerlake.warehouse import settings
+from peerlake.warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 
 # A conditional put that lost: 412 when the key exists; 409 when another conditional write to the same
 # key is in flight (AWS S3 reports that instead of waiting). Both mean "someone else created it".
@@ -38,7 +37,7 @@ _clients_lock = threading.Lock()
 def _client(opts: settings.ObjectStoreOptions):
     # One client per process and options: creating one costs ~0.1 s, and a client is thread-safe. Keyed
     # by pid too, because a forked child must not share its parent's connection pool.
-    import boto3  # here, not at the top: every `import warehouse` would pay ~0.1 s for a local lake
+    import boto3  # here, not at the top: every `import peerlake.warehouse` would pay ~0.1 s for a local lake
     from botocore.config import Config
 
     key = (opts, os.getpid())

@@ -11,9 +11,9 @@ ITEM_COLUMNS = ["study_review_id", "paper_id", "reviewer_config", "reviewer_labe
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from llm_calls.embeddings import MODEL_HASH, embed_counted
-    from metrics.stats.consistency import paper_sums
-    from metrics.stats.memo import coded_frame, previous_table, recompute_changed_relation
+    from peerlake.llm_calls.embeddings import MODEL_HASH, embed_counted
+    from peerlake.metrics.stats.consistency import paper_sums
+    from peerlake.metrics.stats.memo import coded_frame, previous_table, recompute_changed_relation
 
     items = dbt.ref("int_review_items")
     computed = [0]

@@ -4,7 +4,7 @@ wrote the review are of one family (judging.probes.model_family); null where eit
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.quality.probes import self_preference_rows
+    from peerlake.metrics.quality.probes import self_preference_rows
 
     calls = dbt.ref("stg_events__llm_calls").filter("purpose = 'review'").project("request_key, model").df()
     return self_preference_rows(dbt.ref("int_quality_review_metrics").df(), calls)

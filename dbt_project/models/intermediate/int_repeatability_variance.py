@@ -8,8 +8,8 @@ SCORE_COLUMNS = ["study_id", "reviewer_config", "paper_id", "sample_index", "ove
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.memo import previous_table, recompute_changed
-    from metrics.stats.repeatability import variance_table
+    from peerlake.metrics.stats.memo import previous_table, recompute_changed
+    from peerlake.metrics.stats.repeatability import variance_table
 
     scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()[SCORE_COLUMNS]
     return recompute_changed(scores, ["study_id", "reviewer_config"], variance_table,

@@ -4,9 +4,9 @@ blob store), split "1" into 1 and 10 with the forced-10 continuation, or a parse
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.distribution.probe import parse_probes
-    from warehouse import Lake
-    from warehouse.blobs import blob_store
+    from peerlake.metrics.distribution.probe import parse_probes
+    from peerlake.warehouse import Lake
+    from peerlake.warehouse.blobs import blob_store
 
     blobs = blob_store(Lake.default())  # PEERLAKE_HOME (and PEERLAKE_LAKE_URL), exported by the orchestrator
     calls = dbt.ref("stg_events__llm_calls").filter(

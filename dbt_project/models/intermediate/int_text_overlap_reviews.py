@@ -14,12 +14,11 @@ SLICE_REVIEWS = 100_000
 def model(dbt, session):
     dbt.config(materialized="table")
     import pandas as pd
-
-    import judging.reviews
-    from metrics.stats.memo import previous_table, recompute_changed_relation, source_version
-    from metrics.text import overlap, review_texts
-    from warehouse import Lake
-    from warehouse.blobs import blob_store
+    from peerlake.judging import reviews as judged_reviews
+    from peerlake.metrics.stats.memo import previous_table, recompute_changed_relation, source_version
+    from peerlake.metrics.text import overlap, review_texts
+    from peerlake.warehouse import Lake
+    from peerlake.warehouse.blobs import blob_store
 
     blobs = blob_store(Lake.default())  # PEERLAKE_HOME (and PEERLAKE_LAKE_URL), exported by the orchestrator
     reviews = dbt.ref("int_score_prediction_reviews").project(", ".join(["study_id", *REVIEW_COLUMNS]))
@@ -67,5 +66,5 @@ def model(dbt, session):
                          ignore_index=True)
 
     return recompute_changed_relation(reviews, ["study_id", "paper_id"], compute, previous_table(session, dbt.this),
-                                      salt=source_version(overlap, review_texts, judging.reviews),
+                                      salt=source_version(overlap, review_texts, judged_reviews),
                                       load=lambda rel: rel, session=session)

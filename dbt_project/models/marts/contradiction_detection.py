@@ -5,7 +5,7 @@ Computed by metrics.stats.detection.detection_table."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.detection import detection_table
+    from peerlake.metrics.stats.detection import detection_table
 
     frame = dbt.ref("int_contradiction_detections").df()
     return detection_table(frame[frame["role"] == "detection"])

@@ -5,6 +5,6 @@ Computed by metrics.stats.detection.audit_table."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.detection import audit_table
+    from peerlake.metrics.stats.detection import audit_table
 
     return audit_table(dbt.ref("int_contradiction_detections").df())

@@ -5,6 +5,6 @@ null with a reason when a side has no items. Computed by metrics.stats.divergenc
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.divergence import focus_divergence_table
+    from peerlake.metrics.stats.divergence import focus_divergence_table
 
     return focus_divergence_table(dbt.ref("focus_distributions").df())

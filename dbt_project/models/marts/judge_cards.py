@@ -6,7 +6,7 @@ it, and agreement between two configurations, each with a 95 % interval, n and i
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.quality.card_table import card_table
+    from peerlake.metrics.quality.card_table import card_table
 
     cfg = (dbt.config.get("meta") or {}).get
     scopes = dbt.ref("int_judging_scopes").project("study_id, judge, judge_config, judge_provider, judge_model") \

@@ -5,7 +5,7 @@ interval, n, the declared tolerance and pass / fail / inconclusive."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.quality.probes import probe_table
+    from peerlake.metrics.quality.probes import probe_table
 
     resolutions = dbt.ref("int_studies_latest").filter("resolved_by_asset = 'judge_probes'") \
         .project("study_id, cast(judges as varchar) as judges").df()

@@ -6,8 +6,8 @@ prediction-powered (PPI) differences with the number of human labels behind them
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.quality.comparison import comparison_table
-    from metrics.quality.ppi import with_ppi
+    from peerlake.metrics.quality.comparison import comparison_table
+    from peerlake.metrics.quality.ppi import with_ppi
 
     cfg = (dbt.config.get("meta") or {}).get
     metrics = dbt.ref("int_quality_review_metrics").df()

@@ -5,6 +5,6 @@ and Spearman (metrics.quality.agreement; null with a reason below 3 reviews or f
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.quality.agreement import agreement_table
+    from peerlake.metrics.quality.agreement import agreement_table
 
     return agreement_table(dbt.ref("int_quality_review_metrics").df())

@@ -5,7 +5,7 @@ disjoint pairs, valid with unequal reviews per paper), range-only budget."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.budgets import budget_table
+    from peerlake.metrics.stats.budgets import budget_table
 
     # Settings come from the model's YAML (config.meta, filled from dbt vars).
     cfg = (dbt.config.get("meta") or {}).get

@@ -5,7 +5,7 @@ reviews with paired intervals, and acceptance AUC (per input combination, with a
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.distribution.fitting import distribution_table
+    from peerlake.metrics.distribution.fitting import distribution_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return distribution_table(dbt.ref("int_score_probes_parsed").df(), dbt.ref("int_study_review_scores").df(),

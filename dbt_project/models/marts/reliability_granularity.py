@@ -5,7 +5,7 @@ first five rounds) — mean shift, within-paper SD and MAE against humans, with 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.distribution.granularity import granularity_table
+    from peerlake.metrics.distribution.granularity import granularity_table
 
     cfg = (dbt.config.get("meta") or {}).get
     # Pairs, H_i and invalid counts from int_granularity_papers; the scores themselves, so the

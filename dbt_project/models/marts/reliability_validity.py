@@ -5,6 +5,6 @@ withdrawn papers."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.validity import validity_table
+    from peerlake.metrics.stats.validity import validity_table
 
     return validity_table(dbt.ref("int_validity_papers").df())

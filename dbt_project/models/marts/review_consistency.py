@@ -11,9 +11,9 @@ SUM_COLUMNS = ["polarity", "paper_id", "config_a", "config_b", "label_a", "label
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from llm_calls.embeddings import MODEL_HASH, MODEL_NAME
-    from metrics.stats.consistency import table_from_paper_sums
-    from metrics.stats.memo import coded_frame, previous_table, recompute_changed_relation
+    from peerlake.llm_calls.embeddings import MODEL_HASH, MODEL_NAME
+    from peerlake.metrics.stats.consistency import table_from_paper_sums
+    from peerlake.metrics.stats.memo import coded_frame, previous_table, recompute_changed_relation
 
     cfg = (dbt.config.get("meta") or {}).get
     n_resamples, seed = int(cfg("n_resamples")), int(cfg("seed"))

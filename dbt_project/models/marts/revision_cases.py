@@ -5,6 +5,6 @@ SHA-256 of the paper id, with the first accepted block of 70–750 characters (e
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.outcomes import cases_table
+    from peerlake.metrics.revision.outcomes import cases_table
 
     return cases_table(dbt.ref("revision_gains").df(), dbt.ref("int_revision_outcomes").df())

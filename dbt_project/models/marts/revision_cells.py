@@ -5,7 +5,7 @@ papers dropped as incomplete or blocked, and the mean gain-noise SD. metrics.rev
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.gains import cells_table
+    from peerlake.metrics.revision.gains import cells_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return cells_table(dbt.ref("revision_gains").df(), dbt.ref("int_revision_cells").df(),

@@ -5,6 +5,6 @@ difference. metrics.revision.agreement.directions_table."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.agreement import directions_table
+    from peerlake.metrics.revision.agreement import directions_table
 
     return directions_table(dbt.ref("revision_gains").df())

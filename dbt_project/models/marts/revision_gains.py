@@ -5,6 +5,6 @@ direction from the integer sums, and its noise; is_complete false (null statisti
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.gains import gains_table
+    from peerlake.metrics.revision.gains import gains_table
 
     return gains_table(dbt.ref("int_revision_scores").df())

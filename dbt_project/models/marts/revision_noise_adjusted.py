@@ -6,7 +6,7 @@ interval and the counts of undefined and out-of-range resamples. metrics.revisio
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.agreement import noise_adjusted_table
+    from peerlake.metrics.revision.agreement import noise_adjusted_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return noise_adjusted_table(dbt.ref("revision_gains").df(), n_resamples=int(cfg("n_boot")),

@@ -5,7 +5,7 @@ intervals from the same draw as revision_cells. metrics.revision.gains.scorer_ga
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.gains import scorer_gaps_table
+    from peerlake.metrics.revision.gains import scorer_gaps_table
 
     cfg = (dbt.config.get("meta") or {}).get
     return scorer_gaps_table(dbt.ref("revision_gains").df(), n_resamples=int(cfg("n_boot")), seed=int(cfg("seed")))

@@ -5,6 +5,6 @@ nothing). metrics.revision.outcomes.selector_agreement_table."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.outcomes import selector_agreement_table
+    from peerlake.metrics.revision.outcomes import selector_agreement_table
 
     return selector_agreement_table(dbt.ref("int_revision_outcomes").df())

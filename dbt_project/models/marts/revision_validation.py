@@ -5,6 +5,6 @@ metrics.revision.outcomes.validation_table."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.revision.outcomes import validation_table
+    from peerlake.metrics.revision.outcomes import validation_table
 
     return validation_table(dbt.ref("int_revision_outcomes").df())

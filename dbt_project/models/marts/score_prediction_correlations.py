@@ -5,6 +5,6 @@ the reference row (metrics.stats.correlations; null with a reason below 3 papers
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.correlations import correlation_table
+    from peerlake.metrics.stats.correlations import correlation_table
 
     return correlation_table(dbt.ref("score_prediction_papers").df())

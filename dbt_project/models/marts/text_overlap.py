@@ -7,8 +7,8 @@ rows (metrics.stats.memo): the scores are hashed in DuckDB, and only the changed
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from metrics.stats.memo import previous_table, recompute_changed_relation, source_version
-    from metrics.text import overlap
+    from peerlake.metrics.stats.memo import previous_table, recompute_changed_relation, source_version
+    from peerlake.metrics.text import overlap
 
     scores = dbt.ref("int_text_overlap_reviews").project(", ".join(overlap.REVIEW_COLUMNS))
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from peerlake.ingest.package import TextRecord
+from peerlake.ingest.papers import ingest_pdf, latest_versions
+from peerlake.judging import benchmark
+from peerlake.judging.benchmark.build import _verifier, experiment_config
 
-from ingest.package import TextRecord
-from ingest.papers import ingest_pdf, latest_versions
-from judging import benchmark
-from judging.benchmark.build import _verifier, experiment_config
 from tests.doubles.fake_server import Reply
 from tests.judging.support import units_of
 
@@ -199,13 +199,13 @@ def test_papers_setting_filters_and_an_unparseable_graph_is_null(judge_log, judg
 
 
 def _package(log, ev):
-    from ingest.package import load_package
+    from peerlake.ingest.package import load_package
 
     return load_package(log.blobs, ev.package_sha256, check_images=False)
 
 
 def test_verifier_refuses_a_lost_edit_and_damaged_text():
-    from ingest.package import ManuscriptPackage
+    from peerlake.ingest.package import ManuscriptPackage
 
     def pkg(*texts):
         recs = [TextRecord(f"r{i}", 1, "paragraph", t, (0, 0, 1, 1)) for i, t in enumerate(texts)]

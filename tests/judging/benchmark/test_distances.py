@@ -1,6 +1,6 @@
 """Distances from the main claims (seed a.4): hand-drawn graphs, distances counted by hand."""
 
-from judging.benchmark.distances import by_distance, distances, unreachable
+from peerlake.judging.benchmark.distances import by_distance, distances, unreachable
 
 
 def test_multi_source_bfs_is_undirected_and_takes_the_nearest_main_claim():

@@ -1,8 +1,9 @@
 """The graph answer checked: quotes verbatim, ids known, levels fitting their type; drops counted."""
 
-from judging.base import Judgment
-from judging.benchmark.graph import answer_tokens, graph_units, narrowed_schema, parse_graph
-from prompts import load_template
+from peerlake.judging.base import Judgment
+from peerlake.judging.benchmark.graph import answer_tokens, graph_units, narrowed_schema, parse_graph
+from peerlake.prompts import load_template
+
 from tests.judging.support import assert_bounded
 
 TEXT = ("We propose GRA, a gated adapter for text classification. GRA reaches 91.8% accuracy on three tasks. "

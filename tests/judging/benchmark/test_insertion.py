@@ -2,9 +2,9 @@
 
 import random
 
-from ingest.package import TextRecord
-from judging.benchmark.graph import Graph, Node
-from judging.benchmark.insertion import editable, locate, plan, rng_for
+from peerlake.ingest.package import TextRecord
+from peerlake.judging.benchmark.graph import Graph, Node
+from peerlake.judging.benchmark.insertion import editable, locate, plan, rng_for
 
 R1 = TextRecord("p1-r1", 1, "paragraph", "Alpha beta gamma delta epsilon zeta.", (0, 0, 10, 10))
 R2 = TextRecord("p1-r2", 1, "paragraph", "Eta theta iota kappa lambda mu nu.", (0, 10, 10, 20))

@@ -1,8 +1,7 @@
 """The [contradictions] keys the builder owns: defaults, and a bad value refused with the key named."""
 
 import pytest
-
-from judging.benchmark import KEYS, Spec
+from peerlake.judging.benchmark import KEYS, Spec
 
 
 def test_defaults():
@@ -48,7 +47,7 @@ def test_bad_values_name_the_key(table, key):
 
 
 def test_on_the_embedded_model_a_paragraph_fits_what_its_grammar_can_bound():
-    from judging.benchmark.build import paragraph_limit
+    from peerlake.judging.benchmark.build import paragraph_limit
 
     spec = Spec.from_table({"max_paragraph_chars": 1200})
     assert paragraph_limit(spec, "openai") == 1200

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
-
-from metrics.distribution import affine_move, empirical, quick, sharpen, standard
+from peerlake.metrics.distribution import affine_move, empirical, quick, sharpen, standard
 
 
 def onehot(s):

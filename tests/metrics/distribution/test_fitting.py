@@ -2,9 +2,8 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-
-from metrics.distribution.fitting import A0_GRID, SPLITS_2_3, W_GRID, PaperData, fit_and_evaluate
-from metrics.distribution.granularity import compare
+from peerlake.metrics.distribution.fitting import A0_GRID, SPLITS_2_3, W_GRID, PaperData, fit_and_evaluate
+from peerlake.metrics.distribution.granularity import compare
 
 
 def test_grids_and_the_ten_splits():
@@ -85,7 +84,7 @@ def test_held_out_aucs_risks_and_paired_differences_by_hand():
     the test halves is recomputed here independently of fitting.py's vectorized code."""
     from dataclasses import replace
 
-    from metrics.distribution import collision_rate, debiased_risk, quick, standard
+    from peerlake.metrics.distribution import collision_rate, debiased_risk, quick, standard
 
     papers = [replace(p, withdrawn=i % 3 == 0, accepted=None if i == 1 else p.accepted)
               for i, p in enumerate(synthetic(16, 5))]

@@ -2,9 +2,8 @@ import math
 
 import numpy as np
 import pytest
-
-from metrics.distribution import probe_distribution
-from metrics.distribution.probe import ProbeParseError
+from peerlake.metrics.distribution import probe_distribution
+from peerlake.metrics.distribution.probe import ProbeParseError
 
 
 def pos(token, alts):

@@ -2,8 +2,7 @@ from itertools import permutations
 
 import numpy as np
 import pytest
-
-from metrics.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
+from peerlake.metrics.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
 
 
 def test_debiased_risk_matches_the_formula_term_by_term():

@@ -1,10 +1,9 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics.distribution.fitting import distribution_table
-from metrics.distribution.granularity import GRAN_COLUMNS, granularity_table
-from metrics.distribution.probe import parse_probes
+from peerlake.metrics.distribution.fitting import distribution_table
+from peerlake.metrics.distribution.granularity import GRAN_COLUMNS, granularity_table
+from peerlake.metrics.distribution.probe import parse_probes
 
 
 def call(i, purpose="score_probe", lp="sha", text='{"overall_score": 7}'):

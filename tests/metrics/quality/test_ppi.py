@@ -5,8 +5,7 @@ import math
 
 import numpy as np
 import pytest
-
-from metrics.quality.ppi import Z, difference, naive_mean, plan_labels, ppi_mean
+from peerlake.metrics.quality.ppi import Z, difference, naive_mean, plan_labels, ppi_mean
 
 Y = [1.0, 0.0, 1.0, 1.0, 0.0]  # human labels of five reviews
 YHAT = [0.8, 0.2, 0.6, 0.9, 0.1]  # the judge on the same five

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import ReferenceLabelImported
 
-from studies import resolution_event
 from tests.metrics.quality.test_quality_comparison_mart import (
     CONFIG,
     HUMAN_UNITS,
@@ -20,8 +22,6 @@ from tests.metrics.quality.test_quality_comparison_mart import (
     SYSTEM_UNITS,
     _judgment,
 )
-from warehouse import EventLog, Lake
-from warehouse.events import ReferenceLabelImported
 
 # the humans' labels: system reviews of P01 and P03 are half premises (the judge said all), P02's all premises;
 # the three human reviews labelled are half premises, as the judge said

@@ -6,9 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
-from metrics.quality.comparison import (
+from peerlake.metrics.quality.comparison import (
     ALL_ZERO,
     SEED,
     SKIP_FEW_PAIRS,
@@ -23,7 +21,8 @@ from metrics.quality.comparison import (
     paper_means,
     wilcoxon_p,
 )
-from metrics.stats.bootstrap import bootstrap_mean_ci, resample_indices, resampled_mean_ci
+from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci, resample_indices, resampled_mean_ci
+from scipy import stats
 
 
 def test_cliffs_delta_counts_every_cross_pair():
@@ -259,8 +258,8 @@ def test_an_empty_input_gives_an_empty_typed_table():
 
 
 def _gate_failures(frame: pd.DataFrame) -> set[str]:
-    from expectations import validate_frame
-    from expectations.suite_quality_comparison import COLUMNS
+    from peerlake.expectations import validate_frame
+    from peerlake.expectations.suite_quality_comparison import COLUMNS
 
     result = validate_frame("quality_comparison", frame[COLUMNS])
     return {f.split(": ", 1)[0] for f in result.failures} if not result.success else set()

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
-from expectations import run_gate
-from studies import resolution_event
-from warehouse import EventLog, Lake
-from warehouse.events import JudgmentRecorded
+from peerlake.expectations import run_gate
+from peerlake.studies import resolution_event
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import JudgmentRecorded
 
 PROJECT_DIR = Path(__file__).resolve().parents[3] / "dbt_project"
 CONFIG = "cfgq000000000001"

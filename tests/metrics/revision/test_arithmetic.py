@@ -5,8 +5,7 @@ import math
 
 import numpy as np
 import pytest
-
-from metrics.revision.arithmetic import (
+from peerlake.metrics.revision.arithmetic import (
     STRATA,
     case_order,
     direction_table,

@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-
-from metrics.revision.agreement import DIRECTION_COLUMNS, NOISE_COLUMNS, directions_table, noise_adjusted_table
-from metrics.revision.gains import CELL_COLUMNS, GAP_COLUMNS, cells_table, gains_table, scorer_gaps_table
-from metrics.revision.outcomes import (
+from peerlake.metrics.revision.agreement import DIRECTION_COLUMNS, NOISE_COLUMNS, directions_table, noise_adjusted_table
+from peerlake.metrics.revision.gains import CELL_COLUMNS, GAP_COLUMNS, cells_table, gains_table, scorer_gaps_table
+from peerlake.metrics.revision.outcomes import (
     AGREEMENT_COLUMNS,
     CASE_COLUMNS,
     VALIDATION_COLUMNS,
@@ -17,6 +16,7 @@ from metrics.revision.outcomes import (
     selector_agreement_table,
     validation_table,
 )
+
 from tests.metrics.revision import revision_frames as f
 
 BOOT = {"n_resamples": 40, "seed": 7}
@@ -195,7 +195,7 @@ def test_every_table_is_empty_on_empty_input(build, columns):
 
 
 def test_the_gates_pass_on_the_fixture_tables(gains):
-    from expectations.gates import validate_frame
+    from peerlake.expectations.gates import validate_frame
 
     tables = {"revision_gains": gains,
               "revision_cells": cells_table(gains, f.cells(), f.outcomes(), **BOOT),

@@ -9,10 +9,9 @@ is scored again in sessions of its own and the usual noise term is right."""
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics.revision.agreement import noise_adjusted_table
-from metrics.revision.arithmetic import noise_adjusted_correlation, paper_gains
-from metrics.revision.gains import cells_table, gains_table
+from peerlake.metrics.revision.agreement import noise_adjusted_table
+from peerlake.metrics.revision.arithmetic import noise_adjusted_correlation, paper_gains
+from peerlake.metrics.revision.gains import cells_table, gains_table
 
 TRUE_RHO = 0.3  # the correlation of the two Scorers' true gains (zero-mean, so unchanged papers keep it)
 N_PAPERS, K, SHARE_UNCHANGED, REPLICATIONS = 200, 3, 0.3, 300

@@ -7,10 +7,9 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from peerlake.metrics.stats.baselines import best_threshold_accuracy, constant_errors
+from peerlake.metrics.stats.validity import validity_table
 from scipy import stats
-
-from metrics.stats.baselines import best_threshold_accuracy, constant_errors
-from metrics.stats.validity import validity_table
 
 
 def test_constant_errors_by_hand():
@@ -66,7 +65,7 @@ def test_a_frame_without_lengths_gives_null_length_baselines():
 
 
 def test_score_prediction_rows_carry_the_baselines_on_the_same_papers():
-    from metrics.stats.correlations import correlation_table
+    from peerlake.metrics.stats.correlations import correlation_table
 
     papers = pd.DataFrame({
         "study_id": ["s"] * 4, "judge_config": ["j"] * 4, "source": ["peerlake"] * 4, "reviewer": ["r"] * 4,

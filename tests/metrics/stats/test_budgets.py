@@ -4,8 +4,7 @@ import math
 
 import numpy as np
 import pytest
-
-from metrics.stats.budgets import (
+from peerlake.metrics.stats.budgets import (
     certified_budget,
     certified_pairs,
     compute_budgets,

@@ -3,8 +3,7 @@ by hand in the comments (Wilson bounds from the formula with z = 1.959964, writt
 
 import pandas as pd
 import pytest
-
-from metrics.stats.detection import audit_table, detection_table, ensemble_rate
+from peerlake.metrics.stats.detection import audit_table, detection_table, ensemble_rate
 
 T, F, U = True, False, None  # U: undecided (an unparseable judge answer)
 
@@ -123,7 +122,7 @@ def test_specificity_and_sensitivity():
 
 
 def test_empty_inputs_give_empty_tables_with_their_columns():
-    from metrics.stats.detection import AUDIT_COLUMNS, DETECTION_COLUMNS
+    from peerlake.metrics.stats.detection import AUDIT_COLUMNS, DETECTION_COLUMNS
 
     empty = rows(("S", "cfg-a", "V1", 0, True, "a", 0, {0: T})).iloc[:0]
     assert list(detection_table(empty).columns) == list(DETECTION_COLUMNS) and detection_table(empty).empty

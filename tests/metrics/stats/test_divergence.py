@@ -5,8 +5,7 @@ import math
 
 import pandas as pd
 import pytest
-
-from metrics.stats.divergence import focus_divergence_table, kl_divergence, smoothed
+from peerlake.metrics.stats.divergence import focus_divergence_table, kl_divergence, smoothed
 
 
 def test_kl_of_two_observed_distributions():

@@ -4,9 +4,8 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-
-from metrics.stats.kendall import dense_ranks, inversions, pair_counts
-from metrics.stats.ranking import _pairs_within, compare_blocks, partitions, rank_reproducibility
+from peerlake.metrics.stats.kendall import dense_ranks, inversions, pair_counts
+from peerlake.metrics.stats.ranking import _pairs_within, compare_blocks, partitions, rank_reproducibility
 
 
 def counts_by_pairs(x, y) -> tuple[int, int, int]:

@@ -5,8 +5,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
-
-from metrics.stats.memo import (
+from peerlake.metrics.stats.memo import (
     HASH_COLUMN,
     coded_frame,
     input_hashes,
@@ -15,8 +14,8 @@ from metrics.stats.memo import (
     recompute_changed_relation,
     relation_hashes,
 )
-from metrics.stats.ranking import rank_table
-from metrics.stats.repeatability import drift_table
+from peerlake.metrics.stats.ranking import rank_table
+from peerlake.metrics.stats.repeatability import drift_table
 
 KEYS = ["study_id", "reviewer_config"]
 

@@ -6,14 +6,13 @@ from itertools import combinations, product
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics.stats.repeatability import (
+from peerlake.metrics.stats.repeatability import (
     drift_bootstrap,
     pairwise_agreement,
     paper_variances,
     pooled_variance,
 )
-from metrics.stats.validity import acceptance_auc, agreement_with_humans
+from peerlake.metrics.stats.validity import acceptance_auc, agreement_with_humans
 
 
 def test_variances_and_pooled_variance_match_statistics_module():
@@ -98,7 +97,7 @@ def test_auc_counts_ties_as_half():
 
 def test_validity_table_gives_the_same_last_digit_in_any_row_order():
     # dbt hands a Python model its rows in no fixed order; a float sum depends on the order it adds in.
-    from metrics.stats.validity import validity_table
+    from peerlake.metrics.stats.validity import validity_table
 
     rng = np.random.default_rng(7)
     n = 40

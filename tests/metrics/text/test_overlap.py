@@ -6,9 +6,8 @@ import random
 
 import pandas as pd
 import pytest
-
-from metrics.stats.correlations import correlate, correlation_table
-from metrics.text.overlap import bleu_4, lcs_length, overlap, overlap_table, rouge_1, rouge_l, tokens
+from peerlake.metrics.stats.correlations import correlate, correlation_table
+from peerlake.metrics.text.overlap import bleu_4, lcs_length, overlap, overlap_table, rouge_1, rouge_l, tokens
 
 
 def test_tokens_lowercase_alphanumeric_runs():

@@ -3,12 +3,12 @@ stand-ins of the same shape where not (reviewing.revision.crossover.planned_requ
 
 import json
 
-from ingest.demo_corpus import demo_papers
-from ingest.manuscripts import ingest_pdf
-from llm_calls.types import LlmResult, Usage
-from reviewing.revision.crossover import planned_requests
-from reviewing.revision.spec import RevisionSpec
-from warehouse import EventLog
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.manuscripts import ingest_pdf
+from peerlake.llm_calls.types import LlmResult, Usage
+from peerlake.reviewing.revision.crossover import planned_requests
+from peerlake.reviewing.revision.spec import RevisionSpec
+from peerlake.warehouse import EventLog
 
 SPEC = RevisionSpec.from_table({"cells": ["LLL", "LHH"], "repeats": 2, "max_edits": 2,
                                 "models": {"L": {"provider": "local", "model": "big"},

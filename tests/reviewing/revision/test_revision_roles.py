@@ -4,9 +4,8 @@ and their validators, block diffs, the final manuscript and the structural check
 import dataclasses
 
 import pytest
-
-from ingest.package import ManuscriptPackage, TextRecord
-from reviewing.revision.manuscript import (
+from peerlake.ingest.package import ManuscriptPackage, TextRecord
+from peerlake.reviewing.revision.manuscript import (
     Edit,
     diffs_of,
     editable_records,
@@ -15,9 +14,15 @@ from reviewing.revision.manuscript import (
     protected_ids,
     structural_checks,
 )
-from reviewing.revision.roles import RoleAnswerError, parse_decisions, parse_edits, selector_request, writer_request
-from reviewing.revision.spec import RevisionSpec, RevisionSpecError
-from studies import StudyError, parse_study
+from peerlake.reviewing.revision.roles import (
+    RoleAnswerError,
+    parse_decisions,
+    parse_edits,
+    selector_request,
+    writer_request,
+)
+from peerlake.reviewing.revision.spec import RevisionSpec, RevisionSpecError
+from peerlake.studies import StudyError, parse_study
 
 MODELS = {"L": {"provider": "local", "model": "big"}, "H": {"provider": "local", "model": "small"}}
 

@@ -6,16 +6,15 @@ call. A real Gateway and lake; the fake is the provider at the network edge (it 
 import json
 
 import pytest
-
-from ingest.demo_corpus import demo_papers
-from ingest.manuscripts import ingest_pdf, latest_versions, load_package
-from llm_calls.gateway import Gateway
-from llm_calls.providers.base import Provider, ProviderResponse
-from llm_calls.types import Usage
-from reviewing.revision.crossover import feedback_request, revise, scoring_requests
-from reviewing.revision.seeds import session_seed
-from reviewing.revision.spec import RevisionSpec, RevisionSpecError
-from warehouse import EventLog
+from peerlake.ingest.demo_corpus import demo_papers
+from peerlake.ingest.manuscripts import ingest_pdf, latest_versions, load_package
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.base import Provider, ProviderResponse
+from peerlake.llm_calls.types import Usage
+from peerlake.reviewing.revision.crossover import feedback_request, revise, scoring_requests
+from peerlake.reviewing.revision.seeds import session_seed
+from peerlake.reviewing.revision.spec import RevisionSpec, RevisionSpecError
+from peerlake.warehouse import EventLog
 
 MODELS = {"L": {"provider": "local", "model": "big"}, "H": {"provider": "local", "model": "small"}}
 
@@ -127,7 +126,7 @@ def test_each_writer_reads_the_review_its_setting_names(log):
     models = {**MODELS, "S": {"provider": "local", "model": "sol"}}
     spec = RevisionSpec.from_table({"cells": ["LLL", "HHH"], "models": models, "feedback": {"L": "S", "H": "own"}})
     assert (spec.feedback_letter("L"), spec.feedback_letter("H")) == ("S", "H")
-    from reviewing.revision.crossover import _work
+    from peerlake.reviewing.revision.crossover import _work
 
     [w] = _work(log, [next(log.iter_events("paper_ingested"))], spec)
     assert feedback_request(w, spec, "L").model == "sol" and feedback_request(w, spec, "H").model == "small"

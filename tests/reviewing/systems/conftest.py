@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse.log import EventLog
 
-from llm_calls.gateway import Gateway
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
-from warehouse.log import EventLog
 
 REPO = Path(__file__).resolve().parents[3]
 DEMO_PAPER = REPO / "ingest" / "demo_corpus" / "papers" / "demo-001.pdf"
@@ -73,7 +73,7 @@ def ingested_paper(system_log):
     """`ingested_paper(path=None, paper_id=None)`: ingest a PDF (default the 2-page demo-001.pdf) into
     the test's lake, as `peerlake ingest` does, and return its id, title, package and hashes. A path
     that does not exist skips the test (real data under ../shared/data is optional)."""
-    from ingest.manuscripts import ingest_pdf, load_package
+    from peerlake.ingest.manuscripts import ingest_pdf, load_package
 
     def ingest(path: Path | str | None = None, paper_id: str | None = None) -> IngestedPaper:
         path = Path(path) if path is not None else DEMO_PAPER
@@ -95,8 +95,8 @@ def make_runs():
     """`make_runs(system, papers, samples=1, options=None, provider="openai", model=TEST_MODEL,
     max_output_tokens=1500, base_url=None, study="system-test")`: one SystemRun per (paper, sample),
     with the options resolved against the system's defaults (unknown options raise, as in a study)."""
-    from reviewing.systems import get_system
-    from reviewing.systems.base import SystemConfig, SystemRun
+    from peerlake.reviewing.systems import get_system
+    from peerlake.reviewing.systems.base import SystemConfig, SystemRun
 
     def build(system: str, papers, samples: int = 1, options: dict | None = None, provider: str = "openai",
               model: str = TEST_MODEL, max_output_tokens: int = 1500, base_url: str | None = None,

@@ -7,9 +7,8 @@ Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <th
 import json
 
 import pytest
-
-from llm_calls.gateway import Gateway
-from reviewing.systems.base import SystemReviewRecorder, run_systems
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
 
 
 @pytest.mark.model

@@ -10,11 +10,11 @@ import re
 from collections.abc import Callable
 
 import pytest
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems import get_system
+from peerlake.reviewing.systems.ai_scientist import AiScientistReviewer
+from peerlake.reviewing.systems.base import SEED_BASE, SystemOptionError, SystemReviewRecorder, run_systems
 
-from llm_calls.gateway import Gateway
-from reviewing.systems import get_system
-from reviewing.systems.ai_scientist import AiScientistReviewer
-from reviewing.systems.base import SEED_BASE, SystemOptionError, SystemReviewRecorder, run_systems
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.embedded import require_model
 from tests.judging.support import assert_bounded
@@ -237,7 +237,7 @@ def test_options_templates_and_plan(ingested_paper):
 
 
 def test_templates_share_the_form_and_the_system_message_and_the_schema_is_bounded():
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     def form(name: str) -> str:
         src = load_template(name).source
@@ -256,9 +256,9 @@ def test_on_the_embedded_model_the_longest_call_fits_the_context(ingested_paper)
     """Tokenizer only (no generation): on a 13-page paper, the longest member call (review prompt, the
     previous answer at its 800-token limit, the reflection prompt, the answer) fits 4,096 tokens."""
 
-    from llm_calls.tokens import count_tokens
-    from prompts import load_template
-    from warehouse import settings
+    from peerlake.llm_calls.tokens import count_tokens
+    from peerlake.prompts import load_template
+    from peerlake.warehouse import settings
 
     require_model()
     paper = ingested_paper("/work/shared/data/cc_by_pdfs/acl2020_main207_SPECTER.pdf")
@@ -275,9 +275,9 @@ def test_on_the_embedded_model_five_long_member_reviews_fit_the_meta_prompt():
     """Tokenizer only: five members at the schema's longest (every string at its maxLength) are cut to
     equal shares so the area chair's prompt and its 800-token answer fit 4,096 tokens."""
 
-    from llm_calls.tokens import count_tokens
-    from prompts import load_template
-    from warehouse import settings
+    from peerlake.llm_calls.tokens import count_tokens
+    from peerlake.prompts import load_template
+    from peerlake.warehouse import settings
 
     require_model()
     words = "0123456789" * 44  # Qwen reads each digit as a token: about a token per character, the worst case

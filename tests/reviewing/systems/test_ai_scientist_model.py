@@ -8,10 +8,9 @@ Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <th
 
 
 import pytest
-
-from llm_calls.gateway import Gateway
-from reviewing.systems.base import SystemReviewRecorder, run_systems
-from warehouse import settings
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
+from peerlake.warehouse import settings
 
 OPTIONS = {"ensemble": 2, "reflections": 0, "repair_attempts": 0}  # no repair: the call count is bounded
 

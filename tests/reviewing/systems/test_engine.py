@@ -7,10 +7,9 @@ from collections.abc import Generator
 from typing import ClassVar
 
 import pytest
-
-from llm_calls.gateway import Gateway
-from reviewing.systems import register
-from reviewing.systems.base import (
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems import register
+from peerlake.reviewing.systems.base import (
     PURPOSE,
     ReviewerSystem,
     StepFailed,
@@ -21,11 +20,12 @@ from reviewing.systems.base import (
     json_fields,
     run_systems,
 )
-from reviewing.systems.normalized import NormalizedReview
+from peerlake.reviewing.systems.normalized import NormalizedReview
+from peerlake.warehouse.log import EventLog
+
 from tests.doubles.fake_server import Reply
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
-from warehouse.log import EventLog
 
 REPO_PROMPTS = __import__("pathlib").Path(__file__).resolve().parents[3] / "prompts"
 

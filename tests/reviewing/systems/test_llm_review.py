@@ -5,10 +5,10 @@ never 0), the repair turn and a null review with its reason, and a replay that m
 import json
 
 import pytest
+from peerlake.reviewing.systems import get_system
+from peerlake.reviewing.systems.base import SystemOptionError, SystemReviewRecorder, run_systems
+from peerlake.reviewing.systems.llm_review import LlmReview
 
-from reviewing.systems import get_system
-from reviewing.systems.base import SystemOptionError, SystemReviewRecorder, run_systems
-from reviewing.systems.llm_review import LlmReview
 from tests.embedded import require_model
 from tests.judging.support import ScriptedJudgeServer, assert_bounded
 
@@ -140,7 +140,7 @@ def test_options_are_checked_and_the_plan_is_one_call(ingested_paper):
 
 
 def test_the_outline_schema_is_bounded_for_a_grammar_decoding_model():
-    from prompts import load_template
+    from peerlake.prompts import load_template
 
     schema = load_template("llmreview_outline").output_schema
     assert_bounded(schema)
@@ -156,9 +156,9 @@ def test_on_the_embedded_model_the_budget_leaves_the_answer_room_in_its_context(
     """Tokenizer only (no generation): the long paper's prompt, counted by the model's own tokenizer,
     plus the 1,200-token answer fits the 4,096-token context, while 6,500 tokens would not."""
 
-    from llm_calls.tokens import count_tokens
-    from prompts import load_template
-    from warehouse import settings
+    from peerlake.llm_calls.tokens import count_tokens
+    from peerlake.prompts import load_template
+    from peerlake.warehouse import settings
 
     require_model()
     paper = ingested_paper(SPECTER)

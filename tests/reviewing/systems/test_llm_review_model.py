@@ -5,10 +5,9 @@ Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <th
 
 
 import pytest
-
-from llm_calls.gateway import Gateway
-from reviewing.systems.base import SystemReviewRecorder, run_systems
-from warehouse import settings
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
+from peerlake.warehouse import settings
 
 
 @pytest.mark.model

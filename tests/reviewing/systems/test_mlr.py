@@ -5,11 +5,11 @@ import json
 import re
 
 import pytest
+from peerlake.prompts import load_schema, load_template
+from peerlake.reviewing.systems import get_system
+from peerlake.reviewing.systems.base import PURPOSE, SystemOptionError, SystemReviewRecorder, run_systems
+from peerlake.reviewing.systems.mlr import budgets, select_notes
 
-from prompts import load_schema, load_template
-from reviewing.systems import get_system
-from reviewing.systems.base import PURPOSE, SystemOptionError, SystemReviewRecorder, run_systems
-from reviewing.systems.mlr import budgets, select_notes
 from tests.conftest import SHARED_DATA
 from tests.judging.support import ScriptedJudgeServer, assert_bounded
 from tests.llm_calls.support import providers_for
@@ -103,7 +103,7 @@ def test_a_longer_paper_is_split_and_its_appendix_reaches_only_the_appendix_agen
 
 
 def test_the_default_body_cap_is_ten_pages(ingested_paper):
-    from reviewing.systems import manuscript
+    from peerlake.reviewing.systems import manuscript
 
     parts = manuscript.split(ingested_paper(SPECTER).package, max_pages=10)
     # 9 body pages fit under the 10-page cap: nothing cut, and no appendix page in the body
@@ -123,7 +123,8 @@ def test_with_the_appendix_agent_off_no_appendix_call_is_made(system_server, sys
 
 def test_the_literature_agent_searches_logs_and_replays(system_log, system_server, system_gateway, ingested_paper,
                                                         make_runs):
-    from ingest.manuscripts import ingest_pdf
+    from peerlake.ingest.manuscripts import ingest_pdf
+
     from tests.reviewing.systems.conftest import DEMO_PAPER
 
     paper = ingested_paper()
@@ -143,7 +144,7 @@ def test_the_literature_agent_searches_logs_and_replays(system_log, system_serve
     assert LIT_REPORT in _user(system_server.bodies[-1]) and out.review.extra["literature_report"] == LIT_REPORT
 
     # Second run: the searches replay from their events and the calls from theirs.
-    from reviewing.systems import mlr
+    from peerlake.reviewing.systems import mlr
 
     mlr._CLIENT = None  # a fresh process would build its own retrieval client
     again = run_systems(type(system_gateway)(system_log, providers=providers_for(system_server)),
@@ -200,7 +201,7 @@ def test_a_vision_model_gets_the_body_page_renders_with_the_pass2_text(system_se
 
 
 def test_the_local_model_and_page_images_never_get_images(system_log, ingested_paper, make_runs):
-    from reviewing.systems import manuscript
+    from peerlake.reviewing.systems import manuscript
 
     paper = ingested_paper()
     impl = get_system("mlr")

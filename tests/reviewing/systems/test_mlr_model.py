@@ -8,9 +8,8 @@ import itertools
 import json
 
 import pytest
-
-from llm_calls.gateway import Gateway
-from reviewing.systems.base import SystemReviewRecorder, run_systems
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
 
 
 @pytest.mark.model

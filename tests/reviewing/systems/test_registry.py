@@ -6,13 +6,13 @@ import importlib
 import inspect
 import pkgutil
 
-import reviewing.systems as systems
-from reviewing.systems import ReviewerSystem, get_system, register, system_names
+import peerlake.reviewing.systems as systems
+from peerlake.reviewing.systems import ReviewerSystem, get_system, register, system_names
 
 
 def test_every_named_system_class_of_the_package_is_a_system():
     classes = {c.name: c for info in pkgutil.iter_modules(systems.__path__)
-               for _, c in inspect.getmembers(importlib.import_module(f"reviewing.systems.{info.name}"),
+               for _, c in inspect.getmembers(importlib.import_module(f"peerlake.reviewing.systems.{info.name}"),
                                               inspect.isclass)
                if issubclass(c, ReviewerSystem) and "name" in vars(c)}
     assert set(system_names()) == set(classes)

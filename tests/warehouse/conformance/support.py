@@ -5,11 +5,10 @@ import io
 from pathlib import Path
 
 import pyarrow.parquet as pq
-
-from warehouse.events import PaperIngested
-from warehouse.lake import Lake
-from warehouse.log import EventLog
-from warehouse.stores import Store, open_store
+from peerlake.warehouse.events import PaperIngested
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.stores import Store, open_store
 
 
 def machine(tmp_path: Path, name: str, url: str) -> EventLog:

@@ -8,13 +8,12 @@ from pathlib import PurePosixPath
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from warehouse import EventLog, Lake, LlmCall, PaperIngested
-from warehouse.blobs import sha256_hex
-from warehouse.chain import Link
-from warehouse.commit import HEAD, MANIFESTS, SEGMENTS, manifest_bytes
-from warehouse.stores import ObjectMissing, Store
-from warehouse.verify import verify_lake
+from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.chain import Link
+from peerlake.warehouse.commit import HEAD, MANIFESTS, SEGMENTS, manifest_bytes
+from peerlake.warehouse.stores import ObjectMissing, Store
+from peerlake.warehouse.verify import verify_lake
 
 PDF = b"%PDF-1.4 a manuscript"
 IMAGE = b"\x89PNG a figure"

@@ -6,13 +6,14 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
-from llm_calls.gateway import Gateway
-from retrieval import RetrievalClient, RetrievalRequest
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.retrieval import RetrievalClient, RetrievalRequest
+from peerlake.warehouse.claims import claim_key
+
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.retrieval.s2_server import FakeS2Server
 from tests.warehouse.conformance.support import keys, machine, store
-from warehouse.claims import claim_key
 
 
 def _stale_claim(url: str, key: str, lease_s: float) -> None:

@@ -3,12 +3,13 @@ success for a key is sealed apart; a gateway on another machine replays."""
 
 import dataclasses
 
-from llm_calls.gateway import Gateway
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.warehouse.events import new_event_id
+from peerlake.warehouse.verify import verify_lake
+
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.warehouse.conformance.support import committed_rows, keys, machine, paper
-from warehouse.events import new_event_id
-from warehouse.verify import verify_lake
 
 
 def test_what_one_machine_seals_another_reads(tmp_path, store_url):

@@ -3,10 +3,10 @@
 import threading
 
 import pytest
+from peerlake.warehouse.blobs import lake_store
+from peerlake.warehouse.stores import ObjectMissing, ObjectStoreError, Store
 
 from tests.warehouse.conformance.support import store
-from warehouse.blobs import lake_store
-from warehouse.stores import ObjectMissing, ObjectStoreError, Store
 
 
 def test_put_get_head_list_copy_delete(store_url):
@@ -71,8 +71,8 @@ def test_put_if_absent_has_exactly_one_winner(store_url):
 def test_a_local_key_never_leaves_the_lake_folder(tmp_path, key):
     # A manifest names the keys a roll-forward copies to and verify reads: a forged one must not reach
     # a file outside the lake.
-    from warehouse.stores import KeyOutsideStore
-    from warehouse.stores.local import LocalStore
+    from peerlake.warehouse.stores import KeyOutsideStore
+    from peerlake.warehouse.stores.local import LocalStore
 
     s = LocalStore(tmp_path / "lake")
     s.put("events/staging/x", b"staged")

@@ -6,6 +6,14 @@ machine's files)."""
 from pathlib import PurePosixPath
 
 import pytest
+from peerlake.warehouse import heads
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.chain import Link
+from peerlake.warehouse.commit import HEAD
+from peerlake.warehouse.events import to_json_line
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.verify import verify_lake
 from ulid import ULID
 
 from tests.warehouse.conformance.tamper import (
@@ -17,14 +25,6 @@ from tests.warehouse.conformance.tamper import (
     read_head,
     rechain,
 )
-from warehouse import heads
-from warehouse.blobs import sha256_hex
-from warehouse.chain import Link
-from warehouse.commit import HEAD
-from warehouse.events import to_json_line
-from warehouse.lake import Lake
-from warehouse.log import EventLog
-from warehouse.verify import verify_lake
 
 
 @pytest.fixture

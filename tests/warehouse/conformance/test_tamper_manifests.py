@@ -5,6 +5,11 @@ through the Store only)."""
 import json
 from pathlib import PurePosixPath
 
+from peerlake.warehouse.blobs import sha256_hex
+from peerlake.warehouse.commit import MANIFESTS, NumberedChain
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.verify import verify_lake
+
 from tests.warehouse.conformance.tamper import (
     body,
     call,
@@ -15,10 +20,6 @@ from tests.warehouse.conformance.tamper import (
     range_manifests,
     range_stem,
 )
-from warehouse.blobs import sha256_hex
-from warehouse.commit import MANIFESTS, NumberedChain
-from warehouse.log import EventLog
-from warehouse.verify import verify_lake
 
 
 def test_deleted_middle_manifest_is_named_by_the_chain_and_the_wal_range(three_seals):

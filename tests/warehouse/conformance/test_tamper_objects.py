@@ -4,6 +4,10 @@ every store (each test tampers through the Store only)."""
 import dataclasses
 
 import pytest
+from peerlake.warehouse.blobs import BlobCorrupted, blob_key, sha256_hex
+from peerlake.warehouse.commit import SEGMENTS
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.verify import verify_lake
 
 from tests.warehouse.conformance.tamper import (
     IMAGE,
@@ -18,10 +22,6 @@ from tests.warehouse.conformance.tamper import (
     read_head,
     sealed_segments,
 )
-from warehouse.blobs import BlobCorrupted, blob_key, sha256_hex
-from warehouse.commit import SEGMENTS
-from warehouse.log import EventLog
-from warehouse.verify import verify_lake
 
 
 def test_a_clean_lake_verifies_without_warnings(three_seals):

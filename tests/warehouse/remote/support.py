@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
-
-from warehouse.events import PaperIngested
-from warehouse.lake import Lake
-from warehouse.log import EventLog
-from warehouse.stores.s3 import split_url
+from peerlake.warehouse.events import PaperIngested
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
+from peerlake.warehouse.stores.s3 import split_url
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -10,10 +10,10 @@ from tests.warehouse.remote.support import PYTHON, REPO, child_env, machine
 
 ASKER = """
 import json, sys
-from llm_calls.gateway import Gateway
-from llm_calls.providers.openai_chat import OpenAIProvider
+from peerlake.llm_calls.gateway import Gateway
+from peerlake.llm_calls.providers.openai_chat import OpenAIProvider
 from tests.llm_calls.support import request
-from warehouse.log import EventLog
+from peerlake.warehouse.log import EventLog
 
 gw = Gateway(EventLog(), providers={"openai": OpenAIProvider(base_url=sys.argv[1])})
 print("ready", flush=True)

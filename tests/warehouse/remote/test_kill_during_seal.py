@@ -3,15 +3,16 @@
 import signal
 import subprocess
 
+from peerlake.warehouse.verify import verify_lake
+
 from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine, paper
-from warehouse.verify import verify_lake
 
 # Appends three papers and seals; the hook kills the process at the named point of the seal.
 KILLED_SEALER = """
 import os, signal
 from tests.warehouse.remote.support import paper
-from warehouse import commit
-from warehouse.log import EventLog
+from peerlake.warehouse import commit
+from peerlake.warehouse.log import EventLog
 
 log = EventLog()
 for i in range(3):

@@ -2,9 +2,9 @@
 run on every store: tests/warehouse/conformance/.)"""
 
 import pytest
+from peerlake.warehouse.stores import ObjectStoreError
 
 from tests.warehouse.remote.support import machine, paper
-from warehouse.stores import ObjectStoreError
 
 
 def test_a_missing_bucket_fails_saying_which_and_what_to_do(tmp_path, s3_lake_url):

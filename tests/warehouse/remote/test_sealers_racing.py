@@ -3,8 +3,9 @@
 import json
 import subprocess
 
+from peerlake.warehouse.verify import verify_lake
+
 from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine
-from warehouse.verify import verify_lake
 
 N = 4
 # Appends and seals N papers, one seal per paper; a short pause between staging and the manifest widens
@@ -12,8 +13,8 @@ N = 4
 SEALER = """
 import json, sys, time
 from tests.warehouse.remote.support import paper
-from warehouse import commit
-from warehouse.log import EventLog
+from peerlake.warehouse import commit
+from peerlake.warehouse.log import EventLog
 
 attempts = []
 commit.after_staging = lambda: (attempts.append(1), time.sleep(0.02))
