@@ -26,13 +26,17 @@ class ReviewMetric:
     headline: bool = False  # a column of quality_reviews and a line of the report's PRISM profile
     null_reason: str | None = None  # why it is null on a scored review (its denominator is empty) ...
     null_reason_column: str | None = None  # ... or the per-review column that says why
+    # For a judge with no dbt model of its own (a plug-in; its module sets UNITS): the metric of one judgment
+    # as a SQL aggregate over its units, one row per unit, each a struct `unit` of UNITS' fields (null for
+    # a judgment without units): `count(unit)`, `avg(cast(unit.answered as double))`. dbt computes it.
+    sql: str | None = None
 
     def declaration(self) -> dict:
         """As dbt reads it (the `quality_judges` var of dbt_project.yml): only what is set."""
         out = {"name": self.name}
         if self.headline:
             out["headline"] = True
-        for key in ("null_reason", "null_reason_column"):
+        for key in ("null_reason", "null_reason_column", "sql"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out

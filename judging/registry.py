@@ -13,13 +13,17 @@ asset calls instead of naming a judge: `options(spec)` (keyword options from the
 table), `resources(log)` (JudgeContext fields opened once per unit, as novelty's retrieval client) and
 `coverage(reviews)` (what the study's resolution records the judge covered).
 
-Adding a judge or an experiment is adding its module here; nothing else names it."""
+Adding a judge or an experiment is adding its module here, or in a plug-in folder outside the package
+($PEERLAKE_PLUGINS: the module with its templates/ and schemas/); nothing else names it. A plug-in quality
+judge declares its metrics as SQL over its units (ReviewMetric.sql, UNITS), so no dbt file names it either:
+`plugin_declaration()` reaches dbt through the environment of its run (macros/quality_judges.sql)."""
 
 import importlib
 import pkgutil
 from types import ModuleType
 
-from peerlake.warehouse.registry import DuplicateName, PluginImportError, Registry
+from peerlake.warehouse import settings
+from peerlake.warehouse.registry import PLUGIN_PACKAGE, DuplicateName, PluginImportError, Registry, import_folder
 
 from peerlake import judging
 
@@ -42,6 +46,8 @@ def _judge_modules() -> list[ModuleType]:
         except Exception as exc:
             raise PluginImportError(f"{name} cannot be imported ({type(exc).__name__}: {exc}): fix the module, "
                                     "or remove it") from exc
+    for folder in settings.plugin_dirs():
+        out += import_folder(folder)
     return out
 
 
@@ -84,6 +90,25 @@ def _check_metrics(module: ModuleType) -> None:
     card = getattr(module, "CARD_SCORE", None)
     if card is not None and card not in {m.name for m in metrics}:
         raise ImportError(f"{module.__name__}.CARD_SCORE {card!r} is not one of its METRICS")
+    units = getattr(module, "UNITS", None)
+    if units is None and _is_plugin(module):
+        raise ImportError(f"plug-in judge {module.__name__} needs UNITS = {{field: DuckDB type}} and every metric's "
+                          "sql: no dbt model of its own computes its metrics (docs/judges/write-a-judge.md)")
+    if units is not None:
+        if not isinstance(units, dict) or not units or not all(
+                isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in units.items()):
+            raise ImportError(f"{module.__name__}.UNITS must map each field of a unit to its DuckDB type, "
+                              "as {'question': 'VARCHAR'}")
+        if getattr(module, "POOLED", False):
+            raise ImportError(f"{module.__name__}: a pooled judge needs its own dbt models; UNITS is for judges "
+                              "of one review at a time")
+        if missing := [m.name for m in metrics if not m.sql]:
+            raise ImportError(f"{module.__name__} sets UNITS, so each metric needs its sql; {', '.join(missing)} "
+                              "has none")
+
+
+def _is_plugin(module: ModuleType) -> bool:
+    return module.__name__.startswith(f"{PLUGIN_PACKAGE}.")
 
 
 def judges() -> dict[str, ModuleType]:
@@ -137,9 +162,18 @@ def quality_declaration() -> list[dict]:
             entry["review_step"] = module.REVIEW_STEP
         if getattr(module, "CARD_SCORE", None):
             entry["card_score"] = module.CARD_SCORE
+        if getattr(module, "UNITS", None):
+            entry["units"] = dict(module.UNITS)
         entry["metrics"] = [m.declaration() for m in module.METRICS]
         out.append(entry)
     return out
+
+
+def plugin_declaration() -> list[dict]:
+    """quality_declaration()'s entries of the plug-in judges ($PEERLAKE_PLUGINS): what dbt_project.yml
+    cannot list, handed to dbt as $PEERLAKE_PLUGIN_JUDGES (orchestration.dbt_env)."""
+    plugins = {name for name, module in judges().items() if _is_plugin(module)}
+    return [entry for entry in quality_declaration() if entry["judge"] in plugins]
 
 
 def review_metrics() -> list:

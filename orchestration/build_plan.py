@@ -258,7 +258,7 @@ def load_manifest(path: Path) -> dict:
 def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     """Seal what the runs wrote (dbt reads sealed segments only), then plan against the published build."""
     from peerlake.dbt_project import PROJECT_DIR
-    from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
+    from peerlake.orchestration.dbt_manifest import plugin_judges, prepare_dbt_manifest
     from peerlake.orchestration.project import peerlake_dbt
     from peerlake.warehouse import EventLog, settings
     from peerlake.warehouse.publish import published_fingerprint
@@ -267,7 +267,10 @@ def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     log = EventLog(lake)
     log.seal()
     manifest = load_manifest(peerlake_dbt.manifest_path)
+    # where the segments are, and the plug-in judges (what the quality models loop over beside dbt_project.yml)
     location = settings.lake_url() or str(lake.root.resolve())
+    if (plugins := plugin_judges()) != "[]":
+        location += "\n" + plugins
     current = current_fingerprint(log, manifest, Path(PROJECT_DIR), REPO / "expectations", location)
     return plan(current, published_fingerprint(lake), manifest, mode, settings.dbt_unit_tests())
 

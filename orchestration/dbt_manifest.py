@@ -1,17 +1,33 @@
 """Parse the dbt project when it changed, so the asset graph matches the models on disk. Its own module so
 that orchestration.executors (imported by runner) can prepare a worker without importing runner."""
 
+import json
 import os
 from pathlib import Path
 
 from peerlake.warehouse import settings
 
 
+def plugin_judges() -> str:
+    """The plug-in judges' declaration as dbt reads it ($PEERLAKE_PLUGIN_JUDGES, macros/quality_judges.sql):
+    what dbt_project.yml's quality_judges cannot list. `[]` without plug-in folders (no judge scan then)."""
+    if not settings.plugin_dirs():
+        return "[]"
+    from peerlake.judging.registry import plugin_declaration
+
+    return json.dumps(plugin_declaration(), sort_keys=True)
+
+
+def export_dbt_env() -> dict[str, str]:
+    """settings.export_lake_env, and the plug-in judges, for the dbt processes this one starts."""
+    return settings.export_lake_env(PEERLAKE_PLUGIN_JUDGES=plugin_judges())
+
+
 def prepare_dbt_manifest() -> None:
     """Parse the dbt project so the asset graph matches the models on disk (not only under dagster dev)."""
     from peerlake.orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
 
-    settings.export_lake_env()
+    export_dbt_env()
     manifest = peerlake_dbt.manifest_path
     # Parsing costs ~7 s; skip it when no project file changed since the last parse.
     if manifest.exists():

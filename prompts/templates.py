@@ -111,9 +111,24 @@ def load_schema(name: str, root: Path | None = None) -> dict[str, Any]:
         raise TemplateError(f"output schema {path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
+def _template_root(name: str, root: Path | None) -> Path:
+    """The folder whose templates/ holds `name`: `root`, else the prompts folder, else the first plug-in
+    folder ($PEERLAKE_PLUGINS) that has it; a plug-in's template never shadows a built-in one."""
+    if root is not None:
+        return root
+    from peerlake.warehouse import settings
+
+    main = _root(None)
+    if (main / "templates" / f"{name}.j2").is_file():
+        return main
+    return next((d for d in settings.plugin_dirs() if (d / "templates" / f"{name}.j2").is_file()), main)
+
+
 def load_template(name: str, root: Path | None = None) -> PromptTemplate:
-    """Template `<root>/templates/<name>.j2` with its schema `<root>/schemas/<output_schema>.json`."""
-    path = _root(root) / "templates" / f"{name}.j2"
+    """Template `<root>/templates/<name>.j2` with its schema `<root>/schemas/<output_schema>.json`
+    (without `root`: the prompts folder's, else a plug-in folder's)."""
+    root = _template_root(name, root)
+    path = root / "templates" / f"{name}.j2"
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -1,5 +1,6 @@
-"""The report's review-quality section: each system's PRISM profile beside the human reviews of the
-same papers, from the quality_comparison mart."""
+"""The report's review-quality section: the headline metrics of every judge the study ran, per source of
+reviews (the quality_reviews mart, plug-in judges included), then each system's PRISM profile beside the
+human reviews of the same papers (the quality_comparison mart)."""
 
 import html
 
@@ -10,6 +11,7 @@ from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
 TABLE = "quality_comparison"
+REVIEWS = "quality_reviews"
 HEADING = "<h2>Review quality against the human reviews</h2>"
 # The quality judges' headline metrics, in judge order (for PRISM's four dimensions: DoA, NS, flaws twice —
 # what is found, and whether the critical is said first — and MCS), and every metric in declaration order.
@@ -46,16 +48,40 @@ def _table(rows: pd.DataFrame, labels: dict[str, str]) -> str:
             + "".join(body) + "</table>")
 
 
+def judged_reviews(reviews: pd.DataFrame | None, labels: dict[str, str]) -> str:
+    """Each judge's headline metrics averaged over the judged reviews of each source (humans, each
+    system), with how many reviews have a value: what the study's judges said, paired or not. Empty
+    when no review was judged."""
+    if reviews is None or reviews.empty:
+        return ""
+    metrics = [(m, label) for m, label in PROFILE if m in reviews.columns and reviews[m].notna().any()]
+    if not metrics:
+        return ""
+    who = reviews["source"].where(reviews["system"].isna(), reviews["system"].map(lambda s: labels.get(s, s)))
+    head = ["reviews of", "judged", *(label for _, label in metrics)]
+    body = []
+    for name, group in reviews.assign(_who=who).groupby("_who", sort=True):
+        cells = [str(name), str(len(group))]
+        cells += [f"{_num(group[m].mean())} (n={int(group[m].notna().sum())})" for m, _ in metrics]
+        body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    return ("<p class='how'>Each judge's headline metrics, averaged over the judged reviews of each source (n: the"
+            " reviews with a value; a null one says why in <code>quality_reviews.null_reasons</code>).</p>"
+            "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(body)
+            + "</table>" + audit_block(REVIEWS, reviews))
+
+
 def section(data: ReportData, labels: dict[str, str]) -> str:
-    """The profile figure and the full comparison table; a note when the mart is absent, one line
-    when the study has no judgments."""
+    """The judged reviews' headline metrics, then the profile figure and the full comparison table; a note
+    when the comparison mart is absent, one line when the study has nothing to compare."""
+    judged = judged_reviews(data.get(REVIEWS), labels)
     rows = data.get(TABLE)
     if rows is None:
         why = data.missing.get(TABLE, "no rows yet")
-        return (HEADING + f'<p class="note">Review quality skipped: <code>{TABLE}</code> — '
+        return (HEADING + judged + f'<p class="note">Review quality skipped: <code>{TABLE}</code> — '
                 f"{html.escape(why)}.</p>")
     if rows.empty:
-        return HEADING + "<p>No judgments in this study.</p>"
+        return HEADING + (judged + "<p>No system reviews paired with human ones in this study.</p>" if judged
+                          else "<p>No judgments in this study.</p>")
     order = {m: i for i, m in enumerate(METRIC_ORDER)}
     rows = rows.assign(_order=rows["metric"].map(order).fillna(len(order))).sort_values(
         ["system", "_order", "metric"]).drop(columns="_order")
@@ -63,8 +89,8 @@ def section(data: ReportData, labels: dict[str, str]) -> str:
     figure = (f'<img src="{figures.quality_profile(rows, panels, labels)}" alt="quality profile per system">'
               if panels else "")
     boot = f"{int(rows['n_resamples'].max()):,} resamples, seed {int(rows['bootstrap_seed'].max())}"
-    return (HEADING + "<p class='how'>Every system's reviews of a paper averaged, paired with the human reviews of"
-            " the same paper (for flaws: the humans of the same pool). Intervals: paired paper-bootstrap 95%"
+    return (HEADING + judged + "<p class='how'>Every system's reviews of a paper averaged, paired with the human"
+            " reviews of the same paper (for flaws: the humans of the same pool). Intervals: paired paper-bootstrap 95%"
             f" ({boot}); difference = system − human; Wilcoxon signed-rank, Holm-corrected across the metrics"
             " of a system; Cliff's δ with its band. Fewer than 10 pairs: means only.</p>"
             + figure + _table(rows, labels) + audit_block(TABLE, rows))

@@ -15,11 +15,14 @@ excepted).
 
 import difflib
 import importlib
+import importlib.util
 import pkgutil
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
@@ -186,4 +189,47 @@ def import_modules(package: str, path: Iterable[str], prefix: str = "") -> list[
             raise PluginImportError(f"{name} cannot be imported ({type(exc).__name__}: {exc}): fix the module, "
                                     "or remove it; a missing package: install peerlake's dependencies again "
                                     "(`make install`)") from exc
+    return modules
+
+
+PLUGIN_PACKAGE = "peerlake_plugins"  # the name plug-in folders' modules are imported under
+
+
+def import_folder(folder: Path) -> list[ModuleType]:
+    """Import every module (`*.py`, none starting with `_`) of a plug-in folder outside the package, by file,
+    as `peerlake_plugins.<file name>`; once per process (a second call returns the same modules). A folder
+    that does not exist, two folders with one module name, or a module that cannot be imported stops the
+    caller with the file and what to do."""
+    if not folder.is_dir():
+        raise PluginImportError(f"plug-in folder {folder} does not exist (PEERLAKE_PLUGINS names it): fix the "
+                                "path, or remove it from PEERLAKE_PLUGINS")
+    modules = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        name = f"{PLUGIN_PACKAGE}.{path.stem}"
+        loaded = sys.modules.get(name)
+        if loaded is not None:
+            if Path(loaded.__file__ or "").resolve() != path.resolve():
+                raise DuplicateName(f"plug-in module {path.stem!r} is in two folders: {loaded.__file__} and {path}; "
+                                    "rename one of them")
+            modules.append(loaded)
+            continue
+        if PLUGIN_PACKAGE not in sys.modules:  # a namespace for the plug-ins, so pickling and tracebacks name them
+            package = ModuleType(PLUGIN_PACKAGE)
+            package.__path__ = []
+            sys.modules[PLUGIN_PACKAGE] = package
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except DuplicateName:
+            del sys.modules[name]
+            raise
+        except Exception as exc:
+            del sys.modules[name]
+            raise PluginImportError(f"plug-in {path} cannot be imported ({type(exc).__name__}: {exc}): fix the "
+                                    "module, or remove it from its folder") from exc
+        modules.append(module)
     return modules

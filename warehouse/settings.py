@@ -321,10 +321,11 @@ def papers_dirs() -> list[Path]:
     return [Path(p) for p in raw.split(":") if p]
 
 
-def export_lake_env() -> dict[str, str]:
-    """Put the lake's paths where dbt (a child process reading env_var()) will find them."""
+def export_lake_env(**extra: str) -> dict[str, str]:
+    """Put the lake's paths, and what the caller adds (`extra`), where dbt (a child process reading
+    env_var()) will find them."""
     env = {"PEERLAKE_HOME": str(lake_root()), "PEERLAKE_DUCKDB_PATH": str(candidate_duckdb_path()),
-           "DAGSTER_HOME": str(dagster_home()), "DBT_TARGET_PATH": str(dbt_target_dir())}
+           "DAGSTER_HOME": str(dagster_home()), "DBT_TARGET_PATH": str(dbt_target_dir()), **extra}
     # dbt and dagster run as child processes; find them beside this interpreter even when the
     # virtualenv is not activated (`.venv/bin/peerlake …`).
     bindir = str(Path(sys.executable).parent)
@@ -351,6 +352,14 @@ def demo_only() -> set[str] | None:
     """Restrict the demo corpus to these paper ids ($PEERLAKE_DEMO_ONLY, comma-separated)."""
     raw = os.environ.get("PEERLAKE_DEMO_ONLY", "")
     return {p.strip() for p in raw.split(",") if p.strip()} or None
+
+
+def plugin_dirs() -> list[Path]:
+    """Folders of plug-ins that live outside the package ($PEERLAKE_PLUGINS, several separated by `:`): each
+    module in one is imported beside the built-in ones (a module that sets JUDGE is a judge), and its
+    templates/ and schemas/ are found as prompts/'s are (docs/judges/write-a-judge.md)."""
+    raw = os.environ.get("PEERLAKE_PLUGINS", "")
+    return [Path(p).expanduser().resolve() for p in raw.split(os.pathsep) if p.strip()]
 
 
 def prompts_dir() -> Path | None:

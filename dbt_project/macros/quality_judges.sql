@@ -1,7 +1,34 @@
 {#- The review-quality judges, from dbt_project.yml's `quality_judges` var (written from the judge modules'
-    declarations, judging.registry.quality_declaration, and held equal to them by a test). A judge's
-    per-review model is int_quality_<judge> (int_quality_<judge>_repeats per repeat); the long-form
-    models below are generated from this list, so adding a judge edits none of them. -#}
+    declarations, judging.registry.quality_declaration, and held equal to them by a test), then the plug-in
+    judges a run hands over in $PEERLAKE_PLUGIN_JUDGES (orchestration.dbt_manifest.plugin_judges). A judge's
+    per-review model is int_quality_<judge> (int_quality_<judge>_repeats per repeat), or, for a judge that
+    declares its units and each metric's SQL (`units`: every plug-in judge), its rows of int_quality_declared
+    (int_quality_declared_repeats); the long-form models below are generated from this list, so adding a
+    judge edits none of them. -#}
+{% macro quality_judges() %}
+    {{ return(var('quality_judges') + fromjson(env_var('PEERLAKE_PLUGIN_JUDGES', '[]'))) }}
+{% endmacro %}
+
+{#- Every quality judge's metric names, in the judges' order. -#}
+{% macro quality_metric_names() %}
+    {%- set names = [] -%}
+    {%- for judge in quality_judges() -%}
+        {%- for metric in judge.metrics -%}
+            {%- do names.append(metric.name) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(names) }}
+{% endmacro %}
+
+{#- The judges whose metrics are SQL over their units (no dbt model of their own). -#}
+{% macro declared_judges() %}
+    {{ return(quality_judges() | selectattr('units', 'defined') | list) }}
+{% endmacro %}
+
+{#- A declared judge's unit as from_json reads a judgment's units: '[{"field": "TYPE", ...}]'. -#}
+{% macro units_schema(judge) %}
+    {{- return('[' ~ tojson(judge.units) ~ ']') -}}
+{% endmacro %}
 
 {#- The columns that say whose judgment of which review a row is, first in every long-form quality model. -#}
 {% macro judged_review_columns() %}
@@ -10,12 +37,12 @@
 
 {#- The judges with one judgment per judged review (not pooled): the judge and its per-review step. -#}
 {% macro per_review_judges() %}
-    {{ return(var('quality_judges') | rejectattr('pooled', 'defined') | list) }}
+    {{ return(quality_judges() | rejectattr('pooled', 'defined') | list) }}
 {% endmacro %}
 
 {#- The judges whose card retests a review-level score (card_score). -#}
 {% macro card_score_judges() %}
-    {{ return(var('quality_judges') | selectattr('card_score', 'defined') | list) }}
+    {{ return(quality_judges() | selectattr('card_score', 'defined') | list) }}
 {% endmacro %}
 
 {#- A metric's reason when it is null on a scored review: a fixed reason, a column of the per-review
@@ -30,8 +57,42 @@
     {%- endif -%}
 {% endmacro %}
 
+{#- A judge's per-review model (int_quality_<judge>), or with `repeats` its per-repeat one; for a declared
+    judge, its card score's rows of int_quality_declared(_repeats), the score (and per review its SD
+    across repeats, <score>_sd) as columns of the score's name, as the judges' own models have them. -#}
+{% macro judge_relation(judge, repeats=false) %}
+    {%- if judge.units is not defined -%}
+        {{ ref('int_quality_' ~ judge.judge ~ ('_repeats' if repeats else '')) }}
+    {%- else -%}
+        (
+            select
+                *,
+                value as {{ judge.card_score }}
+                {%- if not repeats %},
+                    value_sd as {{ judge.card_score }}_sd
+                {%- endif %}
+            from {{ ref('int_quality_declared' ~ ('_repeats' if repeats else '')) }}
+            where judge = '{{ judge.judge }}' and metric = '{{ judge.card_score }}'
+        ) as {{ judge.judge }}_{{ judge.card_score }}
+    {%- endif -%}
+{% endmacro %}
+
 {#- One row per (review, metric) of a judge's per-review model: metric, value, metric_null_reason. -#}
 {% macro review_metrics_long(judge) %}
+    {%- if judge.units is defined %}
+    select
+        {%- for column in judged_review_columns() + ['paper_id', 'source', 'system'] %}
+        {{ column }},
+        {%- endfor %}
+        n_repeats,
+        null_reason as row_null_reason,
+        metric,
+        value,
+        metric_null_reason
+
+    from {{ ref('int_quality_declared') }}
+    where judge = '{{ judge.judge }}'
+    {%- else %}
     {%- set pool_columns = ['pool_key', 'pool_system'] if judge.pooled is defined else [] %}
     select
         {%- for column in judged_review_columns() + ['paper_id', 'source', 'system'] + pool_columns %}
@@ -54,6 +115,7 @@
         )
 
     from {{ ref('int_quality_' ~ judge.judge) }}
+    {%- endif %}
 {% endmacro %}
 
 {#- The first columns of a per-review judge model (int_quality_<judge>), aggregating int_quality_<judge>_repeats

@@ -11,6 +11,7 @@ from peerlake.expectations.gates import INPUT_GATES
 from peerlake.orchestration.build_plan import UNIT_TESTS_TAG, reachable
 from peerlake.orchestration.dbt_failures import naming_failing_rows
 from peerlake.orchestration.dbt_folders import prune_run_folders
+from peerlake.orchestration.dbt_manifest import export_dbt_env
 from peerlake.orchestration.project import peerlake_dbt
 from peerlake.orchestration.resources import LakeResource
 
@@ -91,7 +92,6 @@ def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
     """The run's first dbt step seals the log (dbt reads sealed segments only) and starts the candidate
     from the published file; a build that rebuilds only statistics (orchestration.build_plan) has no
     stage 1, so either stage may be first."""
-    from peerlake.warehouse import settings
     from peerlake.warehouse.publish import BUILDING, candidate_status, reset_candidate
 
     root = lake.lake()
@@ -99,7 +99,7 @@ def _begin(context: AssetExecutionContext, lake: LakeResource) -> None:
     if not (status.get("state") == BUILDING and status.get("run_id") == context.run.run_id):
         lake.event_log().seal()  # once per build, so both stages read the same committed events
     reset_candidate(root, context.run.run_id)
-    settings.export_lake_env()
+    export_dbt_env()
 
 
 def _build(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResource):

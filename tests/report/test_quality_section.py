@@ -65,3 +65,17 @@ def test_a_warehouse_without_the_mart_notes_it(tmp_path):
     db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("s")})
     page = render_report(db, "s")
     assert "Review quality skipped: <code>quality_comparison</code> — table not built." in page
+
+
+def test_judged_reviews_are_shown_without_any_system_to_compare(tmp_path):
+    """A study that judged only human reviews: each judge's headline metrics per source, n per metric."""
+    reviews = pd.DataFrame({"study_id": ["t"] * 3, "quality_review_id": ["t|h1", "t|h2", "t|h3"],
+                            "review_key": ["h1", "h2", "h3"], "source": ["human"] * 3, "system": [None] * 3,
+                            "doa": [0.2, 0.4, None], "mcs": [None, None, None]})
+    db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("t"), "quality_reviews": reviews,
+                                            "quality_comparison": comparison_table(_lake_frame(), n_resamples=100)})
+    page = render_report(db, "t").split("Review quality against the human reviews</h2>")[1]
+    assert "<td>human</td><td>3</td><td>0.300 (n=2)</td>" in page  # doa's mean over the two with a value
+    assert "Constructiveness: MCS" not in page.split("</table>")[0]  # a metric no review has is not a column
+    assert "No system reviews paired with human ones in this study." in page
+    assert "No judgments in this study" not in page

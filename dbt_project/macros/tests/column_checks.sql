@@ -5,7 +5,9 @@
     check: a dbt test node costs ~30-40 ms of fixed overhead, and a mart has up to ~20 such checks. Every
     model states its checks here (tests/dbt/test_column_checks_fold.py). Each failing row carries
     `failed_checks`, naming every check it breaks (see it with `dbt test --store-failures`). A value is
-    quoted as SQL text, so a quote in it is doubled. -#}
+    quoted as SQL text, so a quote in it is doubled. An accepted_values list may be named instead of
+    written, when it is declared elsewhere: `quality_metrics` (every metric of the quality judges) and
+    `card_scores` (their card scores), from macros/quality_judges.sql, plug-in judges included. -#}
 {% test column_checks(model, unique=[], not_null=[], between={}, accepted_values={}) %}
 
 {%- set checks = [] -%}
@@ -26,6 +28,11 @@
   {%- endif -%}
 {%- endfor -%}
 {%- for column, values in accepted_values.items() -%}
+  {%- if values == 'quality_metrics' -%}
+    {%- set values = quality_metric_names() -%}
+  {%- elif values == 'card_scores' -%}
+    {%- set values = card_score_judges() | map(attribute='card_score') | list -%}
+  {%- endif -%}
   {%- set listed = [] -%}
   {%- for value in values -%}
     {%- do listed.append(("'" ~ value | replace("'", "''") ~ "'") if value is string else (value | string | lower)) -%}

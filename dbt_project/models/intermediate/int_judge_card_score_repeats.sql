@@ -1,6 +1,7 @@
 -- One row per (study, judge configuration, review, repeat, score): the review-level scores whose
 -- repeats a judge card's test-retest ICC and α are computed from (each judge's card_score in
 -- dbt_project.yml's quality_judges: doa, ns, mcs; null scores left out).
+-- depends_on: {{ ref('int_quality_declared_repeats') }}
 with
 
 unioned as (
@@ -13,7 +14,7 @@ unioned as (
             repeat_index,
             '{{ judge.card_score }}' as metric,
             {{ judge.card_score }} as score_value
-        from {{ ref('int_quality_' ~ judge.judge ~ '_repeats') }}
+        from {{ judge_relation(judge, repeats=true) }}
         {{ "union all" if not loop.last }}
     {% endfor %}
 

@@ -6,10 +6,11 @@
 -- A table, not a view: a dozen data tests and quality_comparison read it, and as a view each of
 -- them would re-run the whole judgments chain (2.3 s of every build).
 {{ config(materialized='table') }}
+-- depends_on: {{ ref('int_quality_declared') }}
 
 with
 
-{% for judge in var('quality_judges') %}
+{% for judge in quality_judges() %}
     {{ judge.judge }}_metrics as (
 
         {{ review_metrics_long(judge) }}
@@ -19,7 +20,7 @@ with
 {% endfor %}
 unioned as (
 
-    {% for judge in var('quality_judges') %}
+    {% for judge in quality_judges() %}
         select * from {{ judge.judge }}_metrics
         {{ "union all by name" if not loop.last }}
     {% endfor %}

@@ -1,6 +1,7 @@
 -- Per (study, judge configuration, metric): how much a judge's own score for one review varies across
 -- its repeats (each judge's card score: doa, ns, mcs), next to how much the scores vary between
 -- reviews. Only reviews with at least two scored repeats enter the within-review SDs.
+-- depends_on: {{ ref('int_quality_declared') }}
 with
 
 per_review as (
@@ -16,7 +17,7 @@ per_review as (
             n_repeats_scored,
             {{ judge.card_score }} as score,
             {{ judge.card_score }}_sd as within_review_sd
-        from {{ ref('int_quality_' ~ judge.judge) }}
+        from {{ judge_relation(judge) }}
         {{ "union all" if not loop.last }}
     {% endfor %}
 

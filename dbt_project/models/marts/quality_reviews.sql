@@ -45,7 +45,7 @@ final as (
         any_value(paper_id) as paper_id,
         any_value(source) as source,
         any_value(system) as system,
-        {%- for judge in var('quality_judges') %}
+        {%- for judge in quality_judges() %}
             {%- for metric in judge.metrics if metric.headline is defined %}
                 avg(value) filter (where judge = '{{ judge.judge }}' and metric = '{{ metric.name }}')
                     as {{ metric.name }},
@@ -57,7 +57,7 @@ final as (
         nullif(
             concat_ws(
                 '; ',
-                {%- for judge in var('quality_judges') %}
+                {%- for judge in quality_judges() %}
                     '{{ judge.judge }}: ' || case
                         when count(*) filter (where judge = '{{ judge.judge }}') = 0 then 'not_read'
                         else string_agg(distinct null_reason, ',' order by null_reason) filter (
