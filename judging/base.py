@@ -125,6 +125,22 @@ def answer(result: LlmResult | BaseException | None) -> dict | None:
     return result.json_object()
 
 
+def answer_list(j: "Judgment", result: LlmResult | BaseException, key: str) -> list | None:
+    """The list under `key` of a judge's JSON answer, with what it says recorded on the judgment: a failed
+    call sets failed_call (the judgment is not recorded, so the next run retries it), an answer without the
+    list sets null_reason `unparseable:<key>`; else the result joins the judgment's results."""
+    if isinstance(result, BaseException):  # already an error event
+        j.failed_call = f"{type(result).__name__}: {result}"
+        return None
+    j.results.append(result)
+    doc = answer(result)
+    items = doc.get(key) if doc is not None else None
+    if not isinstance(items, list):
+        j.null_reason = f"unparseable:{key}"
+        return None
+    return items
+
+
 _WS = re.compile(r"\s+")
 # Typography a judge changes when it quotes (PRISM's judges drop markdown and straighten quotes): a
 # strict check then loses every quote of a review written in markdown. Markup is dropped, the rest

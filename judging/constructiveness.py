@@ -22,7 +22,7 @@ from peerlake.judging.base import (
     JudgeContext,
     Judgment,
     ReviewMetric,
-    answer,
+    answer_list,
     find_verbatim,
     judge_request,
     review_inputs,
@@ -77,14 +77,8 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
         todo.append(j)
         reqs.append(_request(ctx, r.review_key, text, cap))
     for j, res in zip(todo, ctx.call_many(reqs, "constructiveness: comments"), strict=True):
-        if isinstance(res, BaseException):  # already an error event; not recorded, so retried next run
-            j.failed_call = f"{type(res).__name__}: {res}"
-            continue
-        j.results.append(res)
-        doc = answer(res)
-        comments = doc.get("comments") if doc is not None else None
-        if not isinstance(comments, list):
-            j.null_reason = "unparseable:comments"
+        comments = answer_list(j, res, "comments")
+        if comments is None:
             continue
         j.inputs["comments_answered"] = len(comments)
         j.units = _comments(j, comments, texts[j.subject_key], cap)

@@ -119,16 +119,19 @@
 {% endmacro %}
 
 {#- The first columns of a per-review judge model (int_quality_<judge>), aggregating int_quality_<judge>_repeats
-    by (study, judge configuration, review): its key, whose review it is, which judge read it, and how many
-    repeats judged it and scored `score`. -#}
-{% macro judged_review_head(key, score) %}
-        concat_ws('|', study_id, judge_config, review_key) as {{ key }},
+    by (study, judge configuration, review) and the columns `by` (int_quality_declared: the metric): its key,
+    whose review it is, which judge read it, and how many repeats judged it and scored `score`. -#}
+{% macro judged_review_head(key, score, by=[]) %}
+        concat_ws('|', study_id, judge_config, review_key {%- for column in by %}, {{ column }}{% endfor %}) as {{ key }},
         study_id,
         any_value(paper_id) as paper_id,
         any_value(source) as source,
         any_value(system) as system,
         review_key,
         {{ judge_identity() }},
+        {%- for column in by %}
+        {{ column }},
+        {%- endfor %}
         count(judgment_id) as n_repeats,
         count({{ score }}) as n_repeats_scored
 {%- endmacro %}

@@ -13,16 +13,7 @@ repeats as (
 final as (
 
     select
-        concat_ws('|', study_id, judge_config, review_key, metric) as quality_declared_id,
-        study_id,
-        any_value(paper_id) as paper_id,
-        any_value(source) as source,
-        any_value(system) as system,
-        review_key,
-        {{ judge_identity() }},
-        metric,
-        count(judgment_id) as n_repeats,
-        count(value) as n_repeats_scored,
+        {{ judged_review_head('quality_declared_id', 'value', by=['metric']) }},
         avg(value) as value,
         stddev_samp(value) as value_sd,
         case

@@ -4,15 +4,7 @@ review, one judgment per review at step `items`, each question a unit; its metri
 units, so no dbt file, gate, report or study code names it. This folder is all of it:
 questions.py, templates/judge_questions_items.j2, schemas/judge_questions_items.json."""
 
-from peerlake.judging.base import (
-    JudgeContext,
-    Judgment,
-    ReviewMetric,
-    answer,
-    find_verbatim,
-    judge_request,
-    review_inputs,
-)
+from peerlake.judging.base import Judgment, ReviewMetric, answer_list, find_verbatim, judge_request, review_inputs
 
 JUDGE = "questions"
 ORDER = 5  # after PRISM's four
@@ -29,7 +21,8 @@ METRICS = (
 CARD_SCORE = "share_quoted"  # a judge card's score is on [0, 1]: its checks and comparisons assume it
 
 
-def judge(ctx: JudgeContext, reviews, **options) -> list[Judgment]:
+def judge(ctx, reviews, **options) -> list[Judgment]:
+    """One judgment per review for ctx.repeat (ctx: judging.base.JudgeContext); the calls batched."""
     out, todo, reqs = [], [], []
     for r in reviews:
         j = Judgment(judge=JUDGE, step=REVIEW_STEP, subject_key=r.review_key, paper_id=r.paper_id,
@@ -42,15 +35,8 @@ def judge(ctx: JudgeContext, reviews, **options) -> list[Judgment]:
         reqs.append(judge_request(ctx.cfg, JUDGE, REVIEW_STEP, TEMPLATES[0], subject_id=r.review_key,
                                   repeat=ctx.repeat, review_text=r.text))
     for (j, text), res in zip(todo, ctx.call_many(reqs, "questions: items"), strict=True):
-        if isinstance(res, BaseException):
-            j.failed_call = f"{type(res).__name__}: {res}"
-            continue
-        j.results.append(res)
-        doc = answer(res)
-        questions = doc.get("questions") if doc is not None else None
-        if not isinstance(questions, list):
-            j.null_reason = "unparseable:questions"
-            continue
-        j.units = [{"question": str(q), "quoted": find_verbatim(str(q), text) is not None}
-                   for q in questions if isinstance(q, str) and q.strip()]
+        questions = answer_list(j, res, "questions")
+        if questions is not None:
+            j.units = [{"question": q, "quoted": find_verbatim(q, text) is not None}
+                       for q in questions if isinstance(q, str) and q.strip()]
     return out
