@@ -7,7 +7,15 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
-from peerlake.console import console, print_chain_head, print_quality, print_rows, report_run, run_quietly
+from peerlake.console import (
+    console,
+    embedded_caveat,
+    print_chain_head,
+    print_quality,
+    print_rows,
+    report_run,
+    run_quietly,
+)
 from peerlake.warehouse import settings
 
 # The help's command panels, in workflow order; every command names its panel (rich_help_panel=).
@@ -76,12 +84,14 @@ def demo(model: str = typer.Option(None, "--model", help="the reviewers' model a
     from peerlake.orchestration.assets.report import read_summary
 
     rows = [r for r in read_summary(settings.duckdb_path()) if r["study_id"] == "demo"]
-    show = [{"template": r["prompt_template"], "prompt_hash": r["prompt_hash"], "model": r["model"],
+    # the configuration's id, as `peerlake audit` and the marts name it (reviewer_config), not the prompt hash
+    show = [{"config": r["reviewer_config"], "template": r["prompt_template"], "model": r["model"],
              "papers": r["papers"], "reviews": r["reviews"], "mean score": r["mean_score"],
              "within-paper SD": r["within_paper_sd"], "tokens": r["total_tokens"],
              "cost USD": r["cost_usd"]} for r in rows]
     print_rows(show, title="AI reviewers of study demo (one row per configuration)")
     print_quality("demo")
+    embedded_caveat(r["model"] for r in rows)
     console.print(f"Model calls this run: [bold]{made}[/] new llm_call events in the log "
                   f"({reviews_meta.get('replayed', 0)} reviews replayed from the log at no cost). "
                   f"Wall time {wall:.1f} s.")

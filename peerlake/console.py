@@ -39,6 +39,16 @@ def print_rows(rows: list[dict], title: str | None = None, grid: bool = False) -
     console.print(table)
 
 
+def embedded_caveat(models) -> None:
+    """The report page's "test numbers" note, in the terminal: when any of `models` is an embedded one."""
+    local = sorted(set(map(str, models)) & set(settings.LOCAL_MODELS))
+    if local:
+        console.print(f"[bold yellow]Test numbers, not findings:[/] these ran on the embedded local model "
+                      f"({', '.join(local)}), which is there to test the machinery without an API key. For numbers "
+                      "that mean something: [bold]peerlake run STUDY --model openai/gpt-4.1[/] (or another hosted "
+                      "model).", soft_wrap=True, highlight=False)
+
+
 def print_quality(study: str) -> None:
     """The PRISM profile of each review the study's judges read, from the published marts (nothing
     when the study names no judge)."""

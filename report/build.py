@@ -11,6 +11,7 @@ from peerlake.report import (
     figures,
     focus,
     hidden_text,
+    notes,
     quality,
     revision,
     score_prediction,
@@ -32,6 +33,7 @@ th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:right}
 th{background:#f6f6f6} td:first-child,th:first-child{text-align:left} img{max-width:100%} code{font-size:12px}
 p.how{color:#555;font-size:13px;max-width:60em}
 .nm{color:#8a6d00;font-style:italic}
+.warn{background:#fdecea;border-left:3px solid #d93025;padding:.4em .8em;color:#5f1410}
 details.audit{font-size:12px;color:#444;margin:.3em 0 1em} details.audit summary{cursor:pointer;color:#36c}
 """
 
@@ -60,9 +62,21 @@ def _ci(df: pd.DataFrame, est: str, lo: str, hi: str, out: str, nd: int = 2) -> 
     return df
 
 
-def _note(data: ReportData, table: str, what: str) -> str:
-    why = data.missing.get(table, "no rows yet")
-    return f'<p class="note">{html.escape(what)} skipped: <code>{table}</code> — {html.escape(why)}.</p>'
+def _note(data: ReportData, table: str, what: str, needs: str) -> str:
+    """Why a section shows nothing: its mart is missing from the warehouse, or the study lacks what it needs."""
+    if table in data.missing:
+        return notes.missing(what, table, data.missing[table])
+    return notes.not_measured(what, needs)
+
+
+def _papers_range(df: pd.DataFrame) -> str:
+    lo, hi = int(df["n_papers"].min()), int(df["n_papers"].max())
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def _fewest_papers(df: pd.DataFrame) -> str:
+    """The small-sample warning for a mart's rows, by their smallest n_papers ('' without the column)."""
+    return notes.small_sample(df["n_papers"].min()) if "n_papers" in df and df["n_papers"].notna().any() else ""
 
 
 def _img(uri: str, alt: str) -> str:
@@ -72,7 +86,10 @@ def _img(uri: str, alt: str) -> str:
 def _overview(data: ReportData, labels: dict) -> str:
     scores = data.get("fct_ai_review_scores")
     if scores is None or scores.empty:
-        return "<h2>Reviewer configurations</h2>" + _note(data, "fct_ai_review_scores", "Overview")
+        return "<h2>Reviewer configurations</h2>" + _note(
+            data, "fct_ai_review_scores", "Reviewer configurations",
+            "no AI reviewer has reviewed a paper of it yet (a study without [[reviewers]] judges imported "
+            "reviews only)")
     g = scores.groupby("reviewer_config")
     df = pd.DataFrame({"reviewer_config": list(g.groups)})
     df["label"] = df["reviewer_config"].map(labels)
@@ -96,7 +113,8 @@ def _overview(data: ReportData, labels: dict) -> str:
 def _histograms(data: ReportData, labels: dict) -> str:
     scores = data.get("fct_ai_review_scores")
     if scores is None or not scores["is_parsed"].any():
-        return "<h2>Score histograms</h2>" + _note(data, "fct_ai_review_scores", "Histograms")
+        return "<h2>Score histograms</h2>" + _note(
+            data, "fct_ai_review_scores", "Score histograms", "no AI review of it has a parsed score")
     return ("<h2>Score histograms</h2>" + _img(figures.score_histograms(scores, labels), "score histograms")
             + audit_block("fct_ai_review_scores", scores, "each review score"))
 
@@ -104,7 +122,9 @@ def _histograms(data: ReportData, labels: dict) -> str:
 def _within(data: ReportData, labels: dict) -> str:
     rep = data.get("reliability_repeatability")
     if rep is None or rep["within_paper_sd"].notna().sum() == 0:
-        return "<h2>Within-paper spread</h2>" + _note(data, "reliability_repeatability", "Within-paper SD")
+        return "<h2>Within-paper spread</h2>" + _note(
+            data, "reliability_repeatability", "Within-paper spread",
+            "it needs two or more scored reviews of one paper by one configuration ([[reviewers]] samples ≥ 2)")
     extra = {c: h for c, h in [("share_papers_identical", "all identical"), ("share_papers_range_le_1", "range ≤ 1"),
                                ("pairwise_agreement_mean", "pairwise agreement")] if c in rep}
     df = rep.assign(label=rep["reviewer_config"].map(labels))
@@ -120,17 +140,22 @@ def _rank(data: ReportData, labels: dict) -> str:
     rank = data.get("reliability_rank_reproducibility")
     if rank is None or rank.empty:
         return "<h2>Do independent reviews reproduce the ranking?</h2>" + _note(
-            data, "reliability_rank_reproducibility", "Rank reproducibility")
+            data, "reliability_rank_reproducibility", "Rank reproducibility",
+            "it needs two disjoint blocks of reviews per paper (samples ≥ 2) and two papers of one venue-year")
     return ("<h2>Do independent reviews reproduce the ranking?</h2><p class='how'>Two disjoint blocks of k reviews"
             " per paper; for every pair of papers in a venue-year: the same strict order in both blocks, a tie in"
-            " at least one, or the reverse order.</p>" + _img(figures.rank_curves(rank, labels), "same/tie/reverse")
+            " at least one, or the reverse order"
+            + (f" (papers per configuration: {_papers_range(rank)})" if "n_papers" in rank else "") + ".</p>"
+            + _fewest_papers(rank) + _img(figures.rank_curves(rank, labels), "same/tie/reverse")
             + audit_block("reliability_rank_reproducibility", rank))
 
 
 def _budget(data: ReportData, labels: dict) -> str:
     b = data.get("reliability_budgets")
     if b is None or b.empty:
-        return "<h2>How many reviews are enough?</h2>" + _note(data, "reliability_budgets", "Budget curve")
+        return "<h2>How many reviews are enough?</h2>" + _note(
+            data, "reliability_budgets", "Budget curve",
+            "it needs repeated reviews of each paper ([[reviewers]] samples ≥ 2)")
     tbl_cols = {c: h for c, h in [("label", "configuration"), ("tolerance", "ε"), ("variance_hat", "V̂"),
                                   ("variance_upper", "U"), ("planning_budget", "planning k"),
                                   ("certified_budget", "certified k"), ("range_only_budget", "range-only k")]
@@ -147,12 +172,14 @@ def _budget(data: ReportData, labels: dict) -> str:
 def _validity(data: ReportData, labels: dict) -> str:
     v = data.get("reliability_validity")
     if v is None or v.empty:
-        return "<h2>Validity against human scores</h2>" + _note(data, "reliability_validity", "Validity")
+        return "<h2>Validity against human scores</h2>" + _note(
+            data, "reliability_validity", "Validity", "it needs human scores of the reviewed papers "
+            "(papers ingested with their OpenReview reviews)")
     cols = {c: h for c, h in [("label", "configuration"), ("scope", "scope"), ("n_papers", "papers"),
                               ("pearson", "Pearson"), ("spearman", "Spearman"), ("mae", "MAE"), ("rmse", "RMSE"),
                               ("acceptance_auc", "AUC"), ("acceptance_auc_excluding_withdrawn", "AUC w/o withdrawn")]
             if c == "label" or c in v}
-    return ("<h2>Validity against human scores</h2>"
+    return ("<h2>Validity against human scores</h2>" + _fewest_papers(v)
             + _table(v.assign(label=v["reviewer_config"].map(labels)), cols, {"n_papers": 0})
             + _validity_baselines(v, labels)
             + audit_block("reliability_validity", v))
@@ -182,13 +209,15 @@ def _validity_baselines(v: pd.DataFrame, labels: dict) -> str:
 def _granularity(data: ReportData, labels: dict) -> str:
     g = data.get("reliability_granularity")
     if g is None or g.empty:
-        return "<h2>Does finer granularity help?</h2>" + _note(data, "reliability_granularity", "Granularity")
+        return "<h2>Does finer granularity help?</h2>" + _note(
+            data, "reliability_granularity", "Granularity", "it needs an integer and a forced-decimal configuration "
+            "of one model on the same papers (as the reliability study seed-001 declares them)")
     g = _ci(g, "mean_shift", "mean_shift_ci_low", "mean_shift_ci_high", "shift")
     g = _ci(g, "mae_change", "mae_change_ci_low", "mae_change_ci_high", "dmae")
     g["label"] = g["integer_config"].map(lambda c: labels.get(c, c[:8]))
     return ("<h2>Does finer granularity help?</h2><p class='how'>The same model with a forced-decimal score"
             " (a number in [1, 10] with a non-zero fractional part; a whole number is an invalid answer). Shift and"
-            " MAE change are decimal − integer with paired paper-bootstrap 95% intervals.</p>"
+            " MAE change are decimal − integer with paired paper-bootstrap 95% intervals.</p>" + _fewest_papers(g)
             + _table(g, {"label": "integer configuration", "n_papers": "papers", "n_decimal_invalid": "invalid decimal",
                          "shift": "mean shift [95% CI]", "within_paper_sd_integer": "SD integer",
                          "within_paper_sd_decimal": "SD decimal", "mae_integer": "MAE integer",
@@ -201,7 +230,8 @@ def _distribution(data: ReportData, labels: dict) -> str:
     d = data.get("reliability_distribution_estimation")
     if d is None or d.empty:
         return "<h2>A cheaper probe for the score distribution</h2>" + _note(
-            data, "reliability_distribution_estimation", "Distribution estimation")
+            data, "reliability_distribution_estimation", "Distribution estimation",
+            "it needs a score probe with logprobs beside full reviews (as the reliability study seed-001 declares)")
     d = _ci(d, "risk", "risk_ci_low", "risk_ci_high", "risk_ci", 3)
     return ("<h2>A cheaper probe for the score distribution</h2><p class='how'>Risk = E‖q − p‖², the squared"
             " distance between an estimated and the true score distribution of a paper, measured by the debiased"

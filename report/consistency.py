@@ -8,7 +8,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
@@ -70,9 +70,7 @@ def section(data: ReportData, labels: dict) -> str:
     """The bars and the table; a note when the mart is missing or has no pairs."""
     df = data.get(MART)
     if df is None:
-        why = data.missing.get(MART, "no rows yet")
-        return HEADING + f"<p class='note'>Consistency <span class='nm'>not measured: {html.escape(MART)}: " \
-                         f"{html.escape(why)}</span>.</p>"
+        return HEADING + notes.missing("Consistency", MART, data.missing.get(MART, "is not there"))
     if df.empty:
         return HEADING + ("<p>Consistency <span class='nm'>not measured: no paper has two AI reviews with strength "
                           "or concern lists in this study</span>.</p>")

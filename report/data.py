@@ -73,12 +73,12 @@ def load(duckdb_path: Path, study: str | None = None) -> ReportData:
         present = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
         for name, cols in all_needs().items():
             if name not in present:
-                out.missing[name] = "table not built"
+                out.missing[name] = "is not there (built before this mart existed)"
                 continue
             df = con.execute(f'select * from "{name}"').df()
             lacking = [c for c in cols if c not in df.columns]
             if lacking:
-                out.missing[name] = f"lacks column(s) {', '.join(lacking)}"
+                out.missing[name] = f"lacks column(s) {', '.join(lacking)}"  # built by an older peerlake
                 continue
             out.tables[name] = df
     finally:

@@ -7,7 +7,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
@@ -96,8 +96,7 @@ def section(data: ReportData, labels: dict) -> str:
     """Stacked focus bars per reviewer against the humans and the KL table; a note when not measured."""
     dist = data.get(DIST)
     if dist is None:
-        why = data.missing.get(DIST, "no rows yet")
-        return HEADING + f"<p class='note'>Focus {_not_measured(f'{DIST}: {why}')}.</p>"
+        return HEADING + notes.missing("Focus", DIST, data.missing.get(DIST, "is not there"))
     if dist.empty:
         why = "no focus judgments in this study (add a [focus] table to the study and run it)"
         return HEADING + f"<p>Focus {_not_measured(why)}.</p>"

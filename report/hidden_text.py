@@ -6,6 +6,7 @@ why, never 0."""
 import html
 
 import pandas as pd
+from peerlake.report import notes
 from peerlake.report.data import ReportData
 
 HEADING = "<h2>Hidden-text manipulation</h2>"
@@ -68,8 +69,7 @@ def detector_table(df: pd.DataFrame) -> str:
 def section(data: ReportData, labels: dict) -> str:
     effects, detector = data.get(EFFECTS), data.get(DETECTOR)
     if effects is None and detector is None:
-        why = data.missing.get(EFFECTS, "table not built")
-        return f"{HEADING}<p><span class='nm'>not measured: {html.escape(why)}</span></p>"
+        return HEADING + notes.missing("Hidden-text manipulation", EFFECTS, data.missing.get(EFFECTS, "is not there"))
     parts = [HEADING, "<p>Δ = score on the version with hidden text − score on the clean version, mean ± SD over "
              "papers. Self Δ: the system's own score; judge Δ: the score predicted from the review text. The "
              "defence reads the manuscript without the records the visibility check flagged.</p>"]

@@ -6,7 +6,7 @@ import html
 
 import pandas as pd
 from peerlake.judging.registry import review_metrics
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
@@ -76,9 +76,7 @@ def section(data: ReportData, labels: dict[str, str]) -> str:
     judged = judged_reviews(data.get(REVIEWS), labels)
     rows = data.get(TABLE)
     if rows is None:
-        why = data.missing.get(TABLE, "no rows yet")
-        return (HEADING + judged + f'<p class="note">Review quality skipped: <code>{TABLE}</code> — '
-                f"{html.escape(why)}.</p>")
+        return HEADING + judged + notes.missing("Review quality", TABLE, data.missing.get(TABLE, "is not there"))
     if rows.empty:
         return HEADING + (judged + "<p>No system reviews paired with human ones in this study.</p>" if judged
                           else "<p>No judgments in this study.</p>")

@@ -9,7 +9,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.data import ReportData
 
 HEADING = "<h2>Revision: does revising to please a reviewer make the paper better?</h2>"
@@ -128,8 +128,7 @@ def section(data: ReportData, labels: dict) -> str:
     """Figures 4 and F1 and the crossover's tables; a note when the study ran no crossover."""
     cells = data.get(CELLS)
     if cells is None:
-        why = data.missing.get(CELLS, "no rows yet")
-        return HEADING + f"<p class='note'>Revision crossover not measured: {html.escape(f'{CELLS}: {why}')}.</p>"
+        return HEADING + notes.missing("Revision crossover", CELLS, data.missing.get(CELLS, "is not there"))
     if cells.empty:
         return HEADING + ("<p>Revision crossover not measured: this study declares no revision cells (add a "
                           "[revision] table to the study and run it).</p>")

@@ -8,7 +8,7 @@ import html
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
@@ -148,8 +148,7 @@ def _overlap(ov: pd.DataFrame | None, why: str, labels: dict) -> str:
 def section(data: ReportData, labels: dict) -> str:
     corr, papers, ov = data.get(CORR), data.get(PAPERS), data.get(OVERLAP)
     if corr is None and papers is None and ov is None:
-        why = data.missing.get(CORR, "no rows yet")
-        return HEADING + f'<p class="note">Score prediction skipped: <code>{CORR}</code> — {html.escape(why)}.</p>'
+        return HEADING + notes.missing("Score prediction", CORR, data.missing.get(CORR, "is not there"))
     parts = [HEADING, "<p class='how'>A predictor model reads each review with its rating numbers removed, plus the"
              " venue's rating rubric, and gives the score the review implies; a paper's prediction is the mean over"
              " its reviews. The table correlates it with the paper's human mean rating (Pearson r, Spearman ρ,"

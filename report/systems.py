@@ -8,7 +8,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 from peerlake.report.quality import PROFILE
@@ -144,8 +144,7 @@ def section(data: ReportData, labels: dict[str, str]) -> str:
     system, a note when the mart is absent."""
     summary = data.get(SUMMARY)
     if summary is None:
-        why = data.missing.get(SUMMARY, "no rows yet")
-        return HEADING + f'<p class="note">Reviewer systems skipped: <code>{SUMMARY}</code> — {html.escape(why)}.</p>'
+        return HEADING + notes.missing("Reviewer systems", SUMMARY, data.missing.get(SUMMARY, "is not there"))
     if summary.empty:
         return HEADING + "<p>This study runs no reviewer system.</p>"
     labels = {**labels, **{c: f"{s} · {m} · {c[:8]}" for c, s, m in

@@ -8,7 +8,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from peerlake.report import figures
+from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
@@ -94,8 +94,7 @@ def section(data: ReportData, labels: dict) -> str:
     """Nothing when the study has no withdrawal judgments and the mart is built; a note when it is absent."""
     df = data.get(MART)
     if df is None:
-        why = data.missing.get(MART, "no rows yet")
-        return HEADING + f'<p class="note">Withdrawn papers skipped: <code>{MART}</code> — {html.escape(why)}.</p>'
+        return HEADING + notes.missing("Withdrawn papers", MART, data.missing.get(MART, "is not there"))
     if df.empty:
         return ""  # the study runs no [withdrawals] experiment (or has no withdrawn paper judged yet)
     out = [HEADING, "<p class='how'>Each withdrawn paper's newest withdrawal comment (its authors' reason) against"

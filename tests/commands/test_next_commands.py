@@ -17,3 +17,15 @@ def test_the_next_commands_name_the_study_its_page_and_its_configuration():
 def test_a_study_without_single_template_reviewers_gets_no_audit_line():
     lines = next_commands("systems-only", {}, Path("/lake"))
     assert [line.split()[1] for line in lines] == ["report", "view"]
+
+
+def test_the_terminal_says_test_numbers_when_the_embedded_model_ran(capsys):
+    """The report page's caveat, in the terminal: named models that are embedded, nothing for hosted ones."""
+    from peerlake.console import embedded_caveat
+    from peerlake.warehouse.settings import LOCAL_MODEL_NAME
+
+    embedded_caveat(["gpt-4.1", LOCAL_MODEL_NAME])
+    out = capsys.readouterr().out
+    assert "Test numbers, not findings" in out and f"embedded local model ({LOCAL_MODEL_NAME})" in out
+    embedded_caveat(["gpt-4.1", "claude-sonnet-4-5"])
+    assert capsys.readouterr().out == ""

@@ -231,7 +231,7 @@ def test_the_report_section_on_the_built_mart(built):
     assert "data:image/png;base64," in page
     assert "0.50 (mean of 2 repeats) / 3" in section(load(db, study="U"), {})
     # absent mart: a note naming it; built but empty (the study runs no [withdrawals]): nothing
-    assert "Withdrawn papers skipped: <code>withdrawal_detection</code> — table not built" in section(
-        ReportData(missing={"withdrawal_detection": "table not built"}), {})
+    assert "Withdrawn papers: not shown — the warehouse's <code>withdrawal_detection</code> is not there" in section(
+        ReportData(missing={"withdrawal_detection": "is not there"}), {})
     empty = load(db, study="no-such-study")
     assert empty.get("withdrawal_detection").empty and section(empty, {}) == ""

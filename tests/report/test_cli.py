@@ -26,5 +26,5 @@ def test_report_command_names_a_missing_warehouse_and_writes_the_page(tmp_path, 
     ok = CliRunner().invoke(_app(), ["report"])
     assert ok.exit_code == 0, ok.output
     page = (tmp_path / "reports" / "s1.html").read_text()
-    assert "<h2>Score histograms</h2>" in page and "Within-paper SD skipped" in page
+    assert "<h2>Score histograms</h2>" in page and "Within-paper spread: not shown" in page
     assert "Study <b>s1</b>" in page and (tmp_path / "reports" / "s2.html").is_file()

@@ -32,7 +32,7 @@ def test_section_names_the_model_and_its_deviation_and_shows_intervals():
 
 
 def test_missing_or_empty_mart_is_a_note():
-    missing = consistency.section(ReportData({}, {"review_consistency": "table not built"}), {})
-    assert "not measured" in missing and "table not built" in missing
+    missing = consistency.section(ReportData({}, {"review_consistency": "is not there"}), {})
+    assert "Consistency: not shown" in missing and "<code>review_consistency</code> is not there" in missing
     empty = consistency.section(ReportData({"review_consistency": MART.iloc[0:0]}), {})
     assert "not measured" in empty and "<img" not in empty

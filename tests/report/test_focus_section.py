@@ -29,8 +29,8 @@ def _div() -> pd.DataFrame:
 
 
 def test_missing_and_empty_marts_are_not_measured_never_zero():
-    page = section(ReportData(missing={"focus_distributions": "table not built"}), {})
-    assert "not measured: focus_distributions: table not built" in page and "<img" not in page
+    page = section(ReportData(missing={"focus_distributions": "is not there"}), {})
+    assert "Focus: not shown" in page and "<code>focus_distributions</code> is not there" in page and "<img" not in page
     page = section(ReportData(tables={"focus_distributions": _dist().iloc[0:0]}), {})
     assert "not measured: no focus judgments in this study" in page
 

@@ -64,7 +64,8 @@ def test_only_skipped_rows_still_render(tmp_path):
 def test_a_warehouse_without_the_mart_notes_it(tmp_path):
     db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("s")})
     page = render_report(db, "s")
-    assert "Review quality skipped: <code>quality_comparison</code> — table not built." in page
+    assert ("Review quality: not shown — the warehouse's <code>quality_comparison</code> is not there (built before "
+            "this mart existed); <code>peerlake build</code> brings it up to date.") in page
 
 
 def test_judged_reviews_are_shown_without_any_system_to_compare(tmp_path):

@@ -96,7 +96,7 @@ def test_report_page_has_every_section_and_notes_missing_marts(built):
                     "Does finer granularity help?", "A cheaper probe for the score distribution"]:
         assert f"<h2>{heading}</h2>" in page
     # built without the other reliability marts: those sections say so instead of failing
-    assert re.search(r"Budget curve skipped: <code>reliability_budgets</code> — table not built", page)
+    assert re.search(r"Budget curve: not shown — the warehouse's <code>reliability_budgets</code> is not there", page)
     assert "reliability_rank_reproducibility" in page
     assert page.count("data:image/png;base64,") == 2  # histograms and risks; SD, rank, budget need others' marts
     assert "reviewer_scoring_decimal · qwen-test" in page
@@ -112,7 +112,7 @@ def test_rank_and_budget_sections_render_from_their_marts(tmp_path):
                            "is_parsed": [True] * 4})
     rep = pd.DataFrame({"reviewer_config": ["c1"], "n_papers": [2], "within_paper_sd": [0.5]})
     rank = pd.DataFrame({"reviewer_config": ["c1"] * 2, "k": [1, 2], "pct_same": [60.0, 70.0],
-                         "pct_tie": [25.0, 20.0], "pct_reverse": [15.0, 10.0]})
+                         "pct_tie": [25.0, 20.0], "pct_reverse": [15.0, 10.0], "n_papers": [2, 2]})
     budgets = pd.DataFrame({"reviewer_config": ["c1"], "tolerance": [0.5], "variance_hat": [0.25],
                             "variance_upper": [1.5], "planning_budget": [20], "certified_budget": [120],
                             "range_only_budget": [598]})
@@ -125,8 +125,31 @@ def test_rank_and_budget_sections_render_from_their_marts(tmp_path):
     page = write_report(db, tmp_path / "r.html").read_text()
     assert page.count("data:image/png;base64,") == 4  # histograms, SD, rank curve, budget curve
     assert "<td>120</td>" in page and "<td>0.25</td>" in page
-    assert "Budget curve skipped" not in page and "Rank reproducibility skipped" not in page
-    assert "Granularity skipped: <code>reliability_granularity</code> — table not built" in page
+    assert "Budget curve: not" not in page and "Rank reproducibility: not" not in page
+    assert "Granularity: not shown — the warehouse's <code>reliability_granularity</code> is not there" in page
+    # two papers: the rank figure says how many and warns that a clean-looking share means nothing yet
+    rank_section = page.split("Do independent reviews reproduce the ranking?</h2>")[1].split("<h2>")[0]
+    assert "(papers per configuration: 2)" in rank_section
+    assert "<b>Small sample:</b> these figures rest on 2 papers" in rank_section
+
+
+def test_empty_sections_say_what_the_study_would_need(tmp_path):
+    import pandas as pd
+
+    db = tmp_path / "w.duckdb"
+    empty = {"fct_ai_review_scores": pd.DataFrame({"reviewer_config": ["c1"], "prompt_template": ["t"], "model": ["m"],
+                                                   "paper_id": ["A"], "overall_score": [5.0], "is_parsed": [True]}),
+             "reliability_budgets": pd.DataFrame({"reviewer_config": ["c1"], "tolerance": [0.5], "variance_hat": [0.2],
+                                                  "variance_upper": [1.0]}).head(0)}
+    with duckdb.connect(str(db)) as con:
+        for name, df in empty.items():
+            con.register("df", df)
+            con.execute(f"create table {name} as select * from df")
+            con.unregister("df")
+    page = write_report(db, tmp_path / "r.html").read_text()
+    assert ("Budget curve: not measured in this study — it needs repeated reviews of each paper ([[reviewers]] "
+            "samples ≥ 2).") in page
+    assert "no rows yet" not in page and " skipped" not in page
 
 
 def test_gates_pass_on_the_built_marts_and_catch_a_broken_interval(built, monkeypatch):

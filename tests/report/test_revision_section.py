@@ -29,7 +29,7 @@ def test_the_section_draws_both_figures_and_the_tables():
 
 
 def test_a_missing_or_empty_mart_is_a_note():
-    assert "not measured" in section(ReportData({}, {CELLS: "table not built"}), {})
+    assert "Revision crossover: not shown" in section(ReportData({}, {CELLS: "is not there"}), {})
     empty = cells_table(gains_table(f.empty(f.scores())), f.empty(f.cells()), f.empty(f.outcomes()),
                         n_resamples=10, seed=1)
     assert "declares no revision cells" in section(ReportData({CELLS: empty}), {})

@@ -45,7 +45,7 @@ def _section(page: str) -> str:
 def test_a_warehouse_without_the_mart_gets_a_note(tmp_path):
     db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("s")})
     page = render_report(db, "s")
-    assert "Reviewer systems skipped: <code>system_summary</code> — table not built." in page
+    assert "Reviewer systems: not shown — the warehouse's <code>system_summary</code> is not there" in page
 
 
 def test_a_study_without_systems_gets_one_line(tmp_path):
