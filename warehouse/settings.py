@@ -401,6 +401,12 @@ def score_probe_samples() -> int:
     return _int("PEERLAKE_PROBE_SAMPLES", "1", minimum=0)
 
 
+def keep_builds() -> int:
+    """How many published builds' marts to keep for `peerlake diff --build` ($PEERLAKE_KEEP_BUILDS,
+    default 5; 0 turns the snapshots off). Builds share unchanged Parquet chunks (warehouse/builds.py)."""
+    return _int("PEERLAKE_KEEP_BUILDS", "5", minimum=0)
+
+
 @dataclass(frozen=True)
 class BatchWait:
     poll_interval_s: float
