@@ -34,7 +34,15 @@ def correlate(predicted, human) -> tuple[float | None, float | None, float | Non
     if np.ptp(y) == 0:
         return None, None, None, "constant_human_scores"
     return (float(stats.pearsonr(x, y).statistic), float(stats.spearmanr(x, y).statistic),
-            float(stats.kendalltau(x, y, variant="b").statistic), None)
+            kendall_tau_b(x, y), None)
+
+
+def kendall_tau_b(x, y) -> float:
+    """Kendall's τ-b of paired values, scipy.stats.kendalltau(variant='b'): over the n₀ = n(n−1)/2 pairs
+    of items, τ-b = (C − D) / √((n₀ − n₁)(n₀ − n₂)), C and D the concordant and discordant pairs, n₁ and
+    n₂ the pairs tied in x and in y. nan when undefined (a side constant, or fewer than 2 items). The
+    one τ of the marts: correlate's and the judge panel's ranking agreement (metrics.quality.panel)."""
+    return float(stats.kendalltau(x, y, variant="b").statistic)
 
 
 def _baselines(both: pd.DataFrame) -> dict:
