@@ -34,6 +34,12 @@ study: the demo's numbers and a user's never mix, and calls shared by two studie
     max_claims = 5                # novelty claims verified per review (the first n)
     verify_top = 3                # candidates verified per claim (the most relevant; s_c uses the top 3)
     provider = "local"            # model, temperature (default 0), max_output_tokens, base_url as reviewers
+    primary = "t0"                # optional: the panel member of the headline tables (default: the first)
+    [[judging.panel]]             # optional: several judge configurations, each judging the same reviews;
+    name = "t0"                   # a label ([a-z0-9][a-z0-9._-]{0,31}), never part of the judge's identity
+    [[judging.panel]]             # each member inherits the [judging] model keys it leaves unset (model and
+    name = "t07"                  # base_url only on the same provider); repeats stays study-wide
+    temperature = 0.7
     [costs]                       # optional
     max_cost_usd = 5.0            # a run of this study stops before new paid calls would pass $5
     batch = false                 # reviews through the provider's batch API (half price, within a day)

@@ -2,6 +2,7 @@
 saying what to change."""
 
 import json
+import re
 import tomllib
 
 from peerlake.judging.caps import check_caps
@@ -9,12 +10,15 @@ from peerlake.reviewing.systems.base import SystemOptionError
 from peerlake.studies.spec import (
     DEMO,
     EXPERIMENTS,
+    JUDGE_MODEL_KEYS,
     JUDGES,
+    PANEL_NAME,
     RETRIEVAL_BACKENDS,
     REVIEW_SOURCES,
     REVISION,
     CostSpec,
     JudgingSpec,
+    PanelMember,
     ReviewerSpec,
     Study,
     StudyError,
@@ -27,8 +31,9 @@ TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "j
             REVISION, *EXPERIMENTS}
 COSTS_KEYS = {"max_cost_usd", "batch"}
 JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
-                "verify_top", "caps", "depth_taxonomy", "probes", "require",
-                "provider", "model", "temperature", "max_output_tokens", "base_url"}
+                "verify_top", "caps", "depth_taxonomy", "probes", "require", "panel", "primary",
+                *JUDGE_MODEL_KEYS}
+PANEL_KEYS = {"name", *JUDGE_MODEL_KEYS}  # a [[judging.panel]] member's
 
 
 def parse_study(name: str, text: str) -> Study:
@@ -156,7 +161,9 @@ def _judging(name: str, table: dict) -> JudgingSpec:
         raise StudyError(f"study {name!r}: judging.depth_taxonomy must be a shipped taxonomy's name "
                          "(prism-reference, prism-paper) or a path to a TOML file")
     probes, probe_seed, probe_tolerances = _probes(name, table.get("probes", {}))
-    return JudgingSpec(probes=probes, probe_seed=probe_seed, probe_tolerances=probe_tolerances,
+    panel, primary = _panel(name, table)
+    spec = JudgingSpec(panel=panel, primary=primary,
+                       probes=probes, probe_seed=probe_seed, probe_tolerances=probe_tolerances,
                        require=_require(name, table.get("require", {})),
                        papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
@@ -166,6 +173,78 @@ def _judging(name: str, table: dict) -> JudgingSpec:
                        provider=table.get("provider"),
                        model=table.get("model"), temperature=float(t),
                        max_output_tokens=table.get("max_output_tokens"), base_url=table.get("base_url"))
+    if panel:
+        _distinct_members(name, spec)
+    return spec
+
+
+def _panel(name: str, table: dict) -> tuple[tuple[PanelMember, ...], str | None]:
+    """[[judging.panel]]: named judge configurations, each a [judging] model key or more away from the table's;
+    `primary` names the headline one. No panel: (), None (the one judge of before panels)."""
+    raw, primary = table.get("panel"), table.get("primary")
+    if raw is None:
+        if primary is not None:
+            raise StudyError(f"study {name!r}: judging.primary names a panel member, but the study has no "
+                             "[[judging.panel]]; add the members or remove primary")
+        return (), None
+    if not isinstance(raw, list) or not raw or not all(isinstance(m, dict) for m in raw):
+        raise StudyError(f"study {name!r}: judging.panel is a list of members, one [[judging.panel]] table "
+                         "each with a name (e.g. [[judging.panel]] name = \"t0\")")
+    members, names = [], []
+    for i, m in enumerate(raw):
+        where = f"judging.panel[{i}]"
+        if "repeats" in m:
+            raise StudyError(f"study {name!r}: {where}.repeats: repeats is study-wide (so repeatability compares "
+                             "like with like); set judging.repeats instead")
+        _no_unknown(name, f"{where}.", m, PANEL_KEYS)
+        label = m.get("name")
+        if label is None:
+            raise StudyError(f"study {name!r}: {where} needs a name, e.g. name = \"t0\" (a label for the tables, "
+                             "never part of the judge's identity)")
+        if not isinstance(label, str) or not re.fullmatch(PANEL_NAME, label):
+            raise StudyError(f"study {name!r}: {where}.name = {label!r}: use 1 to 32 lowercase letters, digits, "
+                             "'.', '_' or '-', starting with a letter or digit (e.g. \"t07\", \"gpt-4.1-mini\")")
+        if label in names:
+            raise StudyError(f"study {name!r}: {where}.name = {label!r} is already a member's; give each "
+                             "member its own name")
+        names.append(label)
+        _member_values(name, where, m, table)
+        members.append(PanelMember(name=label, provider=m.get("provider"), model=m.get("model"),
+                                   temperature=None if m.get("temperature") is None else float(m["temperature"]),
+                                   max_output_tokens=m.get("max_output_tokens"), base_url=m.get("base_url")))
+    if primary is not None and primary not in names:
+        raise StudyError(f"study {name!r}: judging.primary = {primary!r} names no panel member; members: "
+                         f"{', '.join(names)}")
+    return tuple(members), primary
+
+
+def _member_values(name: str, where: str, m: dict, table: dict) -> None:
+    """A member's model keys, checked as the [judging] table's (base_url with the provider it goes with)."""
+    for key in ("provider", "model", "base_url"):
+        if key in m and (not isinstance(m[key], str) or not m[key].strip()):
+            raise StudyError(f"study {name!r}: {where}.{key} must be a non-empty string")
+    t = m.get("temperature", 0.0)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
+        raise StudyError(f"study {name!r}: {where}.temperature must be a number >= 0")
+    v = m.get("max_output_tokens")
+    if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+        raise StudyError(f"study {name!r}: {where}.max_output_tokens must be a whole number >= 1")
+    # a member on the table's provider inherits its base_url, already checked with the table
+    _no_base_url_for_hosted(name, where, {"provider": m.get("provider", table.get("provider")),
+                                          "base_url": m.get("base_url")})
+
+
+def _distinct_members(name: str, spec: JudgingSpec) -> None:
+    """Two members with the same resolved model keys would judge twice under one identity: refused."""
+    seen: dict[tuple, str] = {}
+    for member in spec.members():
+        key = tuple(member.settings[k] for k in JUDGE_MODEL_KEYS)
+        if key in seen:
+            raise StudyError(f"study {name!r}: judging.panel members {seen[key]!r} and {member.label!r} resolve "
+                             f"to the same judge ({member.settings['provider']}/{member.settings['model']}, "
+                             f"temperature {member.settings['temperature']}); change a model key of one, or "
+                             "remove it")
+        seen[key] = member.label
 
 
 def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, float], ...]]:

@@ -82,6 +82,33 @@ class ReviewerSpec:
             strip_hidden=self.strip_hidden)
 
 
+PANEL_NAME = r"[a-z0-9][a-z0-9._-]{0,31}"  # a panel member's name: a label, never part of any identity
+# A judge model's keys (the [judging] table's, and each [[judging.panel]] member's)
+JUDGE_MODEL_KEYS = ("provider", "model", "temperature", "max_output_tokens", "base_url")
+
+
+@dataclass(frozen=True)
+class PanelMember:
+    """One [[judging.panel]] entry: its name and the model keys it sets (None: the [judging] table's)."""
+
+    name: str
+    provider: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeMember:
+    """A judge configuration of the study, resolved: `label` is the panel member's name (None without a
+    panel), `settings` a JudgeConfig's keywords (JudgingSpec.model_settings' shape)."""
+
+    label: str | None
+    settings: dict
+    is_primary: bool
+
+
 @dataclass(frozen=True)
 class JudgingSpec:
     """Which reviews the study's judges read, and the judge model (unset: the environment's reviewer
@@ -116,14 +143,42 @@ class JudgingSpec:
     temperature: float = 0.0
     max_output_tokens: int | None = None
     base_url: str | None = None
+    # [[judging.panel]]: several judge configurations judging the same reviews, each inheriting the model
+    # keys above; () = one unnamed judge, the [judging] table's (the judge identities of before panels)
+    panel: tuple[PanelMember, ...] = ()
+    primary: str | None = None  # the panel member of the headline tables (None: the first)
 
     def model_settings(self) -> dict:
-        """provider, model, temperature, max_output_tokens, base_url, repeats: a judge configuration."""
+        """provider, model, temperature, max_output_tokens, base_url, repeats: a judge configuration (the
+        [judging] table's own; experiment judges inherit it, whatever the panel says)."""
+        return self._settings(self.provider, self.model, self.temperature, self.max_output_tokens, self.base_url,
+                              "[judging]")
+
+    def members(self) -> list[JudgeMember]:
+        """The study's judge configurations, the primary first: without a panel, the [judging] table's alone
+        (label None); else each member with the [judging] model keys it leaves unset. A member that names
+        another provider does not inherit the table's model and base_url (they go with its provider)."""
+        if not self.panel:
+            return [JudgeMember(None, self.model_settings(), True)]
+        primary = self.primary or self.panel[0].name
+        out = []
+        for m in sorted(self.panel, key=lambda m: m.name != primary):  # stable: the others in their order
+            same = m.provider is None or m.provider == self.provider
+            provider = m.provider if m.provider is not None else self.provider
+            model = m.model if m.model is not None else (self.model if same else None)
+            base_url = m.base_url if m.base_url is not None else (self.base_url if same else None)
+            temperature = m.temperature if m.temperature is not None else self.temperature
+            tokens = m.max_output_tokens if m.max_output_tokens is not None else self.max_output_tokens
+            out.append(JudgeMember(m.name, self._settings(provider, model, temperature, tokens, base_url,
+                                                          f"[[judging.panel]] {m.name!r}"), m.name == primary))
+        return out
+
+    def _settings(self, provider, model, temperature, max_output_tokens, base_url, who: str) -> dict:
         d = settings.reviewer_defaults()
-        provider, model = _provider_and_model(self.provider, self.model, d, "[judging]")
-        return {"provider": provider, "model": model, "temperature": self.temperature,
-                "max_output_tokens": self.max_output_tokens or d.max_output_tokens,
-                "base_url": self.base_url if self.base_url is not None else d.base_url,
+        provider, model = _provider_and_model(provider, model, d, who)
+        return {"provider": provider, "model": model, "temperature": temperature,
+                "max_output_tokens": max_output_tokens or d.max_output_tokens,
+                "base_url": base_url if base_url is not None else d.base_url,
                 "repeats": self.repeats, "caps": self.caps, "depth_taxonomy": self.depth_taxonomy}
 
 
