@@ -133,5 +133,5 @@ def test_the_report_section_draws_the_marts(built):
     assert 'alt="predicted scores, accepted vs rejected"' in page and "data:image/png;base64," in page
     assert "0.700" in page and "not measured: weights unavailable" in page
     assert "peerlake audit &#x27;score_prediction_correlations:S|" in page  # html-escaped quote
-    empty = score_prediction.section(ReportData(missing={"score_prediction_correlations": "table not built"}), {})
-    assert "Score prediction skipped" in empty and "table not built" in empty
+    empty = score_prediction.section(ReportData(missing={"score_prediction_correlations": "is not there"}), {})
+    assert "Score prediction: not shown" in empty and "<code>score_prediction_correlations</code> is not there" in empty
