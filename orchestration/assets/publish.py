@@ -7,12 +7,15 @@ from peerlake.orchestration.resources import LakeResource
 
 @asset(group_name="publish", op_tags=DUCKDB_TAG, deps=MART_KEYS,
        description="Publishes the candidate DuckDB file (every mart) over <lake>/peerlake.duckdb, "
-                   "only after the gate of every mart this run rebuilt passed on it in this run.")
+                   "only after the gate of every mart this run rebuilt passed on it in this run, and keeps "
+                   "its marts as a build snapshot for `peerlake diff --build`.")
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from dagster import DagsterEventType
+    from peerlake.audit.builds_diff import key_columns
     from peerlake.llm_calls.stopping import stop_requested
     from peerlake.orchestration.assets.checks import gate_check_keys
     from peerlake.orchestration.build_plan import PLAN_TAG, take_plan
+    from peerlake.warehouse.builds import keep_build
     from peerlake.warehouse.publish import candidate_status, publish
 
     if stop_requested():  # Ctrl-C or SIGTERM during the build: the published marts stay served
@@ -42,7 +45,12 @@ def published_marts(context: AssetExecutionContext, lake: LakeResource) -> Mater
     fingerprint = take_plan(root, context.run.tags.get(PLAN_TAG))
     path = publish(root, fingerprint)
     head = lake.event_log().head()  # the event log's chain head, kept here as a witness outside the lake
-    return MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size,
+    # Never raises: a snapshot that fails is logged as a warning and the publish stands (warehouse.builds).
+    kept = keep_build(root, [k.path[-1] for k in MART_KEYS], key_columns, head.seq if head else 0, context.log)
+    return MaterializeResult(metadata={"build_id": kept["build_id"] if kept else "",
+                                       "build_snapshot_seconds": kept["seconds"] if kept else 0.0,
+                                       "build_snapshot_new_chunks": kept["new_chunks"] if kept else 0,
+                                       "path": str(path), "bytes": path.stat().st_size,
                                        "marts": len(MART_KEYS), "marts_rebuilt": sum(k in built for k in MART_KEYS),
                                        "gates_run": len(rebuilt_gates),
                                        "chain_head_seq": head.seq if head else 0,
