@@ -4,6 +4,9 @@
 -- aggregate over the judgment's units, one row per unit as the struct `unit` (a judgment without units
 -- aggregates one null unit: count(unit) is 0). A review with no usable judgment keeps one row per metric,
 -- value null, with the review's reason. Typed and empty when no judge is declared so.
+-- The dependency is stated whatever the branch: the asset graph (parsed once, cached) must not depend
+-- on whether a plug-in judge is declared in this process.
+-- depends_on: {{ ref('int_judged_reviews') }}
 {%- set declared = declared_judges() %}
 {%- if declared | length == 0 %}
     select
