@@ -223,8 +223,10 @@ class ToJudge:
 
 
 def judge_rows(judge: str, templates: tuple[str, ...], cfg, config_id: str, reviews: list[ToJudge],
-               gateway, hist: History) -> list[dict]:
-    """Rows per (judge template, new or already judged): calls = reviews × repeats × calls per review."""
+               gateway, hist: History, label: str | None = None) -> list[dict]:
+    """Rows per (judge template, new or already judged): calls = reviews × repeats × calls per review.
+    `label`: the judge panel member's name, as the rows' `judge_label` (none without a panel, so a
+    single judge's rows, and the run_estimated events holding them, are as before panels)."""
     from peerlake.prompts import load_template
 
     rows = []
@@ -252,14 +254,16 @@ def judge_rows(judge: str, templates: tuple[str, ...], cfg, config_id: str, revi
                 tpc = hist.tokens_per_char.get((cfg.provider, cfg.model)) or Spread(*DEFAULT_TOKENS_PER_CHAR)
                 inp, b_in = tpc.scaled(chars), "chars" + (f" history:{tpc.n}" if tpc.n else " default")
             # a judge template is named for its call's purpose (judge_<judge>_<step>; judging.base.judge_request)
-            rows.append(_row(f"judgments_{judge}", template, template, cfg.provider, cfg.model,
-                             request_key=None, new=new, calls=calls, inp=inp, out=out.scaled(calls),
-                             basis=f"calls/review {b_calls} {per_review:.3g}; input {b_in}; output {b_out}",
-                             gateway=gateway))
+            row = _row(f"judgments_{judge}", template, template, cfg.provider, cfg.model,
+                       request_key=None, new=new, calls=calls, inp=inp, out=out.scaled(calls),
+                       basis=f"calls/review {b_calls} {per_review:.3g}; input {b_in}; output {b_out}",
+                       gateway=gateway)
+            rows.append(row if label is None else {**row, "judge_label": label})
     return rows
 
 
 GROUP_KEYS = ("asset", "purpose", "prompt_template", "provider", "model")
+LABEL = "judge_label"  # a judge panel member's rows: grouped apart, even on one model (two temperatures)
 
 
 def total(rows: Iterable[dict]) -> dict:
@@ -278,12 +282,18 @@ def total(rows: Iterable[dict]) -> dict:
 
 
 def grouped(rows: Iterable[dict]) -> list[dict]:
-    """Per asset / purpose / template / provider / model, with their totals, in a stable order."""
+    """Per asset / purpose / template / provider / model (and judge panel member, where a row has one),
+    with their totals, in a stable order."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
-        groups[tuple(r[k] for k in GROUP_KEYS)].append(r)
-    return [{**dict(zip(GROUP_KEYS, key, strict=True)), **total(members)}
-            for key, members in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))]
+        groups[(*(r[k] for k in GROUP_KEYS), r.get(LABEL))].append(r)
+    out = []
+    for key, members in sorted(groups.items(), key=lambda kv: (tuple(map(str, kv[0][:-1])), kv[0][-1] or "")):
+        group = dict(zip(GROUP_KEYS, key[:-1], strict=True))
+        if key[-1] is not None:
+            group[LABEL] = key[-1]
+        out.append({**group, **total(members)})
+    return out
 
 
 def run_estimated(est: Estimate, dagster_run_id: str | None) -> RunEstimated:

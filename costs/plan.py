@@ -18,14 +18,19 @@ def judge_modules(judges) -> dict:
 
 
 def judge_estimate(log, study: Study, gateway, judge: str, reviews, hist=None) -> list[dict]:
-    """Rows for one judge over the reviews it will read (judging.reviews.JudgedReview or ToJudge)."""
+    """Rows for one judge over the reviews it will read (judging.reviews.JudgedReview or ToJudge), for each
+    judge configuration of the study (a panel's members, the primary first; their rows carry its label)."""
     from peerlake.judging.base import JudgeConfig
 
     module = judge_modules([judge])[judge]
-    cfg = JudgeConfig(**study.judging.model_settings())
     to_judge = [r if isinstance(r, ToJudge) else ToJudge(r.review_key, len(r.text)) for r in reviews]
-    return judge_rows(judge, module.TEMPLATES, cfg, cfg.identity(judge, module.TEMPLATES), to_judge, gateway,
-                      hist or load_history(log))
+    hist = hist or load_history(log)
+    rows = []
+    for member in study.judging.members():
+        cfg = JudgeConfig(**member.settings)
+        rows += judge_rows(judge, module.TEMPLATES, cfg, cfg.identity(judge, module.TEMPLATES), to_judge, gateway,
+                           hist, label=member.label)
+    return rows
 
 
 def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_reviews=()) -> Estimate:

@@ -299,8 +299,12 @@ def show_dry_run(name: str, probes: bool) -> None:
         _refuse(exc)
     ev = log.append(run_estimated(est, dagster_run_id=None))
     by_model: dict[str, list[dict]] = {}
-    for g in grouped(est.rows):  # one table per model: narrower, and a model's calls read together
+    groups = grouped(est.rows)
+    panel = sorted({g["judge_label"] for g in groups if "judge_label" in g})  # a judge panel's members
+    for g in groups:  # one table per model: narrower, and a model's calls read together
         row = _estimate_row(g, g["asset"], g["prompt_template"])
+        if panel:
+            row = {"judge": g.get("judge_label", ""), **row}
         by_model.setdefault(f"{g['provider']}/{g['model']}", []).append(row)
     for model, rows in by_model.items():
         print_rows(rows, title=f"dry run of study {name} on {model}: no call made")
@@ -311,6 +315,10 @@ def show_dry_run(name: str, probes: bool) -> None:
                       "(llm_calls/prices.toml): their cost is unknown, and a run under a cap refuses them.")
     for note in est.notes:
         console.print(f"note: {note}", highlight=False)
+    if panel:
+        console.print(f"note: judge panel of {len(panel)} ({', '.join(panel)}): each judges the same reviews; in "
+                      "each unit of papers the primary judges first, so a cost cap leaves the others undone first",
+                      highlight=False)
     lo, mid, hi = DEFAULT_TOKENS_PER_CHAR
     olo, omid, ohi = DEFAULT_OUTPUT_SHARE
     console.print(f"Estimated ({est.method}) from this lake's own ok calls: input = request characters × tokens "
