@@ -262,10 +262,13 @@ class JudgeContext:
     progress: bool | None = None
     retrieval: object | None = None  # retrieval.RetrievalClient (novelty only)
     options: dict = field(default_factory=dict)  # judge-specific settings (retrieval backend, verify_top ...)
+    label: str | None = None  # the study's judge panel member (progress lines only; in no identity or request)
 
     def call_many(self, requests: Sequence[LlmRequest], description: str) -> list:
         """Results in order; a failed call's slot holds its exception (already an error event)."""
         reqs = [dataclasses.replace(r, study=self.study) for r in requests]
+        if self.label is not None:
+            description = f"{description} [{self.label}]"
         return self.gateway.call_many(reqs, progress=self.progress, description=description,
                                       return_exceptions=True)
 

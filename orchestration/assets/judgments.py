@@ -42,13 +42,22 @@ from peerlake.orchestration.assets.units import (
 )
 from peerlake.orchestration.resources import LakeResource, ReviewerResource
 from peerlake.studies import JudgingSpec, Resolution, Study, record_resolution, resolve_papers
+from peerlake.studies.spec import JudgeMember
 
 MODULES = judges()  # judge name -> module, found in judging/ (judging.registry)
 JUDGES = tuple(MODULES)
 
 
+def judge_panel(spec: JudgingSpec) -> list[tuple[JudgeMember, JudgeConfig]]:
+    """The study's judge configurations, the primary first: a [[judging.panel]]'s members, or without one
+    the [judging] table's alone (label None, the identity it had before panels)."""
+    return [(m, JudgeConfig(**m.settings)) for m in spec.members()]
+
+
 def judge_config(spec: JudgingSpec) -> JudgeConfig:
-    return JudgeConfig(**spec.model_settings())
+    """The primary judge's configuration. The bias probes (orchestration/judge_probes.py) run on it alone:
+    a probe measures one judge's bias, and a panel's other members would multiply their calls."""
+    return judge_panel(spec)[0][1]
 
 
 def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> tuple[list[str], list[JudgedReview]]:
@@ -88,7 +97,8 @@ class JudgePlan:
 
 @dataclass(frozen=True)
 class JudgmentsDone:
-    """What a unit made: (subject_key, repeat, null_reason, failed_call) per judgment, and counters."""
+    """What a unit made: (subject_key, repeat, null_reason, failed_call) per judgment, and counters; with a
+    judge panel, `labels` names each key's member and `members` has (label, written, skipped, made, cost_usd)."""
 
     keys: tuple[tuple[str, int, str | None, str | None], ...]
     written: int
@@ -96,6 +106,24 @@ class JudgmentsDone:
     made: int
     cost_usd: float
     refused: int
+    labels: tuple[str | None, ...] = ()
+    members: tuple[tuple[str | None, int, int, int, float], ...] = ()
+
+
+def _panel_metadata(study: Study, judge: str, done: list) -> dict:
+    """Per panel member (the primary first): its judge_config, model and what its judgments came to."""
+    out = {}
+    for member, cfg in judge_panel(study.judging):
+        keys = [k for d in done for label, k in zip(d.labels, d.keys, strict=True) if label == member.label]
+        counts = [m for d in done for m in d.members if m[0] == member.label]
+        out[member.label] = {
+            "judge_config": cfg.identity(judge, MODULES[judge].TEMPLATES), "model": f"{cfg.provider}/{cfg.model}",
+            "is_primary": member.is_primary, "judgments": len(keys), "new_judgments": sum(m[1] for m in counts),
+            "null_judgments": sum(1 for k in keys if k[2] is not None and k[3] is None),
+            "failed": sum(1 for k in keys if k[3] is not None and REFUSED not in k[3]),
+            "judgments_left_undone": sum(1 for k in keys if k[3] is not None and REFUSED in k[3]),
+            "model_calls_made": sum(m[3] for m in counts), "cost_usd": float(sum(m[4] for m in counts))}
+    return out
 
 
 def _judge_asset(judge: str):
@@ -128,27 +156,37 @@ def _judge_asset(judge: str):
             return JudgmentsDone((), 0, 0, 0, 0.0, 0)
         log = lake.event_log()
         study = lake.study(log, study_of(context))
-        cfg = judge_config(study.judging)
-        config_id = cfg.identity(judge, module.TEMPLATES)
-        recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
         resources = resources_for(judge, log)  # opened once for every repeat (novelty: its retrieval client)
         gateway = reviewer.gateway(log)
         before = gateway.stats.snapshot()
-        keys = []
+        keys, labels, members = [], [], []
         with unit_calls(context, study, name):
-            for repeat in range(cfg.repeats):
-                ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
-                                   study=study.name, **resources)
-                for j in module.judge(ctx, reviews, **options_for(judge, study.judging)):
-                    recorder.record(j)
-                    keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
+            # the primary first: under a cost cap, the other members' judgments are the ones left undone
+            for member, cfg in judge_panel(study.judging):
+                config_id = cfg.identity(judge, module.TEMPLATES)
+                recorder = Recorder(log, config_id, module.PARSER_VERSION, study=study.name)
+                start = gateway.stats.snapshot()
+                for repeat in range(cfg.repeats):
+                    ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, judge_config=config_id, repeat=repeat,
+                                       study=study.name, label=member.label, **resources)
+                    for j in module.judge(ctx, reviews, **options_for(judge, study.judging)):
+                        recorder.record(j)
+                        keys.append((j.subject_key, j.repeat, j.null_reason, j.failed_call))
+                        labels.append(member.label)
+                members.append((member.label, recorder.written, recorder.skipped,
+                                gateway.stats.made_in_run - start.made_in_run,
+                                float(gateway.stats.made_in_run_cost_usd - start.made_in_run_cost_usd)))
         seal_unit(log)
-        for subject, repeat, _, why in [k for k in keys if k[3] is not None and REFUSED not in k[3]][:20]:
-            context.log.error(f"{judge} judge on {subject} (repeat {repeat}) not made: {why}")
-        return JudgmentsDone(tuple(keys), recorder.written, recorder.skipped,
+        failed = [(k, label) for k, label in zip(keys, labels, strict=True) if k[3] is not None and REFUSED not in k[3]]
+        for (subject, repeat, _, why), label in failed[:20]:
+            who = judge if label is None else f"{judge} [{label}]"
+            context.log.error(f"{who} judge on {subject} (repeat {repeat}) not made: {why}")
+        panel = study.judging.panel != ()
+        return JudgmentsDone(tuple(keys), sum(m[1] for m in members), sum(m[2] for m in members),
                              gateway.stats.made_in_run - before.made_in_run,
                              float(gateway.stats.made_in_run_cost_usd - before.made_in_run_cost_usd),
-                             gateway.stats.refused_calls - before.refused_calls)
+                             gateway.stats.refused_calls - before.refused_calls,
+                             labels=tuple(labels) if panel else (), members=tuple(members) if panel else ())
 
     @op(name=f"{name}_collect", out=Out(Nothing))
     def _collect(context: OpExecutionContext, lake: LakeResource, reviewer: ReviewerResource,
@@ -157,7 +195,7 @@ def _judge_asset(judge: str):
         study = lake.study(log, study_of(context))
         if plan.skipped:
             return materialization({"study": study.name, "skipped": "judge not in the study"}, None)
-        cfg = judge_config(study.judging)
+        cfg = judge_config(study.judging)  # the primary's: the top-level metadata, as before panels
         config_id = cfg.identity(judge, module.TEMPLATES)
         keys = [k for d in done for k in d.keys]
         written, skipped = sum(d.written for d in done), sum(d.skipped for d in done)
@@ -172,12 +210,21 @@ def _judge_asset(judge: str):
                          f"recorded, {nulls} null with a reason, {len(failed)} failed, {len(undone)} left undone "
                          f"by the cost cap); {made} model calls made")
         gateway = reviewer.gateway(log)
+        panel, model = {}, f"{cfg.provider}/{cfg.model}"
+        if study.judging.panel:
+            panel = {"panel": _panel_metadata(study, judge, done)}
+            model = ", ".join(f"{m['model']} [{label}]" for label, m in panel["panel"].items())
+            for label, m in panel["panel"].items():
+                context.log.info(f"{judge} [{label}]: {m['judgments']} judgments ({m['new_judgments']} new); "
+                                 f"{m['model_calls_made']} model calls made")
+            # each member's judgments count apart: two members' judgments of one review are two
+            keys = [(label, *k) for d in done for label, k in zip(d.labels, d.keys, strict=True)]
         return materialization(
-            {"study": study.name, "judge_config": config_id, "model": f"{cfg.provider}/{cfg.model}",
+            {"study": study.name, "judge_config": config_id, "model": model,
              "reviews": plan.n_reviews, "judgments": len(keys), "new_judgments": written,
              "null_judgments": nulls, "failed": len(failed), "model_calls_made": made,
              "cost_usd": float(sum(d.cost_usd for d in done)),
-             "judgments_left_undone": len(undone),
+             "judgments_left_undone": len(undone), **panel,
              **budget_metadata(context, study, gateway, sum(d.refused for d in done))},
             DataVersion(hashlib.sha256(json.dumps(sorted(map(str, keys))).encode()).hexdigest()[:16]))
 
@@ -207,17 +254,21 @@ def judgments(context: AssetExecutionContext, lake: LakeResource) -> Materialize
     study = lake.study(log, study_of(context))
     resolution = lake.resolve(log, study)
     paper_ids, reviews = judged_reviews(log, study, resolution) if study.judges else (resolution.paper_ids, [])
-    cfg = judge_config(study.judging) if study.judges else None
+    panel = judge_panel(study.judging) if study.judges else []
     rows = []
     for judge in study.judges:
         module = MODULES[judge]
-        row = {"judge": judge, "judge_config": cfg.identity(judge, module.TEMPLATES), "provider": cfg.provider,
-               "model": cfg.model, "repeats": cfg.repeats,
-               # [judging.require]: the card the judge must show (judge_card_checks); only when declared, so a
-               # study without it resolves exactly as before
-               **({"require": dict(study.judging.require)} if study.judging.require else {})}
-        row.update(coverage_for(judge, reviews))  # the pools a pooling judge forms, else every review
-        rows.append(row)
+        coverage = coverage_for(judge, reviews)  # the pools a pooling judge forms, else every review
+        for member, cfg in panel:  # one row per member, the primary first
+            row = {"judge": judge, "judge_config": cfg.identity(judge, module.TEMPLATES), "provider": cfg.provider,
+                   "model": cfg.model, "repeats": cfg.repeats,
+                   # [judging.require]: the card the judge must show (judge_card_checks); only when declared, so
+                   # a study without it resolves exactly as before
+                   **({"require": dict(study.judging.require)} if study.judging.require else {}),
+                   # a panel member's name and whether it is the headline judge; likewise only with a panel
+                   **({"label": member.label, "primary": member.is_primary} if member.label is not None else {})}
+            row.update(coverage)
+            rows.append(row)
     record_resolution(log, study, paper_ids, [], asset="judgments", judges=rows)
     log.seal()
     return MaterializeResult(metadata={"study": study.name, "judges": ", ".join(study.judges) or "none",
