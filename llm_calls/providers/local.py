@@ -10,6 +10,11 @@ Known llama.cpp behaviour (STACK_NOTES): JSON-schema output is always valid JSON
 before the grammar constrains sampling. The prompt-prefix cache is kept between calls for speed (a
 4k-token prompt costs ~55 s to evaluate at ~73 tok/s), so a same-seed call at temperature > 0 is not
 bit-reproducible; reproducibility comes from replaying the recorded event instead.
+
+A run asked to stop (Ctrl-C: llm_calls.stopping) stops a generation between two tokens, and a prompt's
+reading between two batches of n_batch tokens (seconds, not the minutes a long answer takes): the call
+raises CallsStopped, nothing is recorded, and the next run makes it again. An answer completed before
+the stop is recorded as usual.
 """
 
 import atexit
@@ -23,6 +28,7 @@ from peerlake.llm_calls.prompt_cache import plain_messages
 from peerlake.llm_calls.providers.base import FatalProviderError, Provider, ProviderResponse, ProviderUnavailable
 from peerlake.llm_calls.providers.image_parts import check_accepted
 from peerlake.llm_calls.providers.openai_chat import parse_chat_completion
+from peerlake.llm_calls.stopping import CallsStopped, stop_requested
 from peerlake.llm_calls.types import LlmRequest
 from peerlake.warehouse import settings
 
@@ -86,6 +92,37 @@ def schema_warnings(schema: Any, where: str = "$") -> list[str]:
     return out
 
 
+def stop_between_tokens(llm: Any) -> Any:
+    """Make a loaded Llama stop once the run is asked to stop: its token generator and its prompt reading
+    (`eval`, which `generate` calls through the instance) check the flag between tokens and between batches
+    of n_batch prompt tokens, and raise CallsStopped there. llama.cpp cannot be interrupted from a logits
+    processor (a C callback swallows the exception), so the instance's own two methods are wrapped; an
+    abandoned generation leaves the context as far as it evaluated, which the next call's prefix match
+    reuses or discards. Returns `llm`."""
+    generate, evaluate = llm.generate, llm.eval
+
+    def stopped(where: str) -> CallsStopped:
+        return CallsStopped(f"the embedded model stopped {where}: the run was asked to stop; the call is made "
+                            "again next time")
+
+    def checked_generate(*args, **kwargs):
+        for token in generate(*args, **kwargs):
+            if stop_requested():
+                raise stopped("between two tokens")
+            yield token
+
+    def checked_eval(tokens) -> None:
+        tokens = list(tokens)
+        step = max(1, int(getattr(llm, "n_batch", 512)))
+        for i in range(0, len(tokens), step):
+            if stop_requested():
+                raise stopped("while reading the prompt")
+            evaluate(tokens[i:i + step])
+
+    llm.generate, llm.eval = checked_generate, checked_eval
+    return llm
+
+
 def _close_all() -> None:
     # Freed before interpreter teardown: Llama.__del__ at exit finds llama_cpp's globals already None.
     with _LOCK:
@@ -139,8 +176,9 @@ class LocalProvider(Provider):
                    f"for the first local call")
             # n_threads_batch too: left unset, llama.cpp reads prompts on every core whatever n_threads
             # says, and its threads spin-wait on a core another process is using.
-            _MODELS[key] = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                 n_threads_batch=self.n_threads, logits_all=logits_all, verbose=False)
+            _MODELS[key] = stop_between_tokens(Llama(model_path=str(path), n_ctx=self.n_ctx,
+                                                     n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                                                     logits_all=logits_all, verbose=False))
         return _MODELS[key]
 
     def _warn_schema(self, schema: dict) -> None:

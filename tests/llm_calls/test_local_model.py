@@ -1,6 +1,8 @@
 """The embedded model: assembling it from part wheels, and one real call through the gateway."""
 
 import hashlib
+import threading
+import time
 import zipfile
 
 import pytest
@@ -8,10 +10,11 @@ from peerlake.llm_calls import local_model
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.providers.base import ProviderUnavailable
 from peerlake.llm_calls.providers.local import LocalProvider, schema_warnings
+from peerlake.llm_calls.stopping import CallsStopped, clear_stop, request_stop
 from peerlake.llm_calls.types import LlmRequest
 from peerlake.warehouse import settings
 
-from tests.embedded import require_model
+from tests.embedded import machinery_model, require_model
 from tests.llm_calls.support import llm_events
 
 PARTS = [b"first-part-bytes|", b"second|", b"third and last"]
@@ -90,3 +93,35 @@ def test_real_local_model_answers_json_with_logprobs(lake_log, monkeypatch):
     assert len(result.logprobs[0]["top"]) >= 3
     replay = gw.call(req)
     assert replay.replayed and replay.logprobs == result.logprobs
+
+
+@pytest.mark.model
+def test_a_stop_ends_an_embedded_generation_between_tokens_and_records_nothing(lake_log):
+    """Ctrl-C during a long local answer: the generation stops at the next token (not after minutes of
+    writing), the call raises CallsStopped, no llm_call is recorded (a half answer is not an answer), and
+    the model answers the next call as before."""
+    name = machinery_model()
+    require_model(name)
+    gw = Gateway(lake_log)
+
+    def counting(seed: int, max_tokens: int) -> LlmRequest:
+        return LlmRequest(provider="local", model=name, purpose="test", response_schema=None,
+                          messages=({"role": "user", "content": "Count from 1 to 5000, separated by commas."},),
+                          params={"temperature": 0.0, "max_tokens": max_tokens, "seed": seed})
+
+    gw.call(counting(1, 4))  # the model loaded, so the stop below interrupts writing, not loading
+    before = len(llm_events(lake_log))
+    timer = threading.Timer(2.0, request_stop)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(CallsStopped, match="between two tokens"):
+            gw.call(counting(2, 4000))  # thousands of tokens: minutes of writing without the stop
+        took = time.monotonic() - started
+    finally:
+        timer.cancel()
+        clear_stop()
+    assert took < 30, f"the stop took {took:.1f} s to end the generation"
+    assert len(llm_events(lake_log)) == before  # nothing recorded for the stopped call
+    after = gw.call(counting(3, 8))
+    assert after.text and not after.replayed and len(llm_events(lake_log)) == before + 1
