@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from peerlake.llm_calls.stopping import stop_requested
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -99,7 +100,13 @@ class Counts:
             text += f" · {self.failed} failed"
         if self.stats is not None and (retries := self.stats.failed_attempts - self.stats0.failed_attempts):
             text += f" · {retries} failed attempts"
+        if stop_requested():  # Ctrl-C: say it is stopping, not only that calls are in flight
+            text += " · stopping: no new call starts"
         return text
+
+    @property
+    def in_flight(self) -> int:
+        return self.started - self.new - self.failed
 
     def eta_s(self) -> float | None:
         """From the new calls' pace (replays take no time): None before the first one is answered."""
@@ -155,7 +162,7 @@ class _Batch:
         while not self._done.wait(1.0):
             with self._lock:
                 if time.monotonic() - self._last >= HEARTBEAT_S:
-                    in_flight = self.counts.started - self.counts.new - self.counts.failed
+                    in_flight = self.counts.in_flight
                     self._say(self.counts.line(self.description)
                               + (f" · {in_flight} in flight" if in_flight > 0 else ""))
 
