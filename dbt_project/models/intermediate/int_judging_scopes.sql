@@ -1,6 +1,8 @@
 -- One row per (study, judge, judge configuration, subject): what each study's newest judgments run
 -- (study_resolved with asset = 'judgments') asked its judges to judge. Subjects are review keys
 -- (subject_kind 'review') and, for the flaws judge, pool keys pool:<paper_id>|<system>|s<sample> ('pool').
+-- A study with a judge panel names each configuration's member (judge_label) and its primary one
+-- (is_primary); without a panel both are null.
 with
 
 studies as (
@@ -19,7 +21,7 @@ judges as (
                 judges,
                 '[{"judge": "VARCHAR", "judge_config": "VARCHAR", "provider": "VARCHAR",
                    "model": "VARCHAR", "repeats": "INTEGER", "review_keys": ["VARCHAR"],
-                   "pools": ["VARCHAR"]}]'
+                   "pools": ["VARCHAR"], "label": "VARCHAR", "primary": "BOOLEAN"}]'
             ),
             recursive := true
         )
@@ -39,6 +41,8 @@ reviews as (
         provider,
         model,
         repeats,
+        label,
+        "primary",
         'review' as subject_kind,
         unnest(review_keys) as subject_key
 
@@ -56,6 +60,8 @@ pools as (
         provider,
         model,
         repeats,
+        label,
+        "primary",
         'pool' as subject_kind,
         unnest(pools) as subject_key
 
@@ -82,6 +88,8 @@ select
     -- a study asking for r repeats counts repeats 0..r-1 (another study's extra repeats are not its
     -- own); a configuration listed twice counts the larger set
     greatest(coalesce(max(repeats), 1), 1) as repeats,
+    any_value(label) as judge_label,
+    bool_or("primary") as is_primary,
     subject_kind,
     subject_key
 from final

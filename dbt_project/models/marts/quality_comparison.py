@@ -10,7 +10,7 @@ def model(dbt, session):
     from peerlake.metrics.quality.ppi import with_ppi
 
     cfg = (dbt.config.get("meta") or {}).get
-    metrics = dbt.ref("int_quality_review_metrics").df()
+    metrics = dbt.ref("int_quality_headline_metrics").df()  # one configuration per judge (int_judge_configs)
     table = comparison_table(metrics, n_resamples=int(cfg("n_boot")), seed=int(cfg("seed")))
     # beside the judge-only numbers, the prediction-powered difference where humans labelled reviews
     return with_ppi(table, metrics, dbt.ref("int_quality_ppi_labels").df())

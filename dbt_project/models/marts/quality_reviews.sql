@@ -8,7 +8,7 @@ with
 
 metrics as (
 
-    select * from {{ ref('int_quality_review_metrics') }}
+    select * from {{ ref('int_quality_headline_metrics') }}
 
 ),
 
