@@ -7,7 +7,8 @@ import pytest
 from peerlake.audit import builds_diff
 from peerlake.warehouse import builds
 from peerlake.warehouse.marts_reader import published
-from peerlake.warehouse.publish import publish, reset_candidate
+
+from tests.warehouse.builds_support import publish_sql
 
 OLD = """
 create table quality_comparison (quality_comparison_id varchar, metric varchar, n_pairs bigint, mean_system double,
@@ -43,19 +44,11 @@ create table review_consistency as select 'r' as review_consistency_id, 0.5 as s
 """
 
 
-def _publish(lake, sql: str) -> None:
-    reset_candidate(lake)
-    lake.candidate_duckdb_path.parent.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(lake.candidate_duckdb_path)) as con:
-        con.execute(sql)
-    publish(lake)
-
-
 @pytest.fixture
 def two_builds(lake):
-    _publish(lake, OLD)
+    publish_sql(lake, OLD)
     old = builds.snapshot(lake, key_columns=builds_diff.key_columns)
-    _publish(lake, NEW)
+    publish_sql(lake, NEW)
     new = builds.snapshot(lake, key_columns=builds_diff.key_columns)
     return lake, old, new
 
@@ -109,7 +102,7 @@ def test_keys_marts_and_the_two_kinds_of_side(two_builds):
 
 
 def test_an_unchanged_build_differs_nowhere(lake):
-    _publish(lake, OLD)
+    publish_sql(lake, OLD)
     record = builds.snapshot(lake, key_columns=builds_diff.key_columns)
     assert [d.mart for d in _against_published(lake, record).values() if d.differs] == []
 

@@ -3,14 +3,13 @@ is one JSON document a script can read; the default is tables."""
 
 import json
 
-import duckdb
 import pytest
 import typer
 from peerlake.warehouse import builds
-from peerlake.warehouse.publish import publish, reset_candidate
 from typer.testing import CliRunner
 
 from peerlake.commands.diff import register
+from tests.warehouse.builds_support import publish_sql
 
 
 @pytest.fixture
@@ -22,11 +21,7 @@ def invoke():
 
 
 def _publish(lake, sql: str) -> None:
-    reset_candidate(lake)
-    lake.candidate_duckdb_path.parent.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(lake.candidate_duckdb_path)) as con:
-        con.execute(sql)
-    publish(lake)
+    publish_sql(lake, sql)
     assert builds.keep_build(lake, chain_head_seq=7) is not None
 
 

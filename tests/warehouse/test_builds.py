@@ -6,18 +6,11 @@ import logging
 import duckdb
 import pytest
 from peerlake.warehouse import builds
-from peerlake.warehouse.publish import PUBLISHED, candidate_status, publish, reset_candidate
+from peerlake.warehouse.publish import PUBLISHED, candidate_status
+
+from tests.warehouse.builds_support import publish_sql
 
 ROWS = 20_000  # ~5 chunks at one boundary per 4,096 rows on average
-
-
-def _publish(lake, sql: str) -> None:
-    """A build: the candidate starts from the published file, `sql` runs on it, it is published."""
-    reset_candidate(lake)
-    lake.candidate_duckdb_path.parent.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(lake.candidate_duckdb_path)) as con:
-        con.execute(sql)
-    publish(lake)
 
 
 def _calls(n: int, start: int = 0) -> str:
@@ -31,9 +24,9 @@ def _chunk_files(lake) -> set[str]:
 
 
 def test_an_unchanged_mart_shares_every_chunk(lake):
-    _publish(lake, f"create table fct_llm_calls as {_calls(ROWS)}; create table cost_by_study as select 1 as n")
+    publish_sql(lake, f"create table fct_llm_calls as {_calls(ROWS)}; create table cost_by_study as select 1 as n")
     first = builds.keep_build(lake)
-    _publish(lake, "create table int_scratch as select 1 as x")  # a new build; the marts are unchanged
+    publish_sql(lake, "create table int_scratch as select 1 as x")  # a new build; the marts are unchanged
     second = builds.keep_build(lake)
     assert (first["build_id"], second["build_id"]) == ("1", "2")
     chunks = first["marts"]["fct_llm_calls"]["chunks"]
@@ -44,9 +37,9 @@ def test_an_unchanged_mart_shares_every_chunk(lake):
 
 
 def test_appended_rows_rewrite_only_the_tail_chunks(lake):
-    _publish(lake, f"create table fct_llm_calls as {_calls(ROWS)}")
+    publish_sql(lake, f"create table fct_llm_calls as {_calls(ROWS)}")
     old = builds.keep_build(lake)["marts"]["fct_llm_calls"]["chunks"]
-    _publish(lake, f"insert into fct_llm_calls {_calls(500, start=ROWS)}")
+    publish_sql(lake, f"insert into fct_llm_calls {_calls(500, start=ROWS)}")
     record = builds.keep_build(lake)
     new = record["marts"]["fct_llm_calls"]["chunks"]
     assert new[:len(old) - 1] == old[:-1]  # every chunk but the last is the old build's
@@ -55,7 +48,7 @@ def test_appended_rows_rewrite_only_the_tail_chunks(lake):
 
 
 def test_a_snapshot_reads_back_as_the_published_mart(lake):
-    _publish(lake, f"""create table fct_llm_calls as {_calls(9000)};
+    publish_sql(lake, f"""create table fct_llm_calls as {_calls(9000)};
         create table judge_cards as select 'a' as judge_card_id, null as other, 1.5::decimal(8, 3) as estimate,
                [1, 2] as items, timestamptz '2026-01-02 03:04:05+00' as recorded_at;
         create table quality_reviews as select 'x' as quality_review_id, 1.0 as doa where false""")
@@ -75,10 +68,10 @@ def test_a_snapshot_reads_back_as_the_published_mart(lake):
 
 def test_prune_keeps_n_builds_and_deletes_unreferenced_chunks(lake, monkeypatch):
     monkeypatch.setenv("PEERLAKE_KEEP_BUILDS", "2")
-    _publish(lake, f"create table fct_llm_calls as {_calls(ROWS)}")
+    publish_sql(lake, f"create table fct_llm_calls as {_calls(ROWS)}")
     builds.keep_build(lake)
     for i in range(3):  # each build changes every row: no chunk is shared with an earlier build
-        _publish(lake, f"update fct_llm_calls set cost_usd = cost_usd + {i + 1}")
+        publish_sql(lake, f"update fct_llm_calls set cost_usd = cost_usd + {i + 1}")
         last = builds.keep_build(lake)
     kept = builds.records(lake)
     assert [r["build_id"] for r in kept] == ["3", "4"] and last["records_removed"] == 1
@@ -88,15 +81,15 @@ def test_prune_keeps_n_builds_and_deletes_unreferenced_chunks(lake, monkeypatch)
 
 def test_keep_builds_zero_keeps_nothing(lake, monkeypatch):
     monkeypatch.setenv("PEERLAKE_KEEP_BUILDS", "0")
-    _publish(lake, f"create table fct_llm_calls as {_calls(10)}")
+    publish_sql(lake, f"create table fct_llm_calls as {_calls(10)}")
     assert builds.keep_build(lake) is None
     assert not builds.builds_dir(lake).exists()
 
 
-def test_a_failing_snapshot_does_not_fail_the_publish(lake, caplog):
-    _publish(lake, f"create table fct_llm_calls as {_calls(10)}")
+def test_a_failing_snapshot_does_not_fail_thepublish_sql(lake, caplog):
+    publish_sql(lake, f"create table fct_llm_calls as {_calls(10)}")
     builds.builds_dir(lake).write_text("a file where the builds folder should be")
-    _publish(lake, "update fct_llm_calls set cost_usd = 42")
+    publish_sql(lake, "update fct_llm_calls set cost_usd = 42")
     with caplog.at_level(logging.WARNING, logger="peerlake.warehouse.builds"):
         assert builds.keep_build(lake) is None
     assert "build snapshot not kept (the publish stands)" in caplog.text
@@ -107,12 +100,12 @@ def test_a_failing_snapshot_does_not_fail_the_publish(lake, caplog):
 
 def test_prev_is_the_build_before_the_published_one(lake):
     for i in range(3):
-        _publish(lake, f"create or replace table fct_llm_calls as {_calls(10 + i)}")
+        publish_sql(lake, f"create or replace table fct_llm_calls as {_calls(10 + i)}")
         builds.keep_build(lake)
     assert builds.resolve(lake, "prev")["build_id"] == "2"
     assert builds.resolve(lake, "-2")["build_id"] == "1"
     assert builds.resolve(lake, "3")["build_id"] == "3"
-    _publish(lake, "create table int_scratch as select 1 as x")  # published without a snapshot
+    publish_sql(lake, "create table int_scratch as select 1 as x")  # published without a snapshot
     assert builds.resolve(lake, "prev")["build_id"] == "3"
     with pytest.raises(builds.BuildUnknown, match=r"no kept build '9'; kept builds: 1, 2, 3"):
         builds.resolve(lake, "9")
