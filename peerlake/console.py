@@ -65,6 +65,49 @@ def print_quality(study: str) -> None:
                    title="Review quality (PRISM judges; on the embedded model: machinery, not a measurement)")
 
 
+def print_judge_panel(study: str) -> None:
+    """Does the verdict survive the judge? One table per judge with two or more configurations in the study
+    (a judge panel, #45): per headline metric and system, the mean over papers and the rank under each
+    configuration side by side, from the published judge_rankings mart (nothing for a one-configuration
+    study, or when the published file predates that mart)."""
+    from rich.text import Text
+
+    from peerlake.judging.registry import review_metrics
+    from peerlake.warehouse import marts_reader
+
+    path = settings.duckdb_path()
+    if not path.exists():
+        return
+    with marts_reader.published(path) as marts:
+        if "judge_rankings" not in marts.tables():
+            return
+        rows = marts.rows("select judge, judge_label, metric, left(system, 16) as system, mean, rank, n_systems, "
+                          "n_papers from judge_rankings where study_id = $study", {"study": study})
+    headline = [(m.name, m.label) for m in review_metrics() if m.headline]
+    for judge in sorted({r["judge"] for r in rows}):
+        mine = [r for r in rows if r["judge"] == judge and r["metric"] in dict(headline)]
+        names = sorted({r["judge_label"] for r in mine})
+        if len(names) < 2:
+            continue
+        cells = {(r["metric"], r["system"], r["judge_label"]): r for r in mine}
+        table = Table(title=Text(f"Does the verdict survive the judge? {judge}: mean (n papers) · rank of n "
+                                 "systems, per configuration"), show_lines=False)
+        for col in ("metric", "system", *names):
+            table.add_column(Text(col), overflow="fold")
+        for metric, label in headline:
+            first = {r["system"]: r["rank"] for r in mine if r["metric"] == metric and r["judge_label"] == names[0]}
+            systems = sorted({r["system"] for r in mine if r["metric"] == metric},
+                             key=lambda s, first=first: (first.get(s, 10**9), str(s)))
+            for system in systems:
+                row = [label.split(": ", 1)[-1], str(system)]
+                for name in names:
+                    r = cells.get((metric, system, name))
+                    row.append("" if r is None else f"{fmt(r['mean'])} (n={r['n_papers']}) · "
+                                                    f"{r['rank']} of {r['n_systems']}")
+                table.add_row(*(Text(c) for c in row))
+        console.print(table)
+
+
 def report_run(run) -> None:
     """Name each failed gate (suite, expectation, up to five offending keys) and each failed step,
     and say what users now see: a failed build publishes nothing."""

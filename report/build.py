@@ -11,6 +11,7 @@ from peerlake.report import (
     figures,
     focus,
     hidden_text,
+    judges,
     notes,
     quality,
     revision,
@@ -245,8 +246,8 @@ def _distribution(data: ReportData, labels: dict) -> str:
 
 
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,
-            systems.section, quality.section, contradictions.section, hidden_text.section, withdrawals.section,
-            score_prediction.section, focus.section, consistency.section, revision.section]
+            systems.section, quality.section, judges.section, contradictions.section, hidden_text.section,
+            withdrawals.section, score_prediction.section, focus.section, consistency.section, revision.section]
 
 
 def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None,

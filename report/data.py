@@ -50,14 +50,17 @@ class ReportData:
 # The robustness experiments' sections name their own tables in their module's NEEDS.
 EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus",
                        "consistency", "revision")
+# So do these: the judge panel's section (#45) reads dim_judge_configs, judge_rankings,
+# judge_ranking_agreement, judge_ranking_flips, judge_panel_agreement and judge_pair_differences.
+OTHER_SECTIONS = ("judges",)
 
 
 def all_needs() -> dict[str, list[str]]:
-    """NEEDS and every experiment section's (imported here: those modules import this one)."""
+    """NEEDS and every section module's (imported here: those modules import this one)."""
     import importlib
 
     out = dict(NEEDS)
-    for name in EXPERIMENT_SECTIONS:
+    for name in EXPERIMENT_SECTIONS + OTHER_SECTIONS:
         out.update(importlib.import_module(f"peerlake.report.{name}").NEEDS)
     return out
 
