@@ -36,6 +36,9 @@ PRIMARY_KEYS: dict[str, str] = {
     "revision_directions": "revision_direction_id", "revision_noise_adjusted": "revision_noise_adjusted_id",
     "revision_selector_agreement": "revision_selector_agreement_id",
     "revision_validation": "revision_validation_id", "revision_cases": "revision_case_id",
+    "dim_judge_configs": "judge_config_id", "judge_rankings": "judge_ranking_id",
+    "judge_ranking_agreement": "judge_ranking_agreement_id", "judge_ranking_flips": "judge_ranking_flip_id",
+    "judge_panel_agreement": "judge_panel_agreement_id", "judge_pair_differences": "judge_pair_difference_id",
 }
 
 # The columns a row shares with the models upstream of it: each step's input rows are filtered by them.

@@ -477,9 +477,10 @@ def register(app: typer.Typer) -> None:
         report_experiments(result)
         report_costs(result)
         if judged and build and result.build is not None and result.build.success:
-            from peerlake.console import print_quality
+            from peerlake.console import print_judge_panel, print_quality
 
             print_quality(name)
+            print_judge_panel(name)  # a study with a judge panel: each judge's ranking of the systems
         if not build:
             typer.echo("marts not built (--no-build): `peerlake build` builds, gates and publishes them")
         elif result.build is not None and result.build.success:

@@ -105,7 +105,7 @@ def marts(tmp_path_factory):
     configs = dict(db.execute("""select distinct reviewer_config, json_extract_string(params_json, '$.temperature')
                                  from fct_llm_calls where purpose not like 'judge%'""").fetchall())
     names = {c: ("COLD" if float(t) == 0 else "WARM") for c, t in configs.items()} | {"human": "human"}
-    yield db, names
+    yield db, names, lake_root
     db.close()
 
 
@@ -114,7 +114,7 @@ def q(db, sql: str) -> list[tuple]:
 
 
 def test_each_judge_ranks_the_systems_as_scripted(marts):
-    db, names = marts
+    db, names, _ = marts
     rows = q(db, f"""select judge_label, system, mean, rank, n_papers, n_systems from judge_rankings
                      where study_id = '{STUDY}' and metric = 'mcs' order by judge_label, rank""")
     got = [(label, names[system], mean, rank, n, k) for label, system, mean, rank, n, k in rows]
@@ -123,7 +123,7 @@ def test_each_judge_ranks_the_systems_as_scripted(marts):
 
 
 def test_kendall_tau_between_the_judges_and_its_interval(marts):
-    db, _ = marts
+    db, _, _ = marts
     (row,) = q(db, f"""select label_x, label_y, n_systems, n_papers, kendall_tau_b, ci_low, ci_high, null_reason
                        from judge_ranking_agreement where study_id = '{STUDY}' and metric = 'mcs'""")
     assert row[:4] == ("t0", "t07", 3, 4) and row[7] is None
@@ -131,7 +131,7 @@ def test_kendall_tau_between_the_judges_and_its_interval(marts):
 
 
 def test_exactly_the_scripted_pair_flips(marts):
-    db, names = marts
+    db, names, _ = marts
     rows = q(db, f"""select system_a, system_b, diff_x, diff_y, is_flipped from judge_ranking_flips
                      where study_id = '{STUDY}' and metric = 'mcs'""")
     assert len(rows) == 3
@@ -142,7 +142,7 @@ def test_exactly_the_scripted_pair_flips(marts):
 
 
 def test_the_same_reviews_under_both_judges(marts):
-    db, names = marts
+    db, names, _ = marts
     diffs = {names[s]: (n, d) for s, n, d in q(db, f"""select system, n_pairs, mean_diff from judge_pair_differences
                                                       where study_id = '{STUDY}' and metric = 'mcs'""")}
     assert diffs == {"human": (4, pytest.approx(-0.5)), "COLD": (4, pytest.approx(0.5)), "WARM": (4, 0.0)}
@@ -152,7 +152,7 @@ def test_the_same_reviews_under_both_judges(marts):
 
 
 def test_the_headline_tables_read_the_primary_judge(marts):
-    db, _ = marts
+    db, _, _ = marts
     headline = q(db, f"select judge_label, is_primary, is_headline from dim_judge_configs where study_id = '{STUDY}'")
     assert sorted(headline) == [("t0", True, True), ("t07", False, False)]
     human = {v for (v,) in q(db, f"select mcs from quality_reviews where study_id = '{STUDY}' and source = 'human'")}
@@ -161,3 +161,24 @@ def test_the_headline_tables_read_the_primary_judge(marts):
     assert q(db, f"select count(distinct judge_config) from quality_comparison where study_id = '{STUDY}'") == [(1,)]
     assert re.fullmatch(r"[0-9a-f]{16}", q(db, f"select judge_config from quality_comparison "
                                                f"where study_id = '{STUDY}' limit 1")[0][0])
+
+
+def test_diff_of_two_judges_in_the_users_order_and_refusals(marts):
+    _, names, lake_root = marts
+    env = {"PEERLAKE_HOME": str(lake_root)}
+    out = run_cli(["diff", STUDY, "--judges", "t07", "t0", "--metric", "mcs", "--format", "json"], env)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    doc = json.loads(out.stdout)
+    diffs = {names[d["system"]]: (d["mean_a"], d["mean_b"], d["diff_b_minus_a"], d["n_papers"])
+             for d in doc["differences"]}
+    # b − a = t0 − t07: the mart's t07 − t0 turned round
+    assert diffs == {"human": (0.5, 1.0, 0.5, 4), "COLD": (1.0, 0.5, -0.5, 4), "WARM": (0.0, 0.0, 0.0, 4)}
+    moved = doc["reviews_moved_most"]
+    assert len(moved) == 10 and {abs(m["diff_b_minus_a"]) for m in moved[:8]} == {0.5}
+    assert {names[m["system"]] for m in moved[:8]} == {"human", "COLD"}
+    table = run_cli(["diff", STUDY, "--judges", "t0", "t07"], env)
+    assert table.returncode == 0 and "paired differences" in table.stdout and "moved most" in table.stdout
+    wrong = run_cli(["diff", STUDY, "--judges", "t0", "t7"], env)
+    assert wrong.returncode == 2 and "no judge configuration 't7'" in wrong.stderr and "known: t0, t07" in wrong.stderr
+    typo = run_cli(["diff", "panel-verdikt", "--judges", "t0", "t07"], env)
+    assert typo.returncode == 2 and "no study 'panel-verdikt'" in typo.stderr
