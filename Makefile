@@ -41,7 +41,7 @@ $(BIN)/uv:
 # --compile-bytecode: the .pyc files are written once here (pip does; uv does not by default). Where
 # PYTHONDONTWRITEBYTECODE is set no process writes them, so each `peerlake` and dbt process would compile
 # Dagster, dbt and pandas from source again: ~4 s per command, minutes over `make test`.
-$(VENV)/.installed: $(BIN)/uv requirements.lock pyproject.toml setup.py
+$(VENV)/.installed: $(BIN)/uv requirements.lock pyproject.toml
 	@mkdir -p $(WHEELS)
 	@if ! ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then \
 	  echo "==> Compiling $(LLAMA) once for this CPU (5–10 minutes on 2 cores; cached in $(WHEELS))"; \
@@ -91,17 +91,14 @@ test-fast: install
 	rm -rf "$$scratch"; exit $$status
 
 # The same checks tests/test_layers.py and tests/test_linters.py run, with the tools' own output.
-# import-linter reads a view of the folders as the one package they install as (tests/layout.py). The
-# dbt templater opens the profile's database and writes target/: a scratch folder keeps the lake out.
+# The dbt templater opens the profile's database and writes target/: a scratch folder keeps the lake out.
 # All three run even when one fails, so one pass shows everything.
 SCRATCH_DBT_ENV = PEERLAKE_HOME=$$scratch PEERLAKE_DUCKDB_PATH=$$scratch/lint.duckdb \
   DBT_TARGET_PATH=$$scratch/target DBT_LOG_PATH=$$scratch/logs
 lint: install
 	@status=0; scratch=$$(mktemp -d); \
 	echo "==> ruff"; $(BIN)/ruff check . || status=1; \
-	echo "==> import-linter"; $(BIN)/python -m tests.layout $$scratch/view >/dev/null \
-	  && (cd $$scratch/view && PYTHONPATH=$$scratch/view $(CURDIR)/$(BIN)/lint-imports --no-cache \
-	      --config $(CURDIR)/pyproject.toml) || status=1; \
+	echo "==> import-linter"; $(BIN)/lint-imports --no-cache || status=1; \
 	echo "==> sqlfluff"; $(SCRATCH_DBT_ENV) $(BIN)/sqlfluff lint --disable-progress-bar dbt_project/models || status=1; \
 	rm -rf "$$scratch"; exit $$status
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+
 from peerlake.audit.bundle import MANIFEST, fingerprint
 from peerlake.audit.code import PROJECT_DIR, ROOT, code_version
 from peerlake.audit.keys import RowNotFound, find_row, key_spec

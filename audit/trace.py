@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+
 from peerlake.audit.keys import SCOPE_COLUMNS, KeySpec, find_row, key_spec
 from peerlake.audit.lineage import Lineage, Model, lineage
 from peerlake.audit.selection import Selection, select_events

@@ -4,11 +4,12 @@ events behind it, and each model call with its request, response, template text 
 import json
 from pathlib import Path
 
+from rich.markup import escape
+from rich.tree import Tree
+
 from peerlake.audit.trace import Audit, Step
 from peerlake.warehouse.blobs import BlobStore
 from peerlake.warehouse.ids import PaperIdError, check_paper_id, path_under
-from rich.markup import escape
-from rich.tree import Tree
 
 
 def _clip(text: str | None, full: bool, n: int = 400) -> str:

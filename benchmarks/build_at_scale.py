@@ -35,6 +35,8 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 import numpy as np  # noqa: E402
+from ulid import ULID  # noqa: E402
+
 from peerlake.ingest.openreview import ICLR2017_SCALE  # noqa: E402
 from peerlake.llm_calls.cost import compute_cost, load_price_table  # noqa: E402
 from peerlake.llm_calls.types import LlmRequest, Usage  # noqa: E402
@@ -42,7 +44,6 @@ from peerlake.prompts import load_template  # noqa: E402
 from peerlake.studies import resolution_event  # noqa: E402
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested  # noqa: E402
 from peerlake.warehouse.events import PaperStatusRecorded, to_json_line  # noqa: E402
-from ulid import ULID  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "build_at_scale.json"
 PEAK_GOAL_MB = 4096  # peak memory of the whole build at 1 M llm_call events

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
+
 from peerlake.llm_calls.gateway import Gateway  # noqa: E402
 from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider  # noqa: E402
 from peerlake.llm_calls.types import LlmRequest  # noqa: E402

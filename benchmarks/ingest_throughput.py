@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
+
 from peerlake.ingest.asap import import_asap  # noqa: E402
 from peerlake.ingest.batch import counts  # noqa: E402
 from peerlake.ingest.manuscripts import ingest_pdf  # noqa: E402

@@ -43,7 +43,6 @@ from peerlake.warehouse import settings  # noqa: E402
 from peerlake.warehouse.fsutil import atomic_write  # noqa: E402
 from peerlake.warehouse.lake import Lake  # noqa: E402
 from peerlake.warehouse.log import EventLog  # noqa: E402
-
 from tests.doubles.fake_server import FakeLlmServer, Usage  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "prompt_caching.json"

@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+
 from peerlake.metrics.stats.ranking import _pairs_within, compare_blocks, partitions, rank_reproducibility  # noqa: E402
 
 RESULT_PATH = REPO / "benchmarks" / "results" / "rank_reproducibility.json"

@@ -25,7 +25,6 @@ sys.path.insert(0, str(REPO))
 
 from peerlake.studies import save_study  # noqa: E402
 from peerlake.warehouse import EventLog, Lake  # noqa: E402
-
 from tests.orchestration.celery_cluster import PEERLAKE_BIN, Workers, cluster_env, redis_server  # noqa: E402
 from tests.orchestration.conftest import ReviewServer  # noqa: E402
 

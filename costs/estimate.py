@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from peerlake.llm_calls.budget import max_output_tokens, request_chars
 from peerlake.llm_calls.cost import price_call
 from peerlake.llm_calls.types import LlmRequest, Usage, canonical_json

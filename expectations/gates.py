@@ -25,6 +25,7 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+
 from peerlake.warehouse.registry import Registry, import_modules
 
 # Every expectations/suite_<name>.py is the gate suite <name>: its file name registers it (the module is

@@ -7,6 +7,7 @@ def judged_review_expectations(score: str) -> list:
     """`score` is the column whose nullness is_null and null_reason describe."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
     from peerlake.expectations import shared
 
     scored = Column("null_reason").is_null()

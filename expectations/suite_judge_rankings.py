@@ -10,6 +10,7 @@ COLUMNS = [KEY, "study_id", "judge", "judge_label", "metric", "system", "rank", 
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
+
     from peerlake.expectations.shared import at_least
 
     return [at_least("n_systems", "rank"),

@@ -12,6 +12,7 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
     from peerlake.llm_calls.cost import BAD_USAGE, NO_USAGE, UNKNOWN_MODEL
 
     ok = Column("status") == "ok"

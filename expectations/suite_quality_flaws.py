@@ -17,6 +17,7 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
     from peerlake.expectations import shared
     from peerlake.expectations.quality_reviews import judged_review_expectations
 

@@ -17,6 +17,7 @@ COLUMNS = [KEY, "span_match_iou", "study_id", "judge_config", "judge_model", "da
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
+
     from peerlake.expectations import shared
 
     return [

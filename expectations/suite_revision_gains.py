@@ -14,6 +14,7 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
     from peerlake.expectations.shared import at_least
 
     complete, incomplete = Column("is_complete") == True, Column("is_complete") == False  # noqa: E712

@@ -22,6 +22,7 @@ def derive(frame):
 def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
+
     from peerlake.expectations.shared import at_least
 
     return [

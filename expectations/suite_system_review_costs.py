@@ -15,6 +15,7 @@ def expectations() -> list:
     """The suite's expectations (great_expectations is imported here, not at module import)."""
     import great_expectations as gx
     from great_expectations.expectations.row_conditions import Column
+
     from peerlake.expectations.shared import at_least
 
     return [

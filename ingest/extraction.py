@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 import pymupdf
+
 from peerlake.ingest.anonymization import EMAIL, anonymize
 from peerlake.ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
 from peerlake.ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import pymupdf
+
 from peerlake.ingest.visibility import page_backdrop, span_reason
 
 # Ligatures expanded (no TEXT_PRESERVE_LIGATURES) so "ﬁxed" reads as "fixed"; images are not

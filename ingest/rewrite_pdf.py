@@ -16,6 +16,7 @@ import re
 from collections import Counter
 
 import pymupdf
+
 from peerlake.ingest.pdf_layout import text_blocks
 
 RENDERER = "pymupdf-redact-htmlbox-1"  # bump when the rendering changes: it is part of a variant's identity

@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+
 from peerlake.warehouse.events import SampleDrawn, new_event_id
 from peerlake.warehouse.log import EventLog
 

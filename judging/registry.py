@@ -22,10 +22,9 @@ import importlib
 import pkgutil
 from types import ModuleType
 
+from peerlake import judging
 from peerlake.warehouse import settings
 from peerlake.warehouse.registry import PLUGIN_PACKAGE, DuplicateName, PluginImportError, Registry, import_folder
-
-from peerlake import judging
 
 _HINT = ("Name one of them in a study's judges = [...], or add one: a module of judging/ that sets JUDGE "
          "(docs/judges/write-a-judge.md).")

@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from peerlake.llm_calls.stopping import stop_requested
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -30,6 +29,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+from peerlake.llm_calls.stopping import stop_requested
 
 HEARTBEAT_S = 5.0  # a plain line at least this often while calls are in flight, without a terminal
 

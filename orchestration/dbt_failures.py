@@ -37,6 +37,7 @@ def _with_failing_rows(held: list, invocation, lake):
     (read-only, from the file dbt built into); an error-severity failure is also noted on the candidate,
     so `peerlake query` can say which test kept the build from publishing."""
     from dagster import AssetCheckSeverity
+
     from peerlake.warehouse import settings
     from peerlake.warehouse.publish import record_gate_failure
 

@@ -6,6 +6,7 @@ from dagster import (
     load_assets_from_package_module,
     multiprocess_executor,
 )
+
 from peerlake.orchestration import assets
 from peerlake.orchestration.assets import inbox
 from peerlake.orchestration.project import peerlake_dbt

@@ -112,6 +112,7 @@ def study_job(executor: str):
 
     prepare_dbt_manifest()
     from dagster import AssetSelection, Definitions, define_asset_job
+
     from peerlake.orchestration.assets.partitions import studies
     from peerlake.orchestration.definitions import defs
 

@@ -1,6 +1,7 @@
 """The dbt project, and nothing else (dagster-dbt caches manifests by path per process)."""
 
 from dagster_dbt import DbtProject
+
 from peerlake.dbt_project import PROJECT_DIR as DBT_PROJECT_DIR
 from peerlake.warehouse import settings
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from dagster import ConfigurableResource
 from dagster_dbt import DbtCliResource
-from peerlake.warehouse import settings
 from pydantic import PrivateAttr
+
+from peerlake.warehouse import settings
 
 
 class LakeResource(ConfigurableResource):

@@ -91,6 +91,7 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
     """Materialize the assets (all, or the selected keys and their checks): in this process, or with the
     steps on another executor (orchestration.executors: multiprocess, celery, dask)."""
     from dagster import AssetKey
+
     from peerlake.llm_calls.progress import notice
     from peerlake.orchestration.assets.units import UNIT_SIZE_ENV, UNIT_SIZE_TAG
     from peerlake.orchestration.executors import check_ready
@@ -127,6 +128,7 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
                                         asset_selection=keys, tags=tags, partition_key=partition_key)
         return _pipeline_run(result.success, result.run_id, result.all_events)
     from dagster import execute_job
+
     from peerlake.orchestration.executors import reconstructable_job, run_config_for
 
     run_config.update(run_config_for(executor))

@@ -11,6 +11,7 @@ def running_studies() -> dict[str, str]:
     if not (settings.dagster_home() / "history").is_dir():
         return {}  # no run ever: do not import Dagster for nothing
     from dagster import DagsterEventType, DagsterRunStatus, RunsFilter
+
     from peerlake.orchestration.runner import dagster_instance
 
     instance = dagster_instance()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from dagster import AssetKey
+
 from peerlake.llm_calls.stopping import building, stop_requested
 from peerlake.orchestration.assets.attribution import MAX_COST_TAG
 from peerlake.orchestration.assets.partitions import studies

@@ -5,6 +5,7 @@ import html
 from urllib.parse import quote
 
 import pandas as pd
+
 from peerlake.audit.keys import audit_command, figure_id, row_key
 
 MAX_COMMANDS = 12  # a figure over hundreds of review scores lists the first few and says how to get all

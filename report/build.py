@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
+
 from peerlake.report import (
     consistency,
     contradictions,

@@ -6,6 +6,7 @@ import html
 
 import matplotlib.pyplot as plt
 import pandas as pd
+
 from peerlake.report import figures
 from peerlake.report.data import ReportData
 

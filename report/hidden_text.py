@@ -6,6 +6,7 @@ why, never 0."""
 import html
 
 import pandas as pd
+
 from peerlake.report import notes
 from peerlake.report.data import ReportData
 

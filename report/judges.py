@@ -8,6 +8,7 @@ section at all: its page is what it was before panels existed."""
 import html
 
 import pandas as pd
+
 from peerlake.report import notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData

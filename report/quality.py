@@ -5,6 +5,7 @@ human reviews of the same papers (the quality_comparison mart)."""
 import html
 
 import pandas as pd
+
 from peerlake.judging.registry import review_metrics
 from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block

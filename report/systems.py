@@ -8,6 +8,7 @@ import html
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
 from peerlake.report import figures, notes
 from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData

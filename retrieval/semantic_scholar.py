@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 import httpx
+
 from peerlake.retrieval.backend import Backend, FatalRetrievalError, RetryableRetrievalError, retryable_status
 from peerlake.retrieval.types import Candidate, RetrievalRequest
 from peerlake.warehouse import settings

@@ -18,6 +18,7 @@ import importlib.util
 import os
 
 import pytest
+
 from peerlake.warehouse import settings
 
 

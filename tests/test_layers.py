@@ -8,23 +8,28 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.layout import folders, package_view
-
 REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+# the folders that are subpackages of peerlake: each a relative link peerlake/<folder> -> ../<folder>
+FOLDERS = sorted(p.name for p in (REPO / "peerlake").iterdir() if p.is_symlink())
 
 
-def lint_imports(root: Path, view: Path) -> subprocess.CompletedProcess:
-    # --no-cache: no .import_linter_cache/.grimp_cache left in the tree; the view of `root` as the
-    # installed package first on PYTHONPATH, so it shadows the editable install of the checkout.
-    package_view(root, view)
-    env = {**os.environ, "PYTHONPATH": str(view)}
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    # --no-cache: no .import_linter_cache/.grimp_cache left in the tree; PYTHONPATH first so the
+    # packages under `root` shadow the editable install of the checkout.
+    env = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(root / "pyproject.toml")],
-                          cwd=view, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_code_keeps_the_layer_contract(tmp_path):
-    proc = lint_imports(REPO, tmp_path / "view")
+def test_every_folder_is_a_subpackage_of_peerlake_through_a_relative_link():
+    assert len(FOLDERS) == 15
+    for name in FOLDERS:
+        assert os.readlink(REPO / "peerlake" / name) == f"../{name}" and (REPO / name / "__init__.py").is_file()
+
+
+def test_code_keeps_the_layer_contract():
+    proc = lint_imports(REPO)
     assert proc.returncode == 0, f"lint-imports:\n{proc.stdout}\n{proc.stderr}"
     # Every contract ran; a contract dropped from pyproject.toml must be a decision, not an accident.
     assert "Contracts: 3 kept, 0 broken." in proc.stdout, proc.stdout
@@ -38,8 +43,8 @@ def test_contract_reports_each_kind_of_break(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     shutil.copy(REPO / "pyproject.toml", src)
-    for pkg in ["peerlake", *folders()]:
-        shutil.copytree(REPO / pkg, src / pkg,
+    for pkg in ["peerlake", *FOLDERS]:  # the links copied as links: they point into the copy
+        shutil.copytree(REPO / pkg, src / pkg, symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__", "target", "logs", "lake", "*.sql", "*.yml"))
     _append(src / "warehouse" / "lake.py", "import peerlake.reviewing  # upward")
     _append(src / "llm_calls" / "cost.py", "import peerlake.prompts  # independent sibling")
@@ -47,7 +52,7 @@ def test_contract_reports_each_kind_of_break(tmp_path):
     (src / "metrics" / "cycle_a.py").write_text("import peerlake.metrics.cycle_b\n")
     (src / "metrics" / "cycle_b.py").write_text("import peerlake.metrics.cycle_a\n")
 
-    out = lint_imports(src, tmp_path / "view").stdout
+    out = lint_imports(src).stdout
     assert "Contracts: 0 kept, 3 broken." in out, out
     for expected in ["peerlake.warehouse.lake -> peerlake.reviewing", "peerlake.llm_calls.cost -> peerlake.prompts",
                      "peerlake.warehouse.settings -> peerlake.warehouse.fsutil",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.layout import folders
-
 REPO = Path(__file__).resolve().parents[1]
+# The folders that install as subpackages of peerlake (a link each in peerlake/, tests/test_layers.py)
+FOLDERS = sorted(p.name for p in (REPO / "peerlake").iterdir() if p.is_symlink())
 # Never part of a package: caches, dbt's run output, and docs for people reading the source.
 SKIP_DIRS = {"__pycache__", "target", "logs", "dbt_packages"}
 SKIP_FILES = {"README.md"}
@@ -26,8 +26,8 @@ def source_files() -> set[str]:
     """Every file the packages hold in the checkout, as wheel paths (the folder `warehouse/` installs
     as `peerlake/warehouse/`): what an install must carry."""
     found = set()
-    for pkg in ["peerlake", *folders()]:
-        for path in (REPO / pkg).rglob("*"):
+    for pkg in ["peerlake", *FOLDERS]:
+        for path in (REPO / pkg).rglob("*"):  # rglob does not follow peerlake/'s links: each folder once
             rel = path.relative_to(REPO)
             # warehouse/lake/ is the user's lake (after `make demo`), data, never code
             if path.is_file() and not SKIP_DIRS & set(rel.parts) and path.name not in SKIP_FILES \
@@ -42,7 +42,7 @@ def wheel(tmp_path_factory) -> Path:
     neither add nor hide a file)."""
     root = tmp_path_factory.mktemp("packaging")
     src = root / "src"
-    shutil.copytree(REPO, src, ignore=COPY_IGNORE)
+    shutil.copytree(REPO, src, ignore=COPY_IGNORE, symlinks=True)  # peerlake/'s links stay links
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                            "--disable-pip-version-check", "-q", "-w", str(root / "dist"), str(src)],
                           capture_output=True, text=True, timeout=300)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from peerlake.warehouse.registry import DuplicateName, PluginImportError, Registry, UnknownName, import_modules
 
 REPO = Path(__file__).resolve().parents[1]

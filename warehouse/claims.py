@@ -40,10 +40,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from ulid import ULID
+
 from peerlake.warehouse import settings
 from peerlake.warehouse.fsutil import file_lock
 from peerlake.warehouse.stores import Store
-from ulid import ULID
 
 log = logging.getLogger(__name__)
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import pyarrow.parquet as pq
+
 from peerlake.warehouse import heads
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.chain import Link

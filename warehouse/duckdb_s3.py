@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+
 from peerlake.warehouse import settings
 
 if TYPE_CHECKING:

@@ -32,6 +32,8 @@ from typing import ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from ulid import ULID
+
 from peerlake.warehouse.blobs import BlobStore, lake_store
 from peerlake.warehouse.chain import Link
 from peerlake.warehouse.claims import request_claim
@@ -39,7 +41,6 @@ from peerlake.warehouse.commit import NumberedChain, NumberedSealer
 from peerlake.warehouse.events import EVENT_TYPES, Event, arrow_schema, parse_line, to_json_line
 from peerlake.warehouse.fsutil import file_lock, fsync_dir
 from peerlake.warehouse.lake import Lake
-from ulid import ULID
 
 __all__ = ["EventLog", "SealReport", "file_lock"]
 

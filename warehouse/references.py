@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from peerlake.warehouse.log import EventLog
 
 _LLM_CALL_BLOBS = ("request_sha256", "response_sha256", "logprobs_sha256")

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from peerlake.warehouse import settings
 from peerlake.warehouse.fsutil import atomic_write
 

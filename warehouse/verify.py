@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from peerlake.warehouse import heads
 from peerlake.warehouse.blobs import BLOBS, blob_key, is_blob_name, sha256_hex
 from peerlake.warehouse.chain import Link, check_chain

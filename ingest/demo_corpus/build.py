@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pymupdf
+
 from peerlake.ingest.demo_corpus import SYNTHETIC_LABEL
 from peerlake.warehouse.ids import check_paper_id, path_under
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from peerlake.llm_calls.embeddings import model_files
 from peerlake.llm_calls.embeddings.minilm import MAX_SEQ_LENGTH, MiniLM
 from peerlake.warehouse.vectors import VectorStore

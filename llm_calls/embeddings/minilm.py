@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import numpy as np
+from scipy.special import erf
+
 from peerlake.llm_calls.embeddings.safetensors_file import read_safetensors
 from peerlake.llm_calls.embeddings.wordpiece import WordPiece
-from scipy.special import erf
 
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json: longer items are truncated, as sentence-transformers does
 BATCH_SIZE = 16  # attention holds batch × 12 × L² floats: 16 × 12 × 256² × 4 B ≈ 50 MB at worst

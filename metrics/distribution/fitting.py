@@ -22,6 +22,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.distribution.estimators import SCORES, quick
 from peerlake.metrics.distribution.probe import PROB_COLUMNS
 from peerlake.metrics.distribution.risk import collision_rate, direct_sampling_risk

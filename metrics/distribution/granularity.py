@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci
 from peerlake.metrics.stats.keys import STUDY, has_study, key_columns
 from peerlake.metrics.stats.repeatability import within_paper_sd

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.stats.keys import STUDY, has_study, key_columns
 
 SCORE_TEXTS = {str(s): s for s in range(1, 11)}

@@ -14,6 +14,7 @@ never breaks a Spearman tie, makes a constant side look varied, or splits an equ
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.quality.comparison import TIE_TOLERANCE, merged_ties
 from peerlake.metrics.stats.correlations import MIN_PAPERS, correlate
 from peerlake.metrics.stats.keys import join_id

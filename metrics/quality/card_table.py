@@ -14,6 +14,7 @@ analytic.
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.quality.cards import NAN, alpha, cluster_bootstrap, codes, cohen_kappa, fisher_ci, icc1
 from peerlake.metrics.stats.keys import join_id
 

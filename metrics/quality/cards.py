@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 
 import krippendorff
 import numpy as np
-from peerlake.metrics.stats.bootstrap import resample_indices
 from scipy import stats
+
+from peerlake.metrics.stats.bootstrap import resample_indices
 
 LEVEL = 0.95
 LEVELS = ("nominal", "ordinal", "interval")

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+
 from peerlake.metrics.stats.bootstrap import LEVEL, N_RESAMPLES, resample_indices, resampled_mean_ci
 from peerlake.metrics.stats.keys import join_id
-from scipy import stats
 
 MIN_PAIRS = 10
 SEED = 42  # PRISM's statistical.py seed; recorded on every row

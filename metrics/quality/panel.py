@@ -22,6 +22,7 @@ Every output is sorted by its key. Empty input gives an empty frame with the out
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.quality.agreement import MIN_REVIEWS, agreement
 from peerlake.metrics.quality.cards import alpha, fisher_ci
 from peerlake.metrics.quality.comparison import SEED, TIE_TOLERANCE, Pairs, compare

@@ -89,6 +89,7 @@ def self_preference_rows(metrics, review_calls):
     """Every quality row (int_quality_review_metrics) with the families of its judge and of the model that
     wrote the review; is_same_family is null where either is unknown (a human review, an imported system)."""
     import pandas as pd
+
     from peerlake.judging.probes import model_family
 
     models = dict(zip("peerlake:" + review_calls["request_key"].astype(str), review_calls["model"], strict=True))
@@ -139,6 +140,7 @@ def probe_table(pairs, flagged, resolutions):
     import json
 
     import pandas as pd
+
     from peerlake.judging.probes import SELF_PREFERENCE, measures, tolerance
 
     declared = _declared(resolutions)

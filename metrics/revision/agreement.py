@@ -10,6 +10,7 @@ complete revision_gains rows of that Scorer. One bootstrap draw per row (its own
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.revision.arithmetic import (
     DIRECTIONS,
     MIN_PAPERS,

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
+
 from peerlake.metrics.stats.bootstrap import LEVEL, _percentile_interval, resampled_mean_ci
 from peerlake.metrics.stats.repeatability import paper_variances
-from scipy import stats
 
 MIN_PAPERS = 3  # a correlation over two papers is ±1 whatever they are
 # Directions in table order: rows are Scorer x, columns Scorer y (seed S30: Luna rows, Haiku columns).

@@ -15,6 +15,7 @@ exactly the paired paper bootstrap); both marts rebuild the same draw from the s
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.revision.arithmetic import ZERO_NOISE, letter_pairs, mean_gain_noise_sd, mean_with_ci, paper_gains
 from peerlake.metrics.stats.bootstrap import resample_indices
 from peerlake.metrics.stats.keys import join_id

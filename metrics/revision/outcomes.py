@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.revision.agreement import scorer_pairs
 from peerlake.metrics.revision.arithmetic import (
     STRATA,

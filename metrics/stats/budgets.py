@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import pandas as pd
-from peerlake.metrics.stats.keys import join_id, key_columns, keyed_columns, typed_frame
 from scipy.optimize import brentq
 from scipy.special import xlogy
+
+from peerlake.metrics.stats.keys import join_id, key_columns, keyed_columns, typed_frame
 
 # A ratio like 0.5 / (0.05 · 0.5²) is 40 on paper but 40.000000000000007 in floats; rounding before
 # the ceiling keeps such exact ratios from costing one extra review.

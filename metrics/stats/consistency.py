@@ -22,9 +22,10 @@ from itertools import combinations, pairwise
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
 from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci, bootstrap_mean_cis
 from peerlake.metrics.stats.matching import best_matching_sums
-from scipy.optimize import linear_sum_assignment
 
 ALL = "*"  # config_a = config_b = '*': the overall row of a (study, polarity, kind)
 KINDS = ("within", "cross")

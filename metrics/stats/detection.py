@@ -14,6 +14,7 @@ item had no paragraphs; a review with no text counts False upstream: it identifi
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
+
 from peerlake.metrics.stats.keys import join_id
 from peerlake.metrics.stats.wilson import wilson_interval
 

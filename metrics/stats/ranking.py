@@ -18,6 +18,7 @@ from math import comb
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.stats.kendall import CHUNK_ELEMENTS, dense_ranks, pair_counts
 from peerlake.metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame
 

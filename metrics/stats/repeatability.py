@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci
 from peerlake.metrics.stats.budgets import CERTIFIED_PAIRS_RULE, certified_pairs
 from peerlake.metrics.stats.keys import key_columns, key_dict, keyed_columns, score_rounds, typed_frame

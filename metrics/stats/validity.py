@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from peerlake.metrics.stats.keys import join_id, key_columns, key_dict, keyed_columns, typed_frame
 from scipy import stats
+
+from peerlake.metrics.stats.keys import join_id, key_columns, key_dict, keyed_columns, typed_frame
 
 
 @dataclass(frozen=True)

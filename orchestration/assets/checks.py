@@ -2,6 +2,7 @@
 everything downstream, above all `published_marts`, so nothing it saw reaches users."""
 
 from dagster import AssetCheckKey, AssetCheckResult, AssetKey, Failure, MetadataValue, asset_check
+
 from peerlake.orchestration.assets.dbt import DUCKDB_TAG
 from peerlake.orchestration.resources import LakeResource
 

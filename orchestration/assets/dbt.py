@@ -7,6 +7,7 @@ from typing import Any
 
 from dagster import AssetExecutionContext, AssetKey, Failure, MaterializeResult, asset
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
+
 from peerlake.expectations.gates import INPUT_GATES
 from peerlake.orchestration.build_plan import UNIT_TESTS_TAG, reachable
 from peerlake.orchestration.dbt_failures import naming_failing_rows

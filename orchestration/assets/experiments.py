@@ -13,6 +13,7 @@ import hashlib
 import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
 from peerlake.ingest.variants import recorded_variants
 from peerlake.judging.base import JudgeConfig, JudgeContext, Recorder
 from peerlake.orchestration.assets.attribution import calls_of

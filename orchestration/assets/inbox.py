@@ -17,6 +17,7 @@ from dagster import (
     asset,
     sensor,
 )
+
 from peerlake.orchestration.resources import LakeResource
 from peerlake.warehouse import settings
 from peerlake.warehouse.blobs import sha256_hex

@@ -5,6 +5,7 @@ with `peerlake ingest …` are already in the log; a study selects them without 
 from pathlib import Path
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+
 from peerlake.orchestration.assets.hashing import content_version
 from peerlake.orchestration.assets.partitions import studies, study_of
 from peerlake.orchestration.resources import LakeResource

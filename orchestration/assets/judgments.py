@@ -22,6 +22,7 @@ from dagster import (
     graph_asset,
     op,
 )
+
 from peerlake.costs.plan import judge_estimate
 from peerlake.judging.base import JudgeConfig, JudgeContext, Recorder
 from peerlake.judging.registry import coverage_for, judges, options_for, resources_for

@@ -3,6 +3,7 @@
 from concurrent.futures import ThreadPoolExecutor
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
 from peerlake.costs.estimate import request_rows
 from peerlake.orchestration.assets.attribution import calls_of
 from peerlake.orchestration.assets.budget import budget_metadata, record_estimate

@@ -1,6 +1,7 @@
 """The audited candidate becomes what users query: one atomic swap after every gate passed."""
 
 from dagster import AssetExecutionContext, Failure, MaterializeResult, asset
+
 from peerlake.orchestration.assets.dbt import DUCKDB_TAG, MART_KEYS
 from peerlake.orchestration.resources import LakeResource
 
@@ -11,6 +12,7 @@ from peerlake.orchestration.resources import LakeResource
                    "its marts as a build snapshot for `peerlake diff --build`.")
 def published_marts(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     from dagster import DagsterEventType
+
     from peerlake.audit.builds_diff import key_columns
     from peerlake.llm_calls.stopping import stop_requested
     from peerlake.orchestration.assets.checks import gate_check_keys

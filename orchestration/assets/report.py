@@ -3,6 +3,7 @@
 import json
 
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
+
 from peerlake.orchestration.assets.dbt import DUCKDB_TAG
 from peerlake.orchestration.assets.hashing import content_version
 from peerlake.orchestration.resources import LakeResource

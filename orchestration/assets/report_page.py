@@ -1,6 +1,7 @@
 """The reliability report page (`peerlake report`) as an asset, so the demo ends with it."""
 
 from dagster import AssetExecutionContext, AssetKey, DataVersion, MaterializeResult, MetadataValue, asset
+
 from peerlake.orchestration.assets.dbt import DUCKDB_TAG
 from peerlake.orchestration.assets.hashing import content_version
 from peerlake.orchestration.resources import LakeResource

@@ -4,6 +4,7 @@ for, through the LLM gateway. Calls another study already paid for replay at no 
 from dataclasses import dataclass
 
 from dagster import AssetIn, AssetKey, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
+
 from peerlake.costs.estimate import request_rows
 from peerlake.orchestration.assets.budget import budget_metadata, is_refused, record_estimate
 from peerlake.orchestration.assets.hashing import content_version

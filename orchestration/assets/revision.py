@@ -12,6 +12,7 @@ import hashlib
 import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, asset
+
 from peerlake.ingest.manuscripts import latest_versions
 from peerlake.ingest.variants import recorded_variants
 from peerlake.orchestration.assets.attribution import calls_of

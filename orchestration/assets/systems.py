@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from dagster import AssetIn, DataVersion, DynamicOut, In, Nothing, OpExecutionContext, Out, graph_asset, op
+
 from peerlake.orchestration.assets.budget import budget_metadata, record_estimate
 from peerlake.orchestration.assets.ingest import manuscripts
 from peerlake.orchestration.assets.partitions import studies, study_of

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from dagster import Backoff, DynamicOutput, Jitter, Output, RetryPolicy
+
 from peerlake.orchestration.assets.attribution import run_cost_cap
 from peerlake.warehouse import settings
 from peerlake.warehouse.attribution import attributed

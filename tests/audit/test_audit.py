@@ -10,6 +10,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
 from peerlake.audit.bundle import write_bundle
 from peerlake.audit.check import check_bundle, verify
 from peerlake.audit.keys import RowNotFound, audit_command, key_spec, parse_figure_id
@@ -17,9 +20,6 @@ from peerlake.audit.trace import audit_row
 from peerlake.audit.tree import render
 from peerlake.dbt_project import PROJECT_DIR
 from peerlake.warehouse import EventLog, Lake
-from rich.console import Console
-from typer.testing import CliRunner
-
 from tests.audit.audit_lake import SCORES, TEMPLATE
 
 

@@ -4,10 +4,10 @@ Every expected count is read off the rows written here, not computed by the code
 
 import duckdb
 import pytest
+
 from peerlake.audit import builds_diff
 from peerlake.warehouse import builds
 from peerlake.warehouse.marts_reader import published
-
 from tests.warehouse.builds_support import publish_sql
 
 OLD = """

@@ -12,6 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from peerlake.audit import check
 from peerlake.audit.bundle import MANIFEST, write_bundle
 from peerlake.audit.check import check_bundle
@@ -19,7 +21,6 @@ from peerlake.audit.code import ROOT, code_version, tree_sha256
 from peerlake.audit.trace import audit_row
 from peerlake.dbt_project import PROJECT_DIR
 from peerlake.warehouse import EventLog, Lake, settings
-from typer.testing import CliRunner
 
 MAE = 5 / 9  # worked out by hand in tests/audit/test_audit.py
 

@@ -5,10 +5,10 @@ import math
 
 import pytest
 import typer
-from peerlake.metrics.stats.budgets import kl_bernoulli
 from typer.testing import CliRunner
 
 from peerlake.commands.budget import register
+from peerlake.metrics.stats.budgets import kl_bernoulli
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ import json
 
 import pytest
 import typer
-from peerlake.warehouse import builds
 from typer.testing import CliRunner
 
 from peerlake.commands.diff import register
+from peerlake.warehouse import builds
 from tests.warehouse.builds_support import publish_sql
 
 

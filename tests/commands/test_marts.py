@@ -22,11 +22,10 @@ def test_with_nothing_published_it_says_so_and_what_to_run(tmp_path, monkeypatch
 
 
 def test_the_published_marts_with_key_rows_gate_and_the_last_builds_verdict(tmp_path, monkeypatch, capsys):
+    from peerlake.commands.marts import published_marts
     from peerlake.dbt_project import PROJECT_DIR
     from peerlake.expectations.gates import GATES
     from peerlake.warehouse import Lake
-
-    from peerlake.commands.marts import published_marts
 
     lake_dir = tmp_path / "lake"
     (lake_dir / "candidate").mkdir(parents=True)

@@ -26,9 +26,8 @@ def test_a_dry_run_with_model_plans_the_calls_on_that_model(lake):
 def test_a_model_id_may_hold_a_slash(lake):
     import os
 
-    from peerlake.warehouse.settings import reviewer_defaults
-
     from peerlake.commands.study import use_model
+    from peerlake.warehouse.settings import reviewer_defaults
 
     use_model("openai_compatible/meta-llama/Llama-3.1-8B-Instruct")
     assert os.environ["PEERLAKE_PROVIDER"] == "openai_compatible"

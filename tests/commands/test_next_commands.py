@@ -21,9 +21,8 @@ def test_a_study_without_single_template_reviewers_gets_no_audit_line():
 
 def test_the_terminal_says_test_numbers_when_the_embedded_model_ran(capsys):
     """The report page's caveat, in the terminal: named models that are embedded, nothing for hosted ones."""
-    from peerlake.warehouse.settings import LOCAL_MODEL_NAME
-
     from peerlake.console import embedded_caveat
+    from peerlake.warehouse.settings import LOCAL_MODEL_NAME
 
     embedded_caveat(["gpt-4.1", LOCAL_MODEL_NAME])
     out = capsys.readouterr().out

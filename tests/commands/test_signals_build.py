@@ -14,9 +14,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+
 from peerlake.warehouse import Lake
 from peerlake.warehouse.log import EventLog
-
 from tests.orchestration.conftest import PEERLAKE, REPO, ReviewServer
 
 pytestmark = pytest.mark.pipeline

@@ -74,6 +74,7 @@ def test_study_list_says_running_for_a_started_run_whose_process_lives(invoke, t
     from dagster import DagsterEventType
     from dagster._core.events import DagsterEvent
     from dagster._core.test_utils import create_run_for_test
+
     from peerlake.orchestration.runner import dagster_instance
 
     assert invoke("new", "mine", "--ids", "a").exit_code == 0

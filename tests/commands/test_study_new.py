@@ -2,10 +2,10 @@
 
 import pytest
 import typer
-from peerlake.studies import parse_study
 from typer.testing import CliRunner
 
 from peerlake.commands.study import study_app
+from peerlake.studies import parse_study
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ known only from the published marts (its file elsewhere) is still accepted."""
 
 import duckdb
 import pytest
-from peerlake.warehouse import EventLog, Lake
 from typer.testing import CliRunner
 
 from peerlake.cli import app
+from peerlake.warehouse import EventLog, Lake
 
 
 @pytest.fixture

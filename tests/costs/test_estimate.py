@@ -7,6 +7,7 @@ Prices in a test table: input $1000, output $2000 per million tokens = $0.001 an
 import json
 
 import pytest
+
 from peerlake.costs.estimate import Estimate, ToJudge, grouped, judge_rows, load_history, request_rows, run_estimated
 from peerlake.judging.base import JudgeConfig
 from peerlake.llm_calls.cost import parse_price_table

@@ -2,13 +2,13 @@
 members on one model stay apart; a study without a panel estimates exactly as before panels (#45)."""
 
 import pytest
+
 from peerlake.costs.estimate import ToJudge, grouped, load_history
 from peerlake.costs.plan import judge_estimate
 from peerlake.judging.base import JudgeConfig
 from peerlake.judging.registry import judges
 from peerlake.studies import parse_study
 from peerlake.warehouse.log import EventLog
-
 from tests.costs.test_estimate import JUDGE_TEMPLATE, gateway_of, judgment
 
 JUDGING = ('name = "s"\njudges = ["constructiveness"]\n[papers]\ncorpus = "demo"\n'

@@ -6,13 +6,13 @@ Prices (tests/costs/test_estimate.py's table): input $0.001, output $0.002 per t
 """
 
 import pytest
+
 from peerlake.costs.estimate import load_history
 from peerlake.costs.systems import system_rows
 from peerlake.reviewing.systems import register
 from peerlake.reviewing.systems.base import PlannedStep, ReviewerSystem, SystemConfig, SystemRun
 from peerlake.warehouse.events import LlmCall, SystemReviewRecorded
 from peerlake.warehouse.log import EventLog
-
 from tests.costs.test_estimate import gateway_of
 
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake
 from peerlake.warehouse.events import ExternalReviewImported, JudgmentRecorded, PaperStatusRecorded, StudyResolved
-
 from tests.dbt.sample_lake import CONFIG_A, _call, _request, review_json
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from peerlake.llm_calls.types import LlmRequest
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
-
 from tests.studies.cover import cover_everything
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

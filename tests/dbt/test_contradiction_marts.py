@@ -3,8 +3,8 @@ what is in it): items and their validation, study scoping, any-of-k accuracy per
 intervals, the judge audit, the gates on the built marts and the report section. One build, many asserts."""
 
 import pytest
-from peerlake.expectations import run_gate
 
+from peerlake.expectations import run_gate
 from tests.dbt.contradictions_lake import V0, V1, V2, build_contradictions_lake
 from tests.dbt.test_marts import dbt_build
 

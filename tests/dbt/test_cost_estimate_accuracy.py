@@ -7,10 +7,10 @@ import os
 from datetime import UTC, datetime
 
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.warehouse import EventLog, Lake, LlmCall
 from peerlake.warehouse.events import RunEstimated
-
 from tests.dbt.test_marts import dbt_build, query
 
 AT = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

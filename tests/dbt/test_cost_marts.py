@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
 from peerlake.expectations import run_gate
 from peerlake.llm_calls.cost import parse_price_table
 from peerlake.warehouse import EventLog, Lake, LlmCall
 from peerlake.warehouse.events import CallsReplayed, PriceTableRecorded, RetrievalCall
-from typer.testing import CliRunner
-
 from tests.dbt.test_marts import dbt_build, query
 
 # gpt-t costs 4 / 0.5 cached / 16 until 2026-02-28, then 2 / 0.25 / 8 with batch 1 / 4 (share 0.5).

@@ -5,8 +5,8 @@ taxonomy, null shares, the four KL components worked by hand, and the gates on t
 import math
 
 import pytest
-from peerlake.expectations import run_gate
 
+from peerlake.expectations import run_gate
 from tests.dbt.focus_lake import build_focus_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows

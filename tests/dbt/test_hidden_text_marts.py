@@ -5,8 +5,8 @@ detector's recall, precision and false alarms, dim_papers' new columns, and the 
 import math
 
 import pytest
-from peerlake.expectations import run_gate
 
+from peerlake.expectations import run_gate
 from tests.dbt.hidden_text_lake import O1, W1, W2, build_hidden_text_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows

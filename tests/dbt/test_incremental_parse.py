@@ -10,8 +10,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import duckdb
-from peerlake.warehouse import EventLog, Lake
 
+from peerlake.warehouse import EventLog, Lake
 from tests.dbt.sample_lake import T0, _call, _request, review_json
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
 from peerlake.expectations import run_gate
 from peerlake.ingest.reference_labels import import_reference_labels
 from peerlake.studies import resolution_event
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.events import JudgmentRecorded, SpanAnnotationImported
-from typer.testing import CliRunner
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
 A, B, C = "cfga000000000001", "cfgb000000000002", "cfgc000000000003"
@@ -165,9 +166,8 @@ def test_the_gate_blocks_a_judge_below_its_kappa_and_names_the_check(db):
 def test_a_blocked_judge_leaves_the_previous_marts_served_and_the_cli_names_the_check(db, tmp_path, monkeypatch):
     """The gate's blocking asset check records its failure and published_marts then refuses the candidate
     (tests/orchestration/test_publish_guard.py); here the same steps by hand on the marts built above."""
-    from peerlake.warehouse.publish import record_gate_failure, reset_candidate
-
     from peerlake.cli import app
+    from peerlake.warehouse.publish import record_gate_failure, reset_candidate
 
     lake = Lake(tmp_path / "lake")
     lake.duckdb_path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,10 @@ import json
 from datetime import timedelta
 
 import pytest
-from peerlake.warehouse import EventLog, Lake
-from peerlake.warehouse.events import JudgmentRecorded, StudyResolved
 from scipy import stats
 
+from peerlake.warehouse import EventLog, Lake
+from peerlake.warehouse.events import JudgmentRecorded, StudyResolved
 from tests.dbt.quality_lake import (
     CONSTRUCTIVE,
     DEPTH,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.studies import resolution_event
 from peerlake.warehouse import EventLog, Lake

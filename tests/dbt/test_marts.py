@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.warehouse import EventLog, Lake
-
 from tests.dbt.sample_lake import SampleLake, build_sample_lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import duckdb
 import pytest
+
 from peerlake.ingest.judgment_scope import add_to_study
 from peerlake.judging import constructiveness, depth, flaws
 from peerlake.judging.base import JudgeConfig, JudgeContext, Judgment, Recorder
@@ -23,7 +24,6 @@ from peerlake.judging.caps import LOCAL_CAPS, resolve_caps
 from peerlake.judging.reviews import external_reviews, human_reviews
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse import EventLog, Lake
-
 from tests.dbt.test_marts import dbt_build
 from tests.ingest import prism_layout as layout
 from tests.ingest.test_judgment_import import _cli

@@ -10,12 +10,12 @@ import json
 import duckdb
 import numpy as np
 import pytest
+from scipy import stats
+
 from peerlake.expectations import STATISTIC_GATES, run_gate
 from peerlake.ingest.judgment_scope import add_to_study
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.events import JudgmentRecorded
-from scipy import stats
-
 from tests.dbt.test_marts import dbt_build
 from tests.ingest import prism_layout as layout
 from tests.ingest.test_judgment_import import (

@@ -7,8 +7,8 @@ import shutil
 
 import duckdb
 import pytest
-from peerlake.expectations import run_gate
 
+from peerlake.expectations import run_gate
 from tests.dbt.quality_lake import (
     CONSTRUCTIVE,
     DEPTH,

@@ -17,12 +17,12 @@ Worked by hand with the shipped price table's o3 ($2 input, $8 output per millio
 import os
 
 import pytest
+
 from peerlake.costs.estimate import Estimate, load_history, request_rows, run_estimated
 from peerlake.llm_calls.cost import load_price_table
 from peerlake.llm_calls.gateway import CostCapRefused, Gateway
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.attribution import attributed
-
 from tests.dbt.test_marts import dbt_build, query
 from tests.doubles.fake_server import FakeLlmServer, Usage
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request

@@ -12,11 +12,11 @@ from itertools import combinations
 import duckdb
 import numpy as np
 import pytest
-from peerlake.expectations import run_gate
-from peerlake.warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 from scipy import stats
 from typer.testing import CliRunner
 
+from peerlake.expectations import run_gate
+from peerlake.warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 from tests.dbt.sample_lake import T0, _call, _request, review_json
 from tests.dbt.test_marts import dbt_build
 from tests.metrics.stats.by_hand import rank_counts_by_hand, variance_upper_by_hand

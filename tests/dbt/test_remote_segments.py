@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from peerlake.warehouse import EventLog, Lake, duckdb_s3, settings
 from peerlake.warehouse.events import PriceTableRecorded
-
 from tests.dbt.test_cost_marts import NEW_DAY, OLD_DAY, TABLE, _call
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"

@@ -2,10 +2,10 @@
 columns its gate reads, and the gates pass (the arithmetic is pinned in tests/metrics/revision/)."""
 
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.expectations.gates import SUITES
 from peerlake.warehouse import EventLog, Lake
-
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
 

@@ -5,8 +5,8 @@ the paper means, the correlations with hand-worked values, text overlap, and the
 import math
 
 import pytest
-from peerlake.expectations import run_gate
 
+from peerlake.expectations import run_gate
 from tests.dbt.score_prediction_lake import build_score_prediction_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows

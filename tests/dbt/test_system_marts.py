@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from peerlake.expectations import run_gate
 from peerlake.reviewing.systems.normalized import SCORE_SCALES
-
 from tests.dbt.systems_lake import CALL_COST, NULL_REASON, build_systems_lake
 from tests.dbt.test_marts import dbt_build
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import duckdb
 import pytest
+
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.events import HumanReviewImported
-
 from tests.dbt.score_prediction_lake import ICLR, T0, build_score_prediction_lake
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows

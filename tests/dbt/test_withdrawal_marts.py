@@ -19,6 +19,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.studies import resolution_event
 from peerlake.warehouse import EventLog, Lake, PaperIngested
@@ -29,7 +30,6 @@ from peerlake.warehouse.events import (
     SystemReviewRecorded,
     WithdrawalNoteImported,
 )
-
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
 
@@ -207,6 +207,7 @@ def test_the_gate_passes_on_the_built_mart(built):
 
 def test_the_gate_refuses_a_zero_for_not_judged(built):
     import duckdb
+
     from peerlake.expectations.gates import validate_frame
     from peerlake.expectations.suite_withdrawal_detection import COLUMNS
 

@@ -1,6 +1,6 @@
 import pytest
-from peerlake.llm_calls.embeddings import model_files
 
+from peerlake.llm_calls.embeddings import model_files
 from tests.embedded import unavailable
 
 

@@ -5,6 +5,7 @@ import hashlib
 import zipfile
 
 import pytest
+
 from peerlake.llm_calls.embeddings import install, model_files
 
 FILES = {"model.safetensors": b"weights", "vocab.txt": b"[PAD]\n", "config.json": b"{}",

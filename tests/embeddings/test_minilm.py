@@ -4,6 +4,7 @@ ONNX export of the model (cosine > 0.999 on 20 sentences) is checked by benchmar
 
 import numpy as np
 import pytest
+
 from peerlake.llm_calls.embeddings.minilm import MiniLM
 
 

@@ -11,11 +11,11 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.llm_calls.embeddings import MODEL_HASH, MODEL_NAME, embed_counted
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.events import SystemReviewRecorded
-
 from tests.dbt.test_marts import dbt_build
 from tests.dbt.test_system_marts import rows
 from tests.embeddings.consistency_lake import T0, TEXTS, build_consistency_lake

@@ -3,6 +3,7 @@ nothing computed twice, the model not even loaded when everything is stored."""
 
 import numpy as np
 import pytest
+
 from peerlake.llm_calls.embeddings import cache
 from peerlake.llm_calls.embeddings.cache import DIM, MODEL_HASH, embed_counted, text_sha256
 from peerlake.warehouse.vectors import VectorStore, VectorStoreError

@@ -3,6 +3,7 @@ written here, then on the model's own vocabulary (benchmarks/embedding_check.py 
 `tokenizers` package on more strings; these expectations were read off tokenizer.json's vocab by hand)."""
 
 import pytest
+
 from peerlake.llm_calls.embeddings.wordpiece import WordPiece, normalize, pre_tokenize
 
 TINY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "una", "##aff", "##able", "##ffa", "##ble", "aff", "##a", ",", "!"]

@@ -4,6 +4,7 @@ empty frame of each suite, so a table-level expectation (a row count, say) added
 
 import pandas as pd
 import pytest
+
 from peerlake.expectations.gates import SUITES, _validate, validate_frame
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+
 from peerlake.expectations import GATES, run_gate, validate_frame
 
 

@@ -3,8 +3,8 @@ costs that are null only with a reason."""
 
 import pandas as pd
 import pytest
-from peerlake.expectations import validate_frame
 
+from peerlake.expectations import validate_frame
 from tests.expectations.test_gates import calls
 
 

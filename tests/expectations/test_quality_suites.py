@@ -3,6 +3,7 @@ passes, and each broken one fails naming the broken expectation."""
 
 import pandas as pd
 import pytest
+
 from peerlake.expectations import GATES, STATISTIC_GATES, validate_frame
 
 

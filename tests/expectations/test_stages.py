@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from peerlake.expectations import GATES, INPUT_GATES, STATISTIC_GATES, gates, suite_validity
 
 ROOT = Path(__file__).resolve().parents[2]

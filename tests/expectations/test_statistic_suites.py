@@ -3,6 +3,7 @@ naming the broken expectation (values worked out by hand, not by the marts' code
 
 import pandas as pd
 import pytest
+
 from peerlake.expectations import validate_frame
 
 

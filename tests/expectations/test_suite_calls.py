@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
+
 from peerlake.expectations import validate_frame
 
 T0, T1 = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)

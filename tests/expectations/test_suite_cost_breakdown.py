@@ -3,6 +3,7 @@ despite an unpriced call, an attempt counted twice and a placeholder without its
 (That the valid mart passes is checked on a real build in tests/dbt/test_cost_marts.py.)"""
 
 import pandas as pd
+
 from peerlake.expectations import validate_frame
 
 ZERO = {"n_batch_calls": 0, "n_retrieval_replays": 0, "uncached_input_tokens": None, "cached_input_tokens": None,

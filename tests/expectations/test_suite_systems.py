@@ -4,8 +4,8 @@ ok nor null, a null review without its reason each fail, named. The ai_review_sc
 system's review without an llm_call. (That the built marts pass: tests/dbt/test_system_marts.py.)"""
 
 import pandas as pd
-from peerlake.expectations import validate_frame
 
+from peerlake.expectations import validate_frame
 from tests.expectations.test_gates import scores
 
 COSTS = [  # tests/dbt/systems_lake.py's S/cfg-ai P1/0, S/cfg-ai P2/1 (null) and S/cfg-llm P2/0 (unpriced)

@@ -2,6 +2,7 @@
 
 import pymupdf
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.manuscripts import ingest_pdf, iter_pdfs
 

@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+
 from peerlake.ingest.asap import import_asap
 from peerlake.ingest.batch import Outcome, counts
 from peerlake.ingest.demo_corpus import demo_papers, demo_reviews

@@ -3,11 +3,11 @@
 import json
 
 import typer
-from peerlake.ingest.demo_corpus import demo_papers, demo_reviews
-from peerlake.warehouse import EventLog
 from typer.testing import CliRunner
 
 from peerlake.commands.ingest import register
+from peerlake.ingest.demo_corpus import demo_papers, demo_reviews
+from peerlake.warehouse import EventLog
 
 
 def _app():

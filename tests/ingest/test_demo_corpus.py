@@ -2,6 +2,7 @@ import json
 
 import pymupdf
 import pytest
+
 from peerlake.ingest.demo_corpus import DEMO_DIR, demo_papers, demo_reviews
 from peerlake.ingest.demo_corpus.build import SYNTHETIC_LABEL, build
 from peerlake.ingest.openreview import ICLR2025_SCALE, parse_score, scale_values

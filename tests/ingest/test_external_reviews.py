@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from peerlake.ingest.external_reviews import import_external_reviews
 
 

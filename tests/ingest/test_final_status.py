@@ -5,6 +5,7 @@ import copy
 import json
 
 import pytest
+
 from peerlake.ingest.openreview import import_reviews
 
 VENUE = "ICLR.cc/2025/Conference"

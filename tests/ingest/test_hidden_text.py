@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+
 from peerlake.ingest import hidden_text
 from peerlake.ingest.extraction import extract_package
 from peerlake.ingest.pages import DEFAULT_DPI

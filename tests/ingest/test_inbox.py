@@ -3,6 +3,7 @@
 import shutil
 
 from dagster import DagsterInstance, build_sensor_context, materialize
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.orchestration.assets.inbox import inbox_manuscripts, inbox_papers, inbox_sensor
 from peerlake.orchestration.resources import LakeResource

@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import duckdb
 import pytest
+
 from peerlake.expectations import run_gate
 from peerlake.ingest.asap import import_asap
 from peerlake.ingest.demo_corpus import demo_papers, demo_reviews
@@ -14,7 +15,6 @@ from peerlake.ingest.external_reviews import import_external_reviews
 from peerlake.ingest.manuscripts import ingest_pdf
 from peerlake.ingest.openreview import import_reviews
 from peerlake.warehouse import EventLog, Lake
-
 from tests.conftest import SHARED_DATA
 from tests.dbt.test_marts import dbt_build
 from tests.studies.cover import cover_everything

@@ -12,11 +12,11 @@ from pathlib import Path
 import duckdb
 import pytest
 import typer
-from peerlake.ingest.judgments import UNIT_KEYS
-from peerlake.warehouse import EventLog
 from typer.testing import CliRunner
 
 from peerlake.commands.ingest import register
+from peerlake.ingest.judgments import UNIT_KEYS
+from peerlake.warehouse import EventLog
 from tests.ingest import prism_layout as layout
 from tests.ingest.prism_layout import ICLR, data_demo, prism_data, write
 

@@ -4,6 +4,7 @@ import shutil
 
 import pymupdf
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.demo_corpus.build import parse_source
 from peerlake.ingest.manuscripts import (

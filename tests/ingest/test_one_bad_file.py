@@ -7,6 +7,9 @@ import json
 
 import pytest
 import typer
+from typer.testing import CliRunner
+
+from peerlake.commands.ingest import register
 from peerlake.ingest.asap import import_asap
 from peerlake.ingest.external_reviews import import_external_reviews
 from peerlake.ingest.openreview import import_reviews
@@ -16,9 +19,6 @@ from peerlake.ingest.related_work import import_related_work
 from peerlake.ingest.substanreview import import_substanreview
 from peerlake.ingest.withdrawals import import_arxiv_comments
 from peerlake.warehouse import EventLog
-from typer.testing import CliRunner
-
-from peerlake.commands.ingest import register
 from tests.ingest.hostile import (
     asap_paper,
     deep_json,

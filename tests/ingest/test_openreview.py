@@ -1,6 +1,7 @@
 import json
 
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_reviews
 from peerlake.ingest.openreview import (
     ICLR2025_SCALE,

@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
 from peerlake.ingest.openreview import ICLR2017_SCALE, ScaleError, import_reviews, scale_for, status_of_decision
 
 

@@ -4,6 +4,7 @@ import hashlib
 import struct
 
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.pages import PageRenderError, page_images, render_pages
 from peerlake.ingest.papers import ingest_pdf

@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
+from rich.tree import Tree
+
 from peerlake.audit.selection import Selection
 from peerlake.audit.tree import _manuscript
 from peerlake.ingest.asap import import_asap
@@ -18,8 +20,6 @@ from peerlake.ingest.substanreview import import_substanreview
 from peerlake.ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals
 from peerlake.warehouse.events import PaperIngested
 from peerlake.warehouse.ids import PaperIdError, check_paper_id
-from rich.tree import Tree
-
 from tests.ingest.hostile import asap_paper, decision_note, review_note, submission_note, withdrawal_note, write_json
 
 BAD = ["../../x", "a/b", "..", "/abs/path"]

@@ -8,15 +8,15 @@ import os
 from pathlib import Path
 
 import typer
+from typer.testing import CliRunner
+
+from peerlake.commands.ingest import register
 from peerlake.ingest.openreview import import_reviews
 from peerlake.ingest.package import ManuscriptPackage
 from peerlake.ingest.prism import import_prism
 from peerlake.studies import JUDGES, parse_study
 from peerlake.warehouse import EventLog
 from peerlake.warehouse.studies import StudyFiles
-from typer.testing import CliRunner
-
-from peerlake.commands.ingest import register
 from tests.ingest import prism_layout as layout
 from tests.ingest.prism_layout import ICLR, ICML, prism_data, write
 

@@ -5,6 +5,7 @@ import re
 
 import pymupdf
 import pytest
+
 from peerlake.ingest.manuscripts import extract_package, ingest_pdf, load_package
 from peerlake.warehouse.blobs import BlobCorrupted, sha256_hex
 

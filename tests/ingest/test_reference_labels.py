@@ -5,10 +5,10 @@ import json
 
 import pytest
 import typer
-from peerlake.ingest.reference_labels import import_reference_labels
 from typer.testing import CliRunner
 
 from peerlake.commands.ingest import register
+from peerlake.ingest.reference_labels import import_reference_labels
 
 V = "paper-1~contradiction-0123456789"
 

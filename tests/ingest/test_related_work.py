@@ -4,10 +4,10 @@ import hashlib
 import json
 
 import typer
-from peerlake.ingest.related_work import import_related_work
 from typer.testing import CliRunner
 
 from peerlake.commands.ingest import register
+from peerlake.ingest.related_work import import_related_work
 
 GOOD = {"id": "lora", "title": "LoRA:  Low-Rank Adaptation\nof Large Language Models", "abstract": "Freeze and adapt.",
         "year": 2021, "venue": "ICLR"}

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+
 from peerlake.ingest.extraction import extract_package
 from peerlake.ingest.rewrite_pdf import contains_text, normalized, replace_text, replaceable, rewritable, same_text
 

@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+
 from peerlake.ingest.asap import import_asap
 from peerlake.ingest.sampling import Paper, SamplingError, draw, draw_nested, population_from_log, solve_quotas
 

@@ -5,6 +5,7 @@ import hashlib
 import shutil
 
 import pytest
+
 from peerlake.ingest.asap import import_asap
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.papers import ingest_pdf

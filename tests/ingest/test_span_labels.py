@@ -3,9 +3,10 @@ SubstanReview's per-annotator files: good lines import, bad ones are set aside w
 
 import json
 
+from typer.testing import CliRunner
+
 from peerlake.ingest.reference_labels import import_reference_labels
 from peerlake.ingest.substanreview import import_substanreview_annotators
-from typer.testing import CliRunner
 
 R = "external:substanreview:7"
 

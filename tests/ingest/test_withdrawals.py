@@ -4,12 +4,12 @@
 import json
 
 import typer
-from peerlake.ingest.openreview import import_reviews
-from peerlake.ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals, import_withdrawals
-from peerlake.warehouse import EventLog
 from typer.testing import CliRunner
 
 from peerlake.commands.ingest import register
+from peerlake.ingest.openreview import import_reviews
+from peerlake.ingest.withdrawals import import_arxiv_comments, import_openreview_withdrawals, import_withdrawals
+from peerlake.warehouse import EventLog
 
 LEMMA = "Lemma 3 is wrong: the bound in eq. (7) needs the operator to be compact, which it is not."
 

@@ -2,10 +2,10 @@
 wired to it, and JudgeContexts for any judge module (see tests/judging/support.py for the helpers)."""
 
 import pytest
+
 from peerlake.judging.base import JudgeConfig, JudgeContext
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.log import EventLog
-
 from tests.judging.support import JUDGE_MODEL, STUDY, ScriptedJudgeServer, make_review
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 

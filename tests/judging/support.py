@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from peerlake.judging.base import JudgeContext, Judgment, Recorder
 from peerlake.judging.reviews import JudgedReview
-
 from tests.doubles.fake_server import FakeLlmServer, Reply
 
 JUDGE_MODEL = "judge-test-model"

@@ -4,6 +4,7 @@ import difflib
 from dataclasses import dataclass
 
 import pytest
+
 from peerlake.judging.candidates import (
     PoolEntry,
     build_pool,

@@ -6,9 +6,9 @@ import json
 
 import jsonschema
 import pytest
+
 from peerlake.judging import constructiveness
 from peerlake.prompts import load_template
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+
 from peerlake.judging import depth, depth_taxonomy
 from peerlake.judging.base import JudgeConfig
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
-
 from tests.judging.support import record
 from tests.llm_calls.support import providers_for
 

@@ -4,10 +4,10 @@ and event log; every kept row and every count worked out by hand from the review
 import json
 
 import pytest
+
 from peerlake.ingest.manuscripts import ManuscriptPackage, TextRecord
 from peerlake.judging import flaws
 from peerlake.warehouse.events import PaperIngested
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import make_review, record, units_of
 

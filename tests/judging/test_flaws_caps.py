@@ -4,7 +4,6 @@ answers through the real gateway, as tests/judging/test_flaws.py (whose reviews 
 
 from peerlake.judging import flaws
 from peerlake.judging.base import JudgeConfig, judge_request
-
 from tests.judging.support import assert_bounded, make_review
 from tests.judging.test_flaws import EXTRACT, H1, H2, POOL, S1, _by, _ingest_paper, _script_pool
 

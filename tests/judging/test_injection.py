@@ -6,10 +6,10 @@ import json
 
 import jsonschema
 import pytest
+
 from peerlake.judging import injection
 from peerlake.prompts import load_template
 from peerlake.warehouse.events import PaperVariantRecorded
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
 

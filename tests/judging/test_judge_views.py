@@ -3,6 +3,7 @@ the prompt holds only the judge's sections, its verbatim spans are looked up in 
 inputs_json records the fields it read."""
 
 import pytest
+
 from peerlake.judging import (
     constructiveness,
     depth,

@@ -4,11 +4,11 @@ Prints the wall time per call so a demo subset can be sized."""
 
 
 import pytest
+
 from peerlake.judging import constructiveness, depth, depth_taxonomy
 from peerlake.judging.base import JudgeConfig, JudgeContext
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse import settings
-
 from tests.embedded import require_model
 from tests.judging.support import record, units_of
 

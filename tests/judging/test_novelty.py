@@ -7,13 +7,13 @@ import dataclasses
 import json
 
 import pytest
+
 from peerlake.ingest.package import ManuscriptPackage, TextRecord
 from peerlake.judging import novelty
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.retrieval.backend import Backend, FatalRetrievalError
 from peerlake.retrieval.client import RetrievalClient
 from peerlake.warehouse.events import PaperIngested, PaperStatusRecorded, RelatedWorkImported
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
 from tests.llm_calls.support import providers_for

@@ -4,9 +4,9 @@ gateway and event log with scripted answers: re-keyed, tagged, recorded, origina
 import json
 
 import pytest
+
 from peerlake.judging import constructiveness, flaws, probes
 from peerlake.judging.probes import NEUTRAL_SENTENCES, model_family, pad, run_probe, shuffle_comments
-
 from tests.judging.support import make_review, record
 from tests.judging.test_flaws import H1, H2, POOL, S1, _ingest_paper, _script_pool
 

@@ -6,7 +6,6 @@ import json
 from peerlake.orchestration.judge_probes import ASSET, run_probes
 from peerlake.studies import parse_study
 from peerlake.warehouse.events import HumanReviewImported
-
 from tests.judging.support import JUDGE_MODEL
 from tests.judging.test_flaws import _ingest_paper
 

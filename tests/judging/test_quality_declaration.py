@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from peerlake.judging import registry
 from peerlake.judging.base import ReviewMetric
 

@@ -4,9 +4,8 @@ that sets JUDGE, an experiment's judge one that also sets EXPERIMENT."""
 import importlib
 import pkgutil
 
-from peerlake.judging import registry
-
 from peerlake import judging
+from peerlake.judging import registry
 
 
 def _declaring(attr: str) -> set[str]:
@@ -100,6 +99,7 @@ def test_two_modules_with_one_judge_name_fail_naming_both(monkeypatch):
     import types
 
     import pytest
+
     from peerlake.warehouse.registry import DuplicateName
 
     twin = types.ModuleType("peerlake.judging.depth_twin")

@@ -7,12 +7,12 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+
 from peerlake.judging import score_prediction as sp
 from peerlake.judging.review_numbers import MASK, strip_numbers
 from peerlake.judging.rubrics import RubricError, builtin, load_rubric, resolve
 from peerlake.warehouse import PaperIngested
 from peerlake.warehouse.events import PaperStatusRecorded
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import record, units_of
 

@@ -10,10 +10,10 @@ parsers run on well-formed answers; the science of the answers is the judges' ow
 import json
 
 import pytest
+
 from peerlake.ingest.withdrawals import import_arxiv_comments
 from peerlake.judging import constructiveness, depth, detection, flaws, focus, withdrawal_match
 from peerlake.warehouse.events import PaperVariantRecorded
-
 from tests.judging.support import ScriptedJudgeServer, schema_instance
 from tests.judging.test_flaws import _ingest_paper
 

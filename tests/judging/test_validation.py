@@ -6,13 +6,13 @@ import json
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
+from peerlake.commands.validate import STUDY, study_file
 from peerlake.ingest.substanreview import import_substanreview, imported_paper_ids
 from peerlake.judging import depth
 from peerlake.judging.reviews import external_reviews
 from peerlake.studies import load_study, record_resolution, save_study
-from typer.testing import CliRunner
-
-from peerlake.commands.validate import STUDY, study_file
 from tests.dbt.test_judge_validation import build_validation_mart
 from tests.judging.support import JUDGE_MODEL, record
 

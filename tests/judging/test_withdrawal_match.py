@@ -6,10 +6,10 @@ import json
 
 import jsonschema
 import pytest
+
 from peerlake.ingest.withdrawals import import_arxiv_comments
 from peerlake.judging import withdrawal_match as wm
 from peerlake.prompts import load_template
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import STUDY, assert_bounded, record, units_of
 

@@ -1,9 +1,9 @@
 """A temp lake, a loopback LLM server and a gateway wired to it, per test."""
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 

@@ -5,7 +5,6 @@ import json
 
 from peerlake.warehouse.attribution import attributed, current
 from peerlake.warehouse.log import EventLog
-
 from tests.llm_calls.support import request
 
 

@@ -1,8 +1,8 @@
 """A 200 whose body is not a usable answer is retried like a 5xx, bounded, each attempt an event."""
 
 import pytest
-from peerlake.llm_calls.gateway import LlmCallFailed
 
+from peerlake.llm_calls.gateway import LlmCallFailed
 from tests.doubles.fake_server import Reply
 from tests.llm_calls.support import llm_events, request
 

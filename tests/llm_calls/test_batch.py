@@ -3,10 +3,10 @@
 import json
 
 import pytest
+
 from peerlake.llm_calls.batch import BatchPending, BatchRunner
 from peerlake.llm_calls.gateway import LlmCallFailed
 from peerlake.llm_calls.types import LlmResult
-
 from tests.llm_calls.support import llm_events, request
 
 # The loopback server's fixed usage is 120 input and 30 output tokens per answer. Batch rates in

@@ -9,12 +9,12 @@ a test table (input $1000, output $2000 per million tokens = $0.001 and $0.002 p
 """
 
 import pytest
+
 from peerlake.llm_calls.cost import parse_price_table
 from peerlake.llm_calls.gateway import CostCapRefused, Gateway, LlmCallFailed
 from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from peerlake.warehouse.attribution import attributed
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import FakeLlmServer, Usage
 from tests.llm_calls.support import providers_for, request
 

@@ -3,6 +3,7 @@
 from datetime import date
 
 import pytest
+
 from peerlake.llm_calls.cost import (
     BAD_USAGE,
     FREE,

@@ -3,6 +3,7 @@
 from datetime import date
 
 import pytest
+
 from peerlake.llm_calls.cost import PRICED, load_price_table, price_call
 from peerlake.llm_calls.types import Usage
 from peerlake.warehouse.settings import reviewer_defaults

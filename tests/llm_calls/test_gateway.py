@@ -4,10 +4,10 @@ import json
 import time
 
 import pytest
+
 from peerlake.llm_calls.cost import load_price_table
 from peerlake.llm_calls.gateway import Gateway, LlmBatchFailed, LlmCallFailed
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import Reply, Usage
 from tests.llm_calls.support import llm_events, providers_for, request
 

@@ -7,7 +7,6 @@ import time
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.attribution import attributed
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import providers_for, request
 

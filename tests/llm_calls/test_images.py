@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+
 from peerlake.llm_calls.gateway import LlmCallFailed
 from peerlake.llm_calls.images import accepts_images, with_image_data
 from peerlake.llm_calls.providers.image_parts import ImagesNotAccepted
 from peerlake.llm_calls.providers.local import LocalProvider
-
 from tests.llm_calls.support import llm_events, request
 
 # Any bytes would do for the wire (providers do not decode them); a real 1x1 PNG keeps it honest.

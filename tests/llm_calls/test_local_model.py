@@ -6,6 +6,7 @@ import time
 import zipfile
 
 import pytest
+
 from peerlake.llm_calls import local_model
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.providers.base import ProviderUnavailable
@@ -13,7 +14,6 @@ from peerlake.llm_calls.providers.local import LocalProvider, schema_warnings
 from peerlake.llm_calls.stopping import CallsStopped, clear_stop, request_stop
 from peerlake.llm_calls.types import LlmRequest
 from peerlake.warehouse import settings
-
 from tests.embedded import machinery_model, require_model
 from tests.llm_calls.support import llm_events
 

@@ -5,11 +5,11 @@ changed, and the requests refused before any call, naming the setting."""
 import json
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway, LlmCallFailed
 from peerlake.llm_calls.providers import UnsupportedRequest
 from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from peerlake.warehouse.events import LlmCall
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, request
 from tests.llm_calls.test_replay_identity import _key_without_endpoint

@@ -2,6 +2,7 @@
 an answer from its response blob): Anthropic's Messages shape for anthropic, chat completions otherwise."""
 
 import pytest
+
 from peerlake.llm_calls.providers import BadResponse, parse_recorded
 
 MESSAGES = {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "A"},

@@ -2,12 +2,12 @@
 recorded and priced, against a loopback server that reports cache usage the way each provider does."""
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.prompt_cache import EPHEMERAL
 from peerlake.llm_calls.providers import FatalProviderError
 from peerlake.llm_calls.providers.anthropic_messages import AnthropicProvider
 from peerlake.prompts import load_template
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, providers_for, request
 

@@ -4,11 +4,11 @@ the study that made it."""
 import hashlib
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.prompts import load_template
 from peerlake.warehouse.log import EventLog
 from peerlake.warehouse.verify import verify_lake
-
 from tests.llm_calls.support import llm_events, providers_for, request
 
 

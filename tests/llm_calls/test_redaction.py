@@ -4,9 +4,9 @@ merely looks like a key (in a manuscript or an answer) is stored exactly."""
 import json
 
 import pytest
+
 from peerlake.llm_calls.gateway import LlmCallFailed
 from peerlake.warehouse.redact import REDACTED, redact_message, redact_payload, redact_stored
-
 from tests.doubles.fake_server import Reply
 from tests.llm_calls.support import FAKE_KEYS, llm_events, request
 

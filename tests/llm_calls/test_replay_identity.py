@@ -7,7 +7,6 @@ import json
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.providers.openai_chat import OpenAICompatibleProvider
 from peerlake.llm_calls.types import LlmRequest
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import llm_events, request
 

@@ -1,9 +1,9 @@
 """Replay reads the sealed Parquet segments too: a write-ahead file lost after a seal costs nothing."""
 
 import duckdb
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.log import EventLog
-
 from tests.llm_calls.support import providers_for, request
 
 N = 6

@@ -3,8 +3,8 @@
 
 
 import pytest
-from peerlake.llm_calls.tokens import APPROX_METHOD, count_tokens, method, truncate_tokens
 
+from peerlake.llm_calls.tokens import APPROX_METHOD, count_tokens, method, truncate_tokens
 from tests.embedded import require_model
 
 

@@ -5,6 +5,7 @@ import signal
 from pathlib import Path
 
 from dagster import DynamicOut, DynamicOutput, job, op
+
 from peerlake.orchestration.dask_steps import dask_steps_executor
 
 KILL_MARKER_ENV = "PEERLAKE_TEST_KILL_MARKER"

@@ -3,12 +3,12 @@ run and the asset that made them; a second run replays without submitting anythi
 
 import duckdb
 from dagster import DagsterInstance, materialize
+
 from peerlake.orchestration.assets.ingest import manuscripts
 from peerlake.orchestration.assets.reviews import ai_reviews
 from peerlake.orchestration.resources import LakeResource, ReviewerResource
 from peerlake.studies import save_study
 from peerlake.warehouse.log import EventLog
-
 from tests.dbt.test_marts import dbt_build
 from tests.doubles.fake_server import FakeLlmServer
 

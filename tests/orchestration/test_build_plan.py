@@ -4,6 +4,7 @@ the models downstream of it and gates only those (orchestration.build_plan): the
 import json
 
 import pytest
+
 from peerlake.orchestration import build_plan
 from peerlake.orchestration.build_plan import AUTO, EXPLICIT, FORCE, plan
 from peerlake.warehouse import EventLog

@@ -6,6 +6,7 @@ import time
 
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+
 from peerlake.orchestration.dagster_storage import OPEN_SHARDS, LakeEventLogStorage
 from peerlake.orchestration.runner import DAGSTER_YAML_HEADER, dagster_yaml, write_dagster_yaml
 

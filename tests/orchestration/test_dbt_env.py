@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from dagster_dbt.core.dbt_cli_invocation import DbtCliInvocation
+
 from peerlake.dbt_project import PROJECT_DIR
 from peerlake.orchestration.resources import DbtCli
 

@@ -9,8 +9,8 @@ import subprocess
 import time
 
 import pytest
-from peerlake.warehouse import EventLog, Lake
 
+from peerlake.warehouse import EventLog, Lake
 from tests.orchestration.celery_cluster import PEERLAKE_BIN, Workers, cluster_env, redis_available, redis_server
 from tests.orchestration.conftest import REPO, ReviewServer
 
@@ -38,7 +38,6 @@ samples = {SAMPLES}
 def test_a_celery_run_says_what_to_start(tmp_path, monkeypatch):
     """No broker: how to start Redis. A broker but no worker: how to start one. Nothing runs before that."""
     from peerlake.orchestration.executors import ExecutorError, check_ready
-
     from tests.orchestration.celery_cluster import free_port
 
     monkeypatch.setenv("PEERLAKE_CELERY_BROKER", f"redis://127.0.0.1:{free_port()}/0")

@@ -15,11 +15,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from peerlake.llm_calls.providers.model_rules import openai_family
 from peerlake.reviewing.systems import SYSTEMS
 from peerlake.studies import JUDGES, save_study
 from peerlake.warehouse import EventLog, Lake
-
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli

@@ -23,9 +23,9 @@ import re
 
 import duckdb
 import pytest
+
 from peerlake.studies import save_study
 from peerlake.warehouse import EventLog, Lake
-
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli

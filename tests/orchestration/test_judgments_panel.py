@@ -10,9 +10,9 @@ left out (--no-build): what is checked here is which calls are made and under wh
 import json
 
 import pytest
+
 from peerlake.studies import save_study
 from peerlake.warehouse import EventLog, Lake
-
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from dagster import DagsterInstance, materialize
+
 from peerlake.llm_calls import progress
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.orchestration.assets import reviews as reviews_module
@@ -15,7 +16,6 @@ from peerlake.orchestration.assets.reviews import ai_reviews
 from peerlake.orchestration.resources import LakeResource, ReviewerResource
 from peerlake.warehouse.attribution import attributed
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 

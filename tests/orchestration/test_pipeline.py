@@ -10,10 +10,10 @@ import statistics
 import duckdb
 import pytest
 from dagster import AssetCheckKey, AssetKey, DagsterInstance
+
 from peerlake.orchestration import build_plan
 from peerlake.orchestration.project import peerlake_dbt
 from peerlake.warehouse import EventLog, Lake
-
 from tests.orchestration.conftest import run_cli
 
 

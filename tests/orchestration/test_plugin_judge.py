@@ -18,8 +18,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from peerlake.warehouse import EventLog, Lake
 
+from peerlake.warehouse import EventLog, Lake
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.orchestration.conftest import run_cli
 

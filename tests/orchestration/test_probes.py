@@ -5,11 +5,11 @@ import math
 
 import pytest
 from dagster import DagsterInstance, materialize
+
 from peerlake.metrics.distribution.probe import parse_probes
 from peerlake.orchestration.assets.ingest import manuscripts
 from peerlake.orchestration.assets.probes import ai_reviews_decimal, score_probes
 from peerlake.orchestration.resources import LakeResource, ReviewerResource
-
 from tests.doubles.fake_server import FakeLlmServer
 
 

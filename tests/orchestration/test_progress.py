@@ -5,12 +5,12 @@ import io
 import re
 
 import pytest
+
 from peerlake.llm_calls import progress
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.stopping import CallsStopped, clear_stop, request_stop
 from peerlake.warehouse.attribution import attributed
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 

@@ -5,9 +5,8 @@ terminal."""
 import logging
 from pathlib import Path
 
-from peerlake.orchestration.runner import PipelineRun
-
 from peerlake.console import report_run, run_quietly
+from peerlake.orchestration.runner import PipelineRun
 
 TRACE = "\n".join(f'  File "/x/dagster/step.py", line {n}, in frame_{n}' for n in range(40))
 

@@ -4,6 +4,7 @@ an unaudited candidate through."""
 
 import duckdb
 from dagster import DagsterInstance, materialize
+
 from peerlake.orchestration.resources import LakeResource
 
 
@@ -28,6 +29,7 @@ def test_publish_refuses_a_mart_rebuilt_without_its_gate(lake):
     """A build may rebuild a few marts (orchestration.build_plan); each one it rebuilt must have passed its
     gate in the run. Here the run makes the candidate and the mart, but not the mart's check."""
     from dagster import AssetExecutionContext, asset
+
     from peerlake.orchestration.runner import prepare_dbt_manifest
 
     prepare_dbt_manifest()

@@ -10,9 +10,9 @@ import json
 import statistics
 
 import pytest
+
 from peerlake.studies import save_study
 from peerlake.warehouse import EventLog, Lake, settings
-
 from tests.embedded import require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql

@@ -11,9 +11,9 @@ import json
 import shutil
 
 import pytest
+
 from peerlake.studies import save_study
 from peerlake.warehouse import EventLog, Lake
-
 from tests.embedded import machinery_model, require_model
 from tests.orchestration.conftest import run_cli
 from tests.orchestration.test_pipeline import _calls, _sql

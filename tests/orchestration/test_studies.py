@@ -7,9 +7,9 @@ import json
 import shutil
 
 import duckdb
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake
-
 from tests.orchestration.conftest import run_cli
 
 

@@ -7,8 +7,8 @@ import json
 
 import duckdb
 import pytest
-from peerlake.warehouse import EventLog, Lake
 
+from peerlake.warehouse import EventLog, Lake
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.orchestration.conftest import run_cli
 

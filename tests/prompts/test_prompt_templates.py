@@ -4,6 +4,7 @@ import shutil
 
 import jsonschema
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.manuscripts import extract_records
 from peerlake.prompts import TemplateError, list_templates, load_template

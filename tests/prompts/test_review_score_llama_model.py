@@ -6,11 +6,11 @@ import re
 
 import jsonschema
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.manuscripts import extract_records
 from peerlake.prompts import load_template
 from peerlake.warehouse import settings
-
 from tests.embedded import require_model
 
 grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="llama-cpp-python is not installed")

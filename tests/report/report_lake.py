@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+
 from peerlake.llm_calls.types import LlmRequest, canonical_json
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake, LlmCall, PaperIngested
-
 from tests.studies.cover import cover_everything
 
 T0 = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)

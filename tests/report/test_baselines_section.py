@@ -1,6 +1,7 @@
 """The report shows the system's validity and score-prediction figures beside the trivial baselines."""
 
 import pandas as pd
+
 from peerlake.report.build import _validity_baselines
 from peerlake.report.score_prediction import _baselines
 

@@ -3,6 +3,7 @@ table's rows with their intervals, a figure, and a note (not a crash) when the m
 (The section over a real dbt build: tests/embeddings/test_review_consistency_mart.py.)"""
 
 import pandas as pd
+
 from peerlake.report import consistency
 from peerlake.report.data import ReportData
 

@@ -3,6 +3,7 @@ embedded local model, and says nothing of the kind for a hosted model's study.""
 
 import duckdb
 import pandas as pd
+
 from peerlake.report import render_report
 from peerlake.report.data import ReportData
 from peerlake.report.embedded import embedded_models

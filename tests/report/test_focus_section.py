@@ -2,6 +2,7 @@
 a system without weaknesses shows its reason instead of a number, and the bars draw every reviewer."""
 
 import pandas as pd
+
 from peerlake.report.data import ReportData
 from peerlake.report.focus import section
 

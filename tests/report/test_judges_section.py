@@ -6,6 +6,7 @@ study with one configuration per judge; a note, not a crash, for a missing mart;
 
 import duckdb
 import pandas as pd
+
 from peerlake.metrics.quality import panel
 from peerlake.report import render_report
 from peerlake.report.build import content_hash

@@ -4,9 +4,9 @@ without judgments, a note (not a crash) for a warehouse built before the mart ex
 import duckdb
 import pandas as pd
 import pytest
+
 from peerlake.metrics.quality.comparison import comparison_table
 from peerlake.report import render_report
-
 from tests.metrics.quality.test_quality_comparison import _lake_frame
 
 

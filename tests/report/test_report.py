@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-from peerlake.report import write_report
 
+from peerlake.report import write_report
 from tests.report.report_lake import build_report_lake
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
@@ -154,6 +154,7 @@ def test_empty_sections_say_what_the_study_would_need(tmp_path):
 
 def test_gates_pass_on_the_built_marts_and_catch_a_broken_interval(built, monkeypatch):
     import pandas as pd
+
     from peerlake.expectations import gates, suite_distribution_estimation, suite_granularity
 
     monkeypatch.setitem(gates.SUITES, "distribution_estimation", suite_distribution_estimation)
@@ -172,6 +173,7 @@ def test_report_asset_writes_the_page_into_the_lake(built):
     import shutil
 
     from dagster import materialize
+
     from peerlake.orchestration.assets.report_page import reliability_report
     from peerlake.orchestration.resources import LakeResource
 

@@ -7,7 +7,6 @@ from peerlake.metrics.revision.gains import cells_table, gains_table, scorer_gap
 from peerlake.metrics.revision.outcomes import cases_table, selector_agreement_table, validation_table
 from peerlake.report.data import ReportData
 from peerlake.report.revision import CASES, CELLS, DIRECTIONS, GAINS, GAPS, NOISE, VALIDATION, section
-
 from tests.metrics.revision import revision_frames as f
 
 

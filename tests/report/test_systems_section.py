@@ -3,8 +3,8 @@ line for a study without systems, the PRISM profile of a judged system and "not 
 what a mart lacks. (The page over a real dbt build: tests/dbt/test_system_marts.py.)"""
 
 import pandas as pd
-from peerlake.report import render_report
 
+from peerlake.report import render_report
 from tests.report.test_quality_section import _scores, _warehouse
 
 SUMMARY = pd.DataFrame([

@@ -1,8 +1,8 @@
 import json
 
 import pytest
-from peerlake.warehouse import EventLog, Lake
 
+from peerlake.warehouse import EventLog, Lake
 from tests.retrieval.s2_server import FakeS2Server
 
 S2_KEY = "s2-test-PEERLAKE-key-7c6b5a4f3e2d"

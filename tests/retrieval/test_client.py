@@ -4,9 +4,9 @@ event per attempt, retries with backoff."""
 import threading
 
 import pytest
+
 from peerlake.ingest.related_work import import_related_work
 from peerlake.retrieval import RetrievalClient, RetrievalFailed, RetrievalRequest
-
 from tests.retrieval.s2_server import Reply
 
 

@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.papers import ingest_pdf
 from peerlake.ingest.related_work import import_related_work

@@ -1,9 +1,9 @@
 """The Graph API backend against a loopback server answering in the documented shape."""
 
 import pytest
+
 from peerlake.retrieval import RetrievalClient, RetrievalFailed, RetrievalRequest
 from peerlake.retrieval.semantic_scholar import DEFAULT_BASEURL, SemanticScholarBackend
-
 from tests.retrieval.conftest import S2_KEY
 from tests.retrieval.s2_server import Reply
 

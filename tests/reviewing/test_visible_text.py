@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from peerlake.ingest import hidden_text
 from peerlake.ingest.papers import ingest_pdf, latest_versions
 from peerlake.reviewing.probes import probe_code_version, probe_requests

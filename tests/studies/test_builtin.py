@@ -5,6 +5,7 @@ import hashlib
 import tomllib
 
 import pytest
+
 from peerlake.studies import JUDGES, parse_study
 from peerlake.studies.builtin import BUILTIN_STUDIES, OLD_SHA256, builtin_text
 from peerlake.warehouse import settings

@@ -2,6 +2,7 @@
 each judge gets its model from its own sub-table with the study's [judging] model for the rest."""
 
 import pytest
+
 from peerlake.studies import StudyError, parse_study
 from peerlake.studies.experiments import experiments
 

@@ -2,6 +2,7 @@
 identity (requiring more of a judge does not make it another judge)."""
 
 import pytest
+
 from peerlake.studies import StudyError
 from peerlake.studies.parse import parse_study
 

@@ -2,6 +2,7 @@
 a study without a panel keeps the one judge, and the identities, it had before panels (#45)."""
 
 import pytest
+
 from peerlake.judging.base import JudgeConfig, judge_request
 from peerlake.judging.registry import judges
 from peerlake.studies import JudgingSpec, StudyError

@@ -2,6 +2,7 @@
 StudyError naming the key."""
 
 import pytest
+
 from peerlake.studies import StudyError, parse_study
 
 BASE = 'name = "s"\njudges = ["flaws"]\n[papers]\ncorpus = "demo"\n'

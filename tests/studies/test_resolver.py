@@ -2,6 +2,7 @@
 after the log gained an event a resolution reads (a reviewer's or judge's events do not count)."""
 
 import pytest
+
 from peerlake.studies import parse_study, resolution_event, study_text
 from peerlake.studies import resolve as resolve_mod
 from peerlake.warehouse import EventLog, Lake, PaperIngested

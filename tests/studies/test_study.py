@@ -4,6 +4,7 @@ which papers they resolve to, on a real event log."""
 import json
 
 import pytest
+
 from peerlake.studies import DEMO, StudyError, default_study_text, load_study, parse_study, resolve_papers, study_text
 from peerlake.warehouse import EventLog, HumanReviewImported, Lake, PaperIngested
 from peerlake.warehouse.events import SampleDrawn

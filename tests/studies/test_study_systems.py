@@ -5,6 +5,7 @@ import json
 from typing import ClassVar
 
 import pytest
+
 from peerlake.reviewing.systems import register
 from peerlake.reviewing.systems.base import ReviewerSystem
 from peerlake.studies import StudyError, parse_study, record_resolution

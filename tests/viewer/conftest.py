@@ -1,10 +1,10 @@
 import shutil
 
 import pytest
+
 from peerlake.report.viewer.serve import start, url
 from peerlake.report.viewer.site import Site
 from peerlake.warehouse import Lake
-
 from tests import shared_lakes
 from tests.audit.conftest import audit_built  # noqa: F401  (the session's audit lake, built once)
 from tests.viewer.viewer_lake import build_and_run

@@ -8,7 +8,6 @@ from urllib.parse import quote
 
 from peerlake.report.viewer.site import Site
 from peerlake.warehouse import EventLog, Lake
-
 from tests.viewer.viewer_lake import HOSTILE, REVIEW_P1, UNITS
 
 DONE = "() => document.getElementById('main').dataset.done === (location.hash.slice(1) || 'calls')"

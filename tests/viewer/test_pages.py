@@ -10,6 +10,7 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from peerlake.report.audit_links import audit_block
 from peerlake.report.viewer import payload
 from peerlake.report.viewer.catalog import NotPublished, load_catalog
@@ -20,7 +21,6 @@ from peerlake.report.viewer.serve import start
 from peerlake.report.viewer.site import Site
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.blobs import blob_store
-
 from tests.viewer.viewer_lake import HOSTILE, REVIEW_P1, UNITS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -7,12 +7,12 @@ import json
 from urllib.parse import quote
 
 import pytest
+
 from peerlake.audit.keys import figure_id
 from peerlake.report.build import write_report
 from peerlake.report.viewer.serve import start, url
 from peerlake.report.viewer.site import Site
 from peerlake.warehouse import Lake
-
 from tests.audit.audit_lake import review
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from peerlake.judging.reviews import peerlake_reviews
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.llm_calls.types import LlmRequest
@@ -15,7 +16,6 @@ from peerlake.report.viewer.catalog import VIEWER_MARTS
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.attribution import attributed
 from peerlake.warehouse.events import JudgmentRecorded, SystemReviewRecorded
-
 from tests.audit.audit_lake import dbt_run
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.llm_calls.support import FAKE_KEYS, providers_for

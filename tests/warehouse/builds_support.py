@@ -2,6 +2,7 @@
 runs on it, and it is published (warehouse.publish), as a pipeline build would."""
 
 import duckdb
+
 from peerlake.warehouse.publish import publish, reset_candidate
 
 

@@ -10,6 +10,8 @@ newest by its file stem; each head appended to the witness log."""
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ulid import ULID
+
 from peerlake.warehouse import heads
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.chain import Link
@@ -18,7 +20,6 @@ from peerlake.warehouse.events import EVENT_TYPES, Event, to_json_line
 from peerlake.warehouse.fsutil import atomic_write
 from peerlake.warehouse.lake import Lake
 from peerlake.warehouse.log import EventLog
-from ulid import ULID
 
 
 def _segment(lake: Lake, path: Path, rows: int) -> dict:

@@ -5,9 +5,9 @@ import logging
 
 import duckdb
 import pytest
+
 from peerlake.warehouse import builds
 from peerlake.warehouse.publish import PUBLISHED, candidate_status
-
 from tests.warehouse.builds_support import publish_sql
 
 ROWS = 20_000  # ~5 chunks at one boundary per 4,096 rows on average

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from peerlake.warehouse import EventLog, Lake, PaperIngested
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.verify import verify_lake

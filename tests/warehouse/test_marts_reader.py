@@ -3,6 +3,7 @@ and each reason it cannot answer said with what to run."""
 
 import duckdb
 import pytest
+
 from peerlake.warehouse import marts_reader
 from peerlake.warehouse.marts_reader import CannotOpen, MartsUnreadable, NoMart, NoMarts
 

@@ -2,6 +2,7 @@
 publishing swaps the whole file at once."""
 
 import duckdb
+
 from peerlake.warehouse import Lake
 from peerlake.warehouse.publish import (
     BUILDING,

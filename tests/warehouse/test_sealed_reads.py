@@ -3,6 +3,7 @@
 import json
 
 import duckdb
+
 from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.events import to_json_line

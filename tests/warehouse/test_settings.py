@@ -4,6 +4,7 @@
 import sys
 
 import pytest
+
 from peerlake.warehouse import settings
 from peerlake.warehouse.settings import SettingError
 

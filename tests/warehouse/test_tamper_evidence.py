@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
+
 from peerlake.warehouse import EventLog, Lake, PaperIngested
 from peerlake.warehouse.blobs import lake_store, sha256_hex
 from peerlake.warehouse.events import EVENT_TYPES
 from peerlake.warehouse.references import BLOB_FIELDS, NOT_BLOBS
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.tamper import (
     PDF,
     call,
@@ -62,7 +62,6 @@ def _old_lake(lake: Lake, chained: bool = True) -> Path:
     from types import SimpleNamespace
 
     from peerlake.warehouse.blobs import BlobStore, lake_store
-
     from tests.warehouse.old_layout import write_old_lake
 
     writer = SimpleNamespace(blobs=BlobStore(lake, lake_store(lake)))

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from peerlake.warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 from ulid import ULID
+
+from peerlake.warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 
 
 class MemoryStore:

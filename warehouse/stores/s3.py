@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
+
 from peerlake.warehouse import settings
 from peerlake.warehouse.stores import ObjectInfo, ObjectMissing, ObjectStoreError
 

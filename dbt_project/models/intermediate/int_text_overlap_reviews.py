@@ -14,6 +14,7 @@ SLICE_REVIEWS = 100_000
 def model(dbt, session):
     dbt.config(materialized="table")
     import pandas as pd
+
     from peerlake.judging import reviews as judged_reviews
     from peerlake.metrics.stats.memo import previous_table, recompute_changed_relation, source_version
     from peerlake.metrics.text import overlap, review_texts

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+
 from peerlake.ingest.package import TextRecord
 from peerlake.ingest.papers import ingest_pdf, latest_versions
 from peerlake.judging import benchmark
 from peerlake.judging.benchmark.build import _verifier, experiment_config
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import units_of
 

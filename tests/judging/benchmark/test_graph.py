@@ -3,7 +3,6 @@
 from peerlake.judging.base import Judgment
 from peerlake.judging.benchmark.graph import answer_tokens, graph_units, narrowed_schema, parse_graph
 from peerlake.prompts import load_template
-
 from tests.judging.support import assert_bounded
 
 TEXT = ("We propose GRA, a gated adapter for text classification. GRA reaches 91.8% accuracy on three tasks. "

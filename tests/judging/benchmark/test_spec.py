@@ -1,6 +1,7 @@
 """The [contradictions] keys the builder owns: defaults, and a bad value refused with the key named."""
 
 import pytest
+
 from peerlake.judging.benchmark import KEYS, Spec
 
 

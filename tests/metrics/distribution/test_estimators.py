@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from peerlake.metrics.distribution import affine_move, empirical, quick, sharpen, standard
 
 

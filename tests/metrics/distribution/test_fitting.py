@@ -2,6 +2,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.distribution.fitting import A0_GRID, SPLITS_2_3, W_GRID, PaperData, fit_and_evaluate
 from peerlake.metrics.distribution.granularity import compare
 

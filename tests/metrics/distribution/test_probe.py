@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.distribution import probe_distribution
 from peerlake.metrics.distribution.probe import ProbeParseError
 

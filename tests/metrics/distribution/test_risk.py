@@ -2,6 +2,7 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.distribution import brier_loss, collision_rate, debiased_risk, direct_sampling_risk
 
 

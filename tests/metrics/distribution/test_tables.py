@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from peerlake.metrics.distribution.fitting import distribution_table
 from peerlake.metrics.distribution.granularity import GRAN_COLUMNS, granularity_table
 from peerlake.metrics.distribution.probe import parse_probes

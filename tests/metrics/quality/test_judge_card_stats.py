@@ -7,6 +7,7 @@ import math
 import krippendorff
 import numpy as np
 import pytest
+
 from peerlake.metrics.quality.cards import alpha, cluster_bootstrap, codes, cohen_kappa, fisher_ci, icc1
 
 NAN = float("nan")

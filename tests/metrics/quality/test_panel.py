@@ -6,6 +6,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
+
 from peerlake.metrics.quality.panel import (
     AGREEMENT_COLUMNS,
     DIFFERENCE_COLUMNS,
@@ -18,7 +20,6 @@ from peerlake.metrics.quality.panel import (
     ranking_flips,
     system_means,
 )
-from scipy import stats
 
 CONFIG = {"A": "cfg-a", "B": "cfg-b"}
 PAPERS = ["p1", "p2", "p3", "p4"]

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.quality.ppi import Z, difference, naive_mean, plan_labels, ppi_mean
 
 Y = [1.0, 0.0, 1.0, 1.0, 0.0]  # human labels of five reviews

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from peerlake.studies import resolution_event
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.events import ReferenceLabelImported
-
 from tests.metrics.quality.test_quality_comparison_mart import (
     CONFIG,
     HUMAN_UNITS,

@@ -6,8 +6,9 @@ import math
 
 import pandas as pd
 import pytest
-from peerlake.metrics.quality.probes import Shift, paired_shift, probe_table, verdict, welch_shift
 from scipy import stats
+
+from peerlake.metrics.quality.probes import Shift, paired_shift, probe_table, verdict, welch_shift
 
 
 def test_paired_shift_by_hand():

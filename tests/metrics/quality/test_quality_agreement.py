@@ -5,8 +5,9 @@ import math
 
 import pandas as pd
 import pytest
-from peerlake.metrics.quality.agreement import agreement, agreement_table
 from scipy import stats
+
+from peerlake.metrics.quality.agreement import agreement, agreement_table
 
 
 def row(config, review, metric, value, *, study="s", judge="constructiveness", pool=None, provider="local"):

@@ -6,6 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
+
 from peerlake.metrics.quality.comparison import (
     ALL_ZERO,
     SEED,
@@ -22,7 +24,6 @@ from peerlake.metrics.quality.comparison import (
     wilcoxon_p,
 )
 from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci, resample_indices, resampled_mean_ci
-from scipy import stats
 
 
 def test_cliffs_delta_counts_every_cross_pair():

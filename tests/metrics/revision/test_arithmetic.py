@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.revision.arithmetic import (
     STRATA,
     case_order,

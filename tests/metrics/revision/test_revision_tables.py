@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.revision.agreement import DIRECTION_COLUMNS, NOISE_COLUMNS, directions_table, noise_adjusted_table
 from peerlake.metrics.revision.gains import CELL_COLUMNS, GAP_COLUMNS, cells_table, gains_table, scorer_gaps_table
 from peerlake.metrics.revision.outcomes import (
@@ -16,7 +17,6 @@ from peerlake.metrics.revision.outcomes import (
     selector_agreement_table,
     validation_table,
 )
-
 from tests.metrics.revision import revision_frames as f
 
 BOOT = {"n_resamples": 40, "seed": 7}

@@ -9,6 +9,7 @@ is scored again in sessions of its own and the usual noise term is right."""
 import numpy as np
 import pandas as pd
 import pytest
+
 from peerlake.metrics.revision.agreement import noise_adjusted_table
 from peerlake.metrics.revision.arithmetic import noise_adjusted_correlation, paper_gains
 from peerlake.metrics.revision.gains import cells_table, gains_table

@@ -7,9 +7,10 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
+
 from peerlake.metrics.stats.baselines import best_threshold_accuracy, constant_errors
 from peerlake.metrics.stats.validity import validity_table
-from scipy import stats
 
 
 def test_constant_errors_by_hand():

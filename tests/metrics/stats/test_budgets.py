@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.stats.budgets import (
     certified_budget,
     certified_pairs,

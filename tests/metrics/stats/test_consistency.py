@@ -4,6 +4,7 @@ fixtures: unit vectors along axes make every cosine 0 or 1 (or chosen values), s
 import numpy as np
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.consistency import consistency_table, list_similarity, matched_similarity, pair_table
 
 E = np.eye(4)  # e1..e4: cos(ei, ej) = 1 if i == j else 0

@@ -5,11 +5,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.optimize import linear_sum_assignment
+
 from peerlake.metrics.stats.bootstrap import bootstrap_mean_ci
 from peerlake.metrics.stats.consistency import ALL, consistency_table, pair_table, paper_sums, table_from_paper_sums
 from peerlake.metrics.stats.matching import best_matching_sums
 from peerlake.metrics.stats.memo import coded_frame
-from scipy.optimize import linear_sum_assignment
 
 
 def table_from_pairs(items, vectors, n_resamples, seed):

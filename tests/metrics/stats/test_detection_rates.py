@@ -3,6 +3,7 @@ by hand in the comments (Wilson bounds from the formula with z = 1.959964, writt
 
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.detection import audit_table, detection_table, ensemble_rate
 
 T, F, U = True, False, None  # U: undecided (an unparseable judge answer)

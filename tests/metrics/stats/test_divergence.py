@@ -5,6 +5,7 @@ import math
 
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.divergence import focus_divergence_table, kl_divergence, smoothed
 
 

@@ -4,6 +4,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.stats.kendall import dense_ranks, inversions, pair_counts
 from peerlake.metrics.stats.ranking import _pairs_within, compare_blocks, partitions, rank_reproducibility
 

@@ -5,6 +5,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
+
 from peerlake.metrics.stats.memo import (
     HASH_COLUMN,
     coded_frame,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.stats import acceptance_auc, bootstrap_mean_ci, pooled_variance, within_paper_sd
 
 METRICS = Path(__file__).resolve().parents[3] / "metrics"

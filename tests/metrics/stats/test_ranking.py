@@ -6,6 +6,7 @@ from math import comb
 
 import numpy as np
 import pytest
+
 from peerlake.metrics.stats.ranking import (
     CLOSE_PAIR_BINS,
     close_pairs,

@@ -6,6 +6,7 @@ from itertools import combinations, product
 import numpy as np
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.repeatability import (
     drift_bootstrap,
     pairwise_agreement,

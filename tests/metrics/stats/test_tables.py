@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.budgets import budget_table
 from peerlake.metrics.stats.ranking import close_pair_table, rank_reproducibility, rank_table, score_matrix
 from peerlake.metrics.stats.repeatability import drift_table, variance_table
 from peerlake.metrics.stats.validity import acceptance_auc, validity_table
-
 from tests.metrics.stats.by_hand import variance_upper_by_hand
 
 

@@ -9,8 +9,9 @@ from itertools import product
 import numpy as np
 import pandas as pd
 import pytest
-from peerlake.metrics.stats.validity import validity_table
 from scipy import stats
+
+from peerlake.metrics.stats.validity import validity_table
 
 
 def first_reviewer_vs_rest(shared_data) -> pd.DataFrame:

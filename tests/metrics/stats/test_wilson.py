@@ -4,8 +4,9 @@ on a fractional p̂ (a rate averaged over judge repeats), and nothing to bound w
 import math
 
 import pytest
-from peerlake.metrics.stats.wilson import wilson_interval
 from scipy.stats import binomtest
+
+from peerlake.metrics.stats.wilson import wilson_interval
 
 
 @pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 5), (3, 10), (5, 5), (7, 50), (18, 18), (1, 18), (130, 130)])

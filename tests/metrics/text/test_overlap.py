@@ -6,6 +6,7 @@ import random
 
 import pandas as pd
 import pytest
+
 from peerlake.metrics.stats.correlations import correlate, correlation_table
 from peerlake.metrics.text.overlap import bleu_4, lcs_length, overlap, overlap_table, rouge_1, rouge_l, tokens
 

@@ -4,6 +4,7 @@ and their validators, block diffs, the final manuscript and the structural check
 import dataclasses
 
 import pytest
+
 from peerlake.ingest.package import ManuscriptPackage, TextRecord
 from peerlake.reviewing.revision.manuscript import (
     Edit,

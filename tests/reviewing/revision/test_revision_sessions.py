@@ -6,6 +6,7 @@ call. A real Gateway and lake; the fake is the provider at the network edge (it 
 import json
 
 import pytest
+
 from peerlake.ingest.demo_corpus import demo_papers
 from peerlake.ingest.manuscripts import ingest_pdf, latest_versions, load_package
 from peerlake.llm_calls.gateway import Gateway

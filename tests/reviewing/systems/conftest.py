@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.log import EventLog
-
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for
 

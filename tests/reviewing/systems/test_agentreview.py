@@ -5,10 +5,10 @@ review, replay, the paper budget and the plan."""
 import json
 
 import pytest
+
 from peerlake.reviewing.systems import get_system
 from peerlake.reviewing.systems.agentreview import BIOGRAPHY, persona
 from peerlake.reviewing.systems.base import PURPOSE, SystemOptionError, SystemReviewRecorder, run_systems
-
 from tests.judging.support import ScriptedJudgeServer
 
 SCHEMA = "agentreview_review"

@@ -7,6 +7,7 @@ Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <th
 import json
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
 

@@ -10,11 +10,11 @@ import re
 from collections.abc import Callable
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.reviewing.systems import get_system
 from peerlake.reviewing.systems.ai_scientist import AiScientistReviewer
 from peerlake.reviewing.systems.base import SEED_BASE, SystemOptionError, SystemReviewRecorder, run_systems
-
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.embedded import require_model
 from tests.judging.support import assert_bounded

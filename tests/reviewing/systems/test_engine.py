@@ -7,6 +7,7 @@ from collections.abc import Generator
 from typing import ClassVar
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.reviewing.systems import register
 from peerlake.reviewing.systems.base import (
@@ -22,7 +23,6 @@ from peerlake.reviewing.systems.base import (
 )
 from peerlake.reviewing.systems.normalized import NormalizedReview
 from peerlake.warehouse.log import EventLog
-
 from tests.doubles.fake_server import Reply
 from tests.judging.support import ScriptedJudgeServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for

@@ -5,10 +5,10 @@ never 0), the repair turn and a null review with its reason, and a replay that m
 import json
 
 import pytest
+
 from peerlake.reviewing.systems import get_system
 from peerlake.reviewing.systems.base import SystemOptionError, SystemReviewRecorder, run_systems
 from peerlake.reviewing.systems.llm_review import LlmReview
-
 from tests.embedded import require_model
 from tests.judging.support import ScriptedJudgeServer, assert_bounded
 

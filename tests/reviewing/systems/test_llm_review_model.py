@@ -5,6 +5,7 @@ Run it under the model lock: flock /tmp/peerlake-model.lock .venv/bin/pytest <th
 
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
 from peerlake.warehouse import settings

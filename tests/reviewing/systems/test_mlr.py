@@ -5,11 +5,11 @@ import json
 import re
 
 import pytest
+
 from peerlake.prompts import load_schema, load_template
 from peerlake.reviewing.systems import get_system
 from peerlake.reviewing.systems.base import PURPOSE, SystemOptionError, SystemReviewRecorder, run_systems
 from peerlake.reviewing.systems.mlr import budgets, select_notes
-
 from tests.conftest import SHARED_DATA
 from tests.judging.support import ScriptedJudgeServer, assert_bounded
 from tests.llm_calls.support import providers_for
@@ -124,7 +124,6 @@ def test_with_the_appendix_agent_off_no_appendix_call_is_made(system_server, sys
 def test_the_literature_agent_searches_logs_and_replays(system_log, system_server, system_gateway, ingested_paper,
                                                         make_runs):
     from peerlake.ingest.manuscripts import ingest_pdf
-
     from tests.reviewing.systems.conftest import DEMO_PAPER
 
     paper = ingested_paper()

@@ -8,6 +8,7 @@ import itertools
 import json
 
 import pytest
+
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.reviewing.systems.base import SystemReviewRecorder, run_systems
 

@@ -6,11 +6,11 @@ the provider's network edge."""
 import json
 
 import pytest
+
 from peerlake.reviewing.systems import get_system
 from peerlake.reviewing.systems.base import SystemOptionError, SystemRun, run_systems
 from peerlake.reviewing.systems.mlr import DEFAULTS
 from peerlake.studies import ReviewerSpec
-
 from tests.reviewing.systems.test_mlr import SPECTER, _script
 
 SEED_OUTPUT_TOKENS = 3913  # spec h.3: MLR's output tokens per paper on Claude

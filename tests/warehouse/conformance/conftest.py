@@ -4,10 +4,10 @@ claims, verify) run on every Store adapter. Local and memory always; S3 against 
 machine runs on a lake on this disk alone too (no URL: its store is read and written in place)."""
 
 import pytest
-from peerlake.warehouse.lake import Lake
-from peerlake.warehouse.log import EventLog
 from ulid import ULID
 
+from peerlake.warehouse.lake import Lake
+from peerlake.warehouse.log import EventLog
 from tests.warehouse.conformance.tamper import seal_three
 
 STORES = ["local", "memory", "s3"]

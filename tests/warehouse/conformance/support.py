@@ -5,6 +5,7 @@ import io
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
 from peerlake.warehouse.events import PaperIngested
 from peerlake.warehouse.lake import Lake
 from peerlake.warehouse.log import EventLog

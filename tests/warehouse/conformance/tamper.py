@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from peerlake.warehouse import EventLog, Lake, LlmCall, PaperIngested
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.chain import Link

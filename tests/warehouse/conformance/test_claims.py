@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.retrieval import RetrievalClient, RetrievalRequest
 from peerlake.warehouse.claims import claim_key
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.retrieval.s2_server import FakeS2Server

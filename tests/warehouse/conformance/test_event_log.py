@@ -6,7 +6,6 @@ import dataclasses
 from peerlake.llm_calls.gateway import Gateway
 from peerlake.warehouse.events import new_event_id
 from peerlake.warehouse.verify import verify_lake
-
 from tests.doubles.fake_server import FakeLlmServer
 from tests.llm_calls.support import FAKE_KEYS, providers_for, request
 from tests.warehouse.conformance.support import committed_rows, keys, machine, paper

@@ -5,10 +5,10 @@ manifests). Only the public API is used, so the two layouts must agree on every 
 import dataclasses
 
 import pytest
+
 from peerlake.warehouse.events import HumanReviewImported, LlmCall, new_event_id
 from peerlake.warehouse.log import EventLog
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.support import paper
 
 

@@ -4,10 +4,10 @@ and its copies is rolled forward by the next reader. (The same with real kill -9
 tests/warehouse/remote/.)"""
 
 import pytest
+
 from peerlake.warehouse import commit
 from peerlake.warehouse.log import _WalWriter
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.support import committed_rows, keys, machine, paper
 
 

@@ -3,9 +3,9 @@
 import threading
 
 import pytest
+
 from peerlake.warehouse.blobs import lake_store
 from peerlake.warehouse.stores import ObjectMissing, ObjectStoreError, Store
-
 from tests.warehouse.conformance.support import store
 
 

@@ -6,6 +6,8 @@ machine's files)."""
 from pathlib import PurePosixPath
 
 import pytest
+from ulid import ULID
+
 from peerlake.warehouse import heads
 from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.chain import Link
@@ -14,8 +16,6 @@ from peerlake.warehouse.events import to_json_line
 from peerlake.warehouse.lake import Lake
 from peerlake.warehouse.log import EventLog
 from peerlake.warehouse.verify import verify_lake
-from ulid import ULID
-
 from tests.warehouse.conformance.tamper import (
     body,
     call,

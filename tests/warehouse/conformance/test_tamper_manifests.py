@@ -9,7 +9,6 @@ from peerlake.warehouse.blobs import sha256_hex
 from peerlake.warehouse.commit import MANIFESTS, NumberedChain
 from peerlake.warehouse.log import EventLog
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.tamper import (
     body,
     call,

@@ -4,11 +4,11 @@ every store (each test tampers through the Store only)."""
 import dataclasses
 
 import pytest
+
 from peerlake.warehouse.blobs import BlobCorrupted, blob_key, sha256_hex
 from peerlake.warehouse.commit import SEGMENTS
 from peerlake.warehouse.log import EventLog
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.tamper import (
     IMAGE,
     REQUEST,

@@ -4,11 +4,11 @@ witness log of heads catch a chain cut back."""
 import json
 
 import pytest
+
 from peerlake.warehouse.blobs import BlobCorrupted, blob_key, sha256_hex
 from peerlake.warehouse.chain import Link
 from peerlake.warehouse.commit import HEAD, manifest_key
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.conformance.support import keys, machine, paper, store
 
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
 from peerlake.warehouse.events import PaperIngested
 from peerlake.warehouse.lake import Lake
 from peerlake.warehouse.log import EventLog

@@ -4,7 +4,6 @@ import signal
 import subprocess
 
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine, paper
 
 # Appends three papers and seals; the hook kills the process at the named point of the seal.

@@ -2,8 +2,8 @@
 run on every store: tests/warehouse/conformance/.)"""
 
 import pytest
-from peerlake.warehouse.stores import ObjectStoreError
 
+from peerlake.warehouse.stores import ObjectStoreError
 from tests.warehouse.remote.support import machine, paper
 
 

@@ -4,7 +4,6 @@ import json
 import subprocess
 
 from peerlake.warehouse.verify import verify_lake
-
 from tests.warehouse.remote.support import PYTHON, REPO, child_env, committed_rows, keys, machine
 
 N = 4
