@@ -5,6 +5,8 @@ entry's, and says when it was last `checked` against the provider's page. A call
 entry in force on its day; before the first entry, or for a model not listed, it has no price and
 is recorded with cost_usd None ("unknown_model"), never 0. dbt prices every call again from the
 table's rows (the `price_table_recorded` event), with the same rules (int_call_costs).
+An entry may say when the provider `retires` the model id (its shutdown day): not a price, so not in
+those rows; the pre-flight checks (llm_calls/preflight.py) warn from 30 days before it.
 """
 
 import re
@@ -61,6 +63,7 @@ class DatedPrice:
     effective_from: date
     checked: date
     price: Price
+    retires: date | None = None  # the provider's shutdown day of this model id, where it announced one
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ class PriceTable:
         i = bisect_right([e.effective_from for e in entries], day)
         return entries[i - 1].price if i else None
 
+    def retires(self, provider: str, model: str) -> date | None:
+        """The day the provider retires the model (the newest entry that says one), or None."""
+        return next((e.retires for e in reversed(self.history(provider, model)) if e.retires), None)
+
 
 def utc_today() -> date:
     return datetime.now(UTC).date()
@@ -115,7 +122,8 @@ def _entry(provider: str, model: str, p: dict) -> DatedPrice:
     if any(v is not None and v < 0 for v in rates.values()):
         raise ValueError("a price is negative")
     return DatedPrice(provider=provider, model=model, effective_from=_day(p["effective_from"], "effective_from"),
-                      checked=_day(p["checked"], "checked"), price=Price(**rates))
+                      checked=_day(p["checked"], "checked"), price=Price(**rates),
+                      retires=_day(p["retires"], "retires") if "retires" in p else None)
 
 
 def parse_price_table(text: str, where: str = "price table") -> PriceTable:
