@@ -25,6 +25,27 @@ reasoning as output: OpenAI's `max_completion_tokens` as sent (answer + headroom
 the lake has seen that model (`reasoning_prior`), is a stated prior, not a documented figure: OpenAI
 says only that a reasoning model writes "anywhere from a few hundred to tens of thousands" of
 reasoning tokens (the reasoning guide), so REASONING_PRIOR_TOKENS spreads that range by effort.
+
+- GPT-5.1 and later at `reasoning_effort: "none"` (https://platform.openai.com/docs/guides/latest-model,
+  "GPT-5.1 parameter compatibility"; the Vercel AI SDK's same fix, vercel/ai#10940): temperature, top_p
+  and logprobs are accepted, and the model writes no reasoning, so no headroom is added. The efforts
+  each generation takes (OPENAI_EFFORTS): gpt-5 minimal/low/medium/high (no "none"); gpt-5.1
+  none/low/medium/high (the API: "Supported values are: 'none', 'low', 'medium', and 'high'",
+  livekit/agents#3966, so no "minimal"); gpt-5.2 on also "xhigh"; the o-series low/medium/high. A
+  request that names no effort keeps the conservative plan (sampling dropped, headroom added), whatever
+  the model's own default.
+- Google Gemini (https://ai.google.dev/gemini-api/docs/thinking; ranges as the SDKs validate them,
+  e.g. gemini_ex's ThinkingConfig, and cline/cline#7735): Gemini 2.5 thinks by
+  `thinkingConfig.thinkingBudget` — 2.5 Pro 128..32,768 and cannot turn thinking off (0 is refused),
+  2.5 Flash 0..24,576, 2.5 Flash-Lite 0 or 512..24,576 and does not think unless asked; -1 is dynamic
+  (the default of Pro and Flash). Gemini 3 thinks by `thinkingLevel` (3 Pro low/high, 3 Flash also
+  minimal/medium) and cannot turn it off; a budget and a level in one request is a 400. Logprobs are
+  refused ("Logprobs is not enabled for models/gemini-2.5-pro", mscraftsman/generative-ai#135).
+  Thoughts count INSIDE `maxOutputTokens`: a 2.5 Flash call with maxOutputTokens 3,072 came back with
+  3,071 thought tokens, no text and finishReason MAX_TOKENS (langchain-ai/langchain-google#1020; the
+  same on 2.5 Pro, googleapis/python-genai#782 and #811), and the budget itself is a target the model
+  may overrun. So the answer budget is sent as maxOutputTokens = answer + thinking room (the budget,
+  or the model's largest budget when thinking is dynamic), and that sent ceiling is what a call can bill.
 """
 
 import re
@@ -51,6 +72,11 @@ REASONING_PRIOR_TOKENS = {"none": (0, 0, 0), "minimal": (0, 300, 1_500), "low": 
                           "xhigh": (5_000, 18_000, 25_000)}
 # Claude's thinking, as shares of the request's budget_tokens (the budget is a target it may stop short of).
 THINKING_PRIOR_SHARE = (0.25, 0.60, 1.00)
+# reasoning_effort values by model generation (see the docstring); a later GPT-5.x takes what 5.2 takes.
+OPENAI_EFFORTS = {"o": ("low", "medium", "high"), 0: ("minimal", "low", "medium", "high"),
+                  1: ("none", "low", "medium", "high"), 2: ("none", "low", "medium", "high", "xhigh")}
+# What a GPT-5.1+ request at effort "none" sends as asked (the rest of OPENAI_REASONING_FIXED stays dropped).
+OPENAI_NONE_SAMPLING = ("temperature", "top_p")
 _PROBE_SETTING = "the logprob score probe (PEERLAKE_PROBE_SAMPLES=0 turns it off)"
 
 
@@ -83,6 +109,29 @@ def openai_family(model: str) -> str:
     return "chat"
 
 
+def gpt5_minor(model: str) -> int | None:
+    """5.1 -> 1, gpt-5 / gpt-5-mini -> 0; None for a model outside the GPT-5 family."""
+    m = re.match(r"gpt-5(?:\.(\d+))?(?=$|[-:])", model.removeprefix("ft:").lower())
+    return None if m is None else int(m.group(1) or 0)
+
+
+def openai_efforts(model: str) -> tuple[str, ...]:
+    """The reasoning_effort values an OpenAI reasoning model takes (OPENAI_EFFORTS)."""
+    minor = gpt5_minor(model)
+    return OPENAI_EFFORTS["o"] if minor is None else OPENAI_EFFORTS[min(minor, 2)]
+
+
+def _check_effort(model: str, effort: Any) -> None:
+    takes = openai_efforts(model)
+    if effort is None or effort in takes:
+        return
+    hint = {"none": " ('none' is GPT-5.1's and later's: use gpt-5.1 or later, or 'minimal')",
+            "minimal": " (gpt-5.1 and later have no 'minimal': their lowest is 'none', no reasoning at all)"}
+    raise UnsupportedRequest(
+        f"model {model!r} does not take reasoning_effort {effort!r}: it takes {', '.join(takes)}"
+        f"{hint.get(effort, '')}; change reasoning_effort in this judge's or reviewer's settings")
+
+
 def reasoning_headroom(family: str) -> int:
     """Output tokens a reasoning model gets beyond the asked answer budget (a setting, see warehouse.settings)."""
     default = {"reasoning": OPENAI_REASONING_HEADROOM}.get(family, 0)
@@ -104,17 +153,21 @@ def openai_plan(model: str, params: dict[str, Any], top_logprobs: int | None) ->
                 f"model {model!r} is not an OpenAI reasoning model and rejects reasoning_effort: remove "
                 "reasoning_effort from this judge's or reviewer's settings (or choose an o-series/GPT-5 model)")
         return plan
+    effort = sent.get("reasoning_effort")
+    _check_effort(model, effort)
+    no_reasoning = effort == "none"  # only GPT-5.1+ get here with it: sampling and logprobs as a chat model
     asked_logprobs = top_logprobs or sent.get("logprobs") or sent.get("top_logprobs")
-    if asked_logprobs:
+    if asked_logprobs and not no_reasoning:
         raise UnsupportedRequest(
-            f"model {model!r} is an OpenAI reasoning model, which returns no logprobs: run {_PROBE_SETTING} "
-            "on a non-reasoning model (e.g. gpt-4.1), or turn it off")
+            f"model {model!r} is an OpenAI reasoning model, which returns no logprobs unless it does not reason: "
+            f"run {_PROBE_SETTING} on a non-reasoning model (e.g. gpt-4.1) or on gpt-5.1 or later with "
+            "reasoning_effort \"none\", or turn it off")
     for name in OPENAI_REASONING_FIXED:
-        if name in sent:
+        if name in sent and not (no_reasoning and name in OPENAI_NONE_SAMPLING):
             plan.dropped[name] = sent.pop(name)
     if "max_completion_tokens" in sent:
         answer = int(sent["max_completion_tokens"])
-        sent["max_completion_tokens"] = answer + reasoning_headroom("reasoning")
+        sent["max_completion_tokens"] = answer + (0 if no_reasoning else reasoning_headroom("reasoning"))
         if sent["max_completion_tokens"] != answer:
             plan.changed["max_completion_tokens"] = sent["max_completion_tokens"]
     return plan
@@ -207,3 +260,112 @@ def anthropic_thinking_prior(params: dict[str, Any]) -> tuple[int, int, int] | N
     budget = int(thinking.get("budget_tokens") or 0)
     lo, mid, hi = THINKING_PRIOR_SHARE
     return round(lo * budget), round(mid * budget), round(hi * budget)
+
+
+# ---- Google Gemini (generateContent's generationConfig) ----------------------------------------------
+# Gemini 2.5's output maximum (65,536 on every 2.5 model page; Gemini 3 Pro's too): also the bound of a
+# request that names no output limit (the API's default maxOutputTokens is the model's maximum).
+GEMINI_MAX_OUTPUT_TOKENS = 65_536
+# Gemini 2.5 thinking budgets: (smallest positive budget, largest budget, 0 turns thinking off, thinks
+# when not told). Longest prefix first: flash-lite before flash.
+GEMINI_BUDGETS = {"gemini-2.5-flash-lite": (512, 24_576, True, False),
+                  "gemini-2.5-flash": (1, 24_576, True, True),
+                  "gemini-2.5-pro": (128, 32_768, False, True)}
+GEMINI_3_LEVELS = {"pro": ("low", "high"), "flash": ("minimal", "low", "medium", "high")}
+# Gemini 3 has no numeric budget: the room its thinking gets inside maxOutputTokens is 2.5 Pro's largest
+# budget (a choice, not a documented figure; the answer budget comes on top, up to the output maximum).
+GEMINI_3_THINKING_ROOM = 32_768
+# Asked name -> generationConfig field (a rename is spelling, not recorded as a change).
+GEMINI_FIELDS = {"temperature": "temperature", "top_p": "topP", "top_k": "topK", "seed": "seed",
+                 "stop": "stopSequences", "presence_penalty": "presencePenalty",
+                 "frequency_penalty": "frequencyPenalty"}
+_GEMINI_THINKING_PARAMS = ("thinking_budget", "thinking_level")
+
+
+def gemini_family(model: str) -> str:
+    """"3-pro", "3-flash", a GEMINI_BUDGETS key (2.5), or "plain" (a model that does not think)."""
+    name = model.removeprefix("models/").lower()
+    if name.startswith("gemini-3"):
+        return "3-flash" if "flash" in name else "3-pro"
+    return next((k for k in GEMINI_BUDGETS if _is_named(name, k) or name.startswith(k)), "plain")
+
+
+def _gemini_thinking(model: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
+    """The thinkingConfig to send (None: the model's default) and the output tokens thinking may take."""
+    family, budget, level = gemini_family(model), params.get("thinking_budget"), params.get("thinking_level")
+    if family == "plain":
+        if budget is not None or level is not None:
+            raise UnsupportedRequest(f"model {model!r} does not think: remove thinking_budget/thinking_level "
+                                     "from this judge's or reviewer's settings (or choose a Gemini 2.5 or 3 model)")
+        return None, 0
+    if family.startswith("3-"):
+        if budget is not None:
+            raise UnsupportedRequest(f"model {model!r} (Gemini 3) thinks by thinking_level, not thinking_budget: "
+                                     f"set thinking_level to one of {', '.join(GEMINI_3_LEVELS[family[2:]])}")
+        levels = GEMINI_3_LEVELS[family[2:]]
+        if level is not None and level not in levels:
+            raise UnsupportedRequest(f"model {model!r} takes thinking_level {', '.join(levels)} (got {level!r}); "
+                                     "Gemini 3 cannot turn thinking off")
+        return ({"thinkingLevel": level} if level is not None else None), GEMINI_3_THINKING_ROOM
+    if level is not None:
+        raise UnsupportedRequest(f"model {model!r} (Gemini 2.5) thinks by thinking_budget (tokens, -1 dynamic), "
+                                 "not thinking_level: set thinking_budget instead")
+    low, high, can_off, thinks = GEMINI_BUDGETS[family]
+    if budget is None:
+        return None, high if thinks else 0
+    ok = isinstance(budget, int) and not isinstance(budget, bool) and (
+        budget == -1 or low <= budget <= high or (budget == 0 and can_off))
+    if not ok:
+        off = "0 (off), " if can_off else ""
+        why = "" if can_off else f"; {family} cannot turn thinking off"
+        raise UnsupportedRequest(f"model {model!r}: thinking_budget must be -1 (dynamic), {off}or {low}..{high} "
+                                 f"(got {budget!r}){why}: change thinking_budget in this judge's or reviewer's "
+                                 "settings")
+    return {"thinkingBudget": budget}, high if budget == -1 else budget
+
+
+def gemini_plan(model: str, params: dict[str, Any], top_logprobs: int | None) -> RequestPlan:
+    """The generationConfig for a Gemini model: the asked sampling parameters under Gemini's names, the
+    thinking settings, and maxOutputTokens = the answer budget plus the room thinking takes inside it."""
+    if top_logprobs or params.get("logprobs") or params.get("top_logprobs"):
+        raise UnsupportedRequest(f"the Gemini API returns no logprobs for {model!r} (\"Logprobs is not enabled\"): "
+                                 f"run {_PROBE_SETTING} on an OpenAI or local model, or turn it off")
+    if "reasoning_effort" in params or "thinking" in params:
+        raise UnsupportedRequest(f"model {model!r} (Gemini) thinks by thinking_budget (2.5: tokens, -1 dynamic, 0 "
+                                 "off where allowed) or thinking_level (Gemini 3), not reasoning_effort or "
+                                 "Claude's thinking: set that instead")
+    config: dict[str, Any] = {}
+    plan = RequestPlan(config)
+    for name, value in params.items():
+        if name in GEMINI_FIELDS:
+            config[GEMINI_FIELDS[name]] = value
+        elif name not in ("max_tokens", *_GEMINI_THINKING_PARAMS):
+            plan.dropped[name] = value  # not a generationConfig field: sending it would be a 400
+    thinking, room = _gemini_thinking(model, params)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    if isinstance(params.get("max_tokens"), int | float) and params["max_tokens"] > 0:
+        answer = int(params["max_tokens"])
+        config["maxOutputTokens"] = min(answer + room, max(answer, GEMINI_MAX_OUTPUT_TOKENS))
+        if config["maxOutputTokens"] != answer:
+            plan.changed["maxOutputTokens"] = config["maxOutputTokens"]
+    return plan
+
+
+def gemini_output_bound(plan: RequestPlan) -> int:
+    """Gemini bills at most maxOutputTokens output tokens, thoughts included; the model's maximum without one."""
+    sent = plan.params.get("maxOutputTokens")
+    return int(sent) if isinstance(sent, int) and sent > 0 else GEMINI_MAX_OUTPUT_TOKENS
+
+
+def gemini_thinking_prior(model: str, params: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The prior thought tokens of one call: shares of a fixed budget (as Claude's), the effort priors for
+    dynamic thinking and Gemini 3's levels; None where the request does not think."""
+    _thinking, room = _gemini_thinking(model, params)
+    if room == 0:
+        return None
+    budget, level = params.get("thinking_budget"), params.get("thinking_level")
+    if isinstance(budget, int) and budget > 0:
+        return tuple(round(share * budget) for share in THINKING_PRIOR_SHARE)  # type: ignore[return-value]
+    effort = {"minimal": "minimal", "low": "low", "medium": "medium"}.get(level or "", "high" if level else "medium")
+    return tuple(min(v, room) for v in REASONING_PRIOR_TOKENS[effort])  # type: ignore[return-value]

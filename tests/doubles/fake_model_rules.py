@@ -8,7 +8,10 @@ against this server checks the providers' rules rather than repeating them:
   errors as the API words them (openai/openai-python#2104): "Unsupported parameter: 'max_tokens' is not
   supported with this model. Use 'max_completion_tokens' instead.", "Unsupported value: 'temperature'
   does not support 0 with this model. Only the default (1) value is supported.", no logprobs.
-  A chat model answers `reasoning_effort` with "Unsupported parameter".
+  A chat model answers `reasoning_effort` with "Unsupported parameter". Efforts by generation: the
+  o-series low/medium/high, gpt-5 minimal/low/medium/high, gpt-5.1 none/low/medium/high (the API's own
+  words, livekit/agents#3966), gpt-5.2 on also xhigh. At "none" GPT-5.1+ takes temperature, top_p and
+  logprobs (https://platform.openai.com/docs/guides/latest-model, parameter compatibility) and reasons not at all.
 - Anthropic Messages (https://docs.anthropic.com/en/api/messages): max_tokens required; extended
   thinking (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking): budget_tokens
   >= 1024 and < max_tokens, temperature only 1, no top_k, top_p in [0.95, 1]; Opus 4.1 and the 4.5
@@ -20,7 +23,21 @@ from typing import Any
 
 # A sampling parameter at its default is accepted by a reasoning model; any other value is a 400.
 _OPENAI_DEFAULTS = {"temperature": 1, "top_p": 1, "presence_penalty": 0, "frequency_penalty": 0}
-_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+_NONE_ACCEPTS = ("temperature", "top_p", "logprobs", "top_logprobs")  # GPT-5.1+ at reasoning_effort "none"
+
+
+def openai_efforts(model: str) -> tuple[str, ...]:
+    m = re.match(r"^gpt-5(?:\.(\d+))?(?=$|-)", model or "")
+    if m is None:
+        return ("low", "medium", "high")
+    minor = int(m.group(1) or 0)
+    return (("minimal", "low", "medium", "high") if minor == 0 else ("none", "low", "medium", "high") if minor == 1
+            else ("none", "low", "medium", "high", "xhigh"))
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    quoted = [f"'{v}'" for v in values]
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
 def is_openai_reasoning(model: str) -> bool:
@@ -54,18 +71,19 @@ def openai_violation(body: dict) -> dict | None:
     if "max_tokens" in body:
         return _openai_error("Unsupported parameter: 'max_tokens' is not supported with this model. "
                              "Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
+    effort, efforts = body.get("reasoning_effort"), openai_efforts(model)
+    if effort is not None and effort not in efforts:
+        return _openai_error(f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model. "
+                             f"Supported values are: {_listed(efforts)}.", "reasoning_effort", "unsupported_value")
+    accepted = _NONE_ACCEPTS if effort == "none" else ()
     for name in ("logprobs", "top_logprobs", "logit_bias"):
-        if body.get(name):
+        if body.get(name) and name not in accepted:
             return _openai_error(f"Unsupported parameter: '{name}' is not supported with this model.",
                                  name, "unsupported_parameter")
     for name, default in _OPENAI_DEFAULTS.items():
-        if name in body and body[name] != default:
+        if name in body and body[name] != default and name not in accepted:
             return _openai_error(f"Unsupported value: '{name}' does not support {body[name]} with this model. "
                                  f"Only the default ({default}) value is supported.", name, "unsupported_value")
-    effort = body.get("reasoning_effort")
-    if effort is not None and effort not in _EFFORTS:
-        return _openai_error(f"Invalid value: '{effort}'. Supported values are: 'low', 'medium', and 'high'.",
-                             "reasoning_effort", "invalid_value")
     return None
 
 
@@ -98,6 +116,8 @@ def spend_openai_reasoning(body: dict, payload: dict, spent: int) -> None:
     the budget holds less than reasoning + answer, the answer is empty and finish_reason "length"."""
     if not is_openai_reasoning(str(body.get("model") or "")) or not payload.get("choices"):
         return
+    if body.get("reasoning_effort") == "none":
+        spent = 0  # GPT-5.1+ without reasoning: the answer alone
     usage = payload.setdefault("usage", {})
     answer = int(usage.get("completion_tokens") or 0)
     budget = body.get("max_completion_tokens")

@@ -103,6 +103,67 @@ def test_reasoning_effort_on_a_chat_model_is_refused_naming_the_setting(make_gat
     assert server.requests == 0
 
 
+# ---- GPT-5.1 and later at reasoning_effort "none": a chat model's sampling and logprobs ------------------
+
+@pytest.mark.parametrize("model", ["gpt-5.1", "gpt-5.1-2025-11-13", "gpt-5.2"])
+def test_gpt51_at_effort_none_takes_temperature_top_p_and_logprobs(make_gateway, server, lake_log, model):
+    params = {"temperature": 0.0, "top_p": 0.9, "max_tokens": 50, "seed": 3000, "reasoning_effort": "none"}
+    res = make_gateway().call(request(model=model, params=params, top_logprobs=5))
+    assert server.refused == [] and res.finish_reason == "stop"
+    # sent as asked (the rename is spelling); no reasoning, so no headroom on top of the 50-token answer
+    # (the server's 30-token answer fits it whole)
+    assert sent(server) == {"model": model, "temperature": 0.0, "top_p": 0.9, "max_completion_tokens": 50,
+                            "seed": 3000, "reasoning_effort": "none", "logprobs": True, "top_logprobs": 5}
+    assert changes(lake_log) is None
+    assert res.usage.reasoning_tokens == 0 and len(res.logprobs) == 4 and len(res.logprobs[0]["top"]) == 5
+    assert make_gateway().output_bound(request(model=model, params=params)) == 50
+
+
+def test_gpt5_has_no_effort_none_and_the_api_says_so(make_gateway, server, lake_log):
+    params = {"temperature": 0.0, "max_tokens": 24, "reasoning_effort": "none"}
+    with pytest.raises(UnsupportedRequest, match=r"'none' is GPT-5\.1's and later's"):
+        make_gateway().call(request(model="gpt-5", params=params))
+    with pytest.raises(UnsupportedRequest, match="no logprobs unless it does not reason"):
+        make_gateway().call(request(model="gpt-5", params={"max_tokens": 24}, top_logprobs=5))
+    assert server.requests == 0
+    # the old blanket shape sent to the loopback server as OpenAI's gpt-5 sees it: refused there too
+    gw = Gateway(lake_log, providers={"openai_compatible": OpenAICompatibleProvider(base_url=server.openai_base_url)},
+                 max_attempts=1)
+    with pytest.raises(LlmCallFailed, match="HTTP400"):
+        gw.call(request(provider="openai_compatible", model="gpt-5",
+                        params={"temperature": 0.0, "max_completion_tokens": 24, "reasoning_effort": "none"}))
+    ((_, error),) = server.refused
+    assert error["error"]["param"] == "reasoning_effort" and "'minimal'" in error["error"]["message"]
+
+
+def test_gpt51_rejects_minimal_naming_none(make_gateway, server):
+    with pytest.raises(UnsupportedRequest, match=r"gpt-5\.1 and later have no 'minimal'.*'none'"):
+        make_gateway().call(request(model="gpt-5.1", params={"max_tokens": 24, "reasoning_effort": "minimal"}))
+    assert server.requests == 0
+
+
+def test_gpt51_reasoning_at_another_effort_keeps_the_reasoning_rules(make_gateway, server, lake_log):
+    res = make_gateway().call(request(model="gpt-5.1", params={**JUDGE_PARAMS, "reasoning_effort": "low"}))
+    assert sent(server)["max_completion_tokens"] == 24 + 25_000 and "temperature" not in sent(server)
+    assert changes(lake_log)["dropped"] == {"temperature": 0.0}
+    assert res.usage.reasoning_tokens == server.reasoning_tokens_spent
+
+
+def test_the_loopback_server_enforces_the_effort_rules():
+    from tests.doubles.fake_model_rules import openai_violation
+
+    def says(model, **body):
+        return (openai_violation({"model": model, "messages": [], **body}) or {}).get("error", {})
+
+    assert says("gpt-5.1", reasoning_effort="none", temperature=0.2, logprobs=True, top_logprobs=3) == {}
+    assert says("gpt-5.1", reasoning_effort="low", temperature=0.2)["param"] == "temperature"
+    assert says("gpt-5.1", temperature=0.2)["param"] == "temperature"  # no effort named: the reasoning rules
+    assert says("gpt-5.1", reasoning_effort="minimal")["code"] == "unsupported_value"
+    assert says("gpt-5", reasoning_effort="none")["code"] == "unsupported_value"
+    assert says("gpt-5.2", reasoning_effort="xhigh") == {} and says("gpt-5.1", reasoning_effort="xhigh") != {}
+    assert says("o3", reasoning_effort="none")["param"] == "reasoning_effort"
+
+
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-6"])
 def test_claude_without_thinking(make_gateway, server, lake_log, model):
     make_gateway().call(request(provider="anthropic", model=model,
