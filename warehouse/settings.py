@@ -302,6 +302,13 @@ def api_key(provider: str) -> str | None:
     return os.environ.get(name) if name else None
 
 
+def allowed_models() -> frozenset[str]:
+    """PROVIDER/MODEL names the pre-flight checks accept though the price table does not list them
+    ($PEERLAKE_ALLOW_MODELS, comma-separated; `openai/*` allows every name of a provider): a new or
+    fine-tuned model the table has not caught up with. It has no price: a run under a cap refuses it."""
+    return frozenset(x.strip() for x in os.environ.get("PEERLAKE_ALLOW_MODELS", "").split(",") if x.strip())
+
+
 def secret_values() -> list[str]:
     """Every configured secret, so redaction can scrub them from errors before they are logged."""
     names = [*API_KEY_ENV.values(), "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]  # the object store's too
