@@ -16,6 +16,13 @@ Pure over two sides, each a SELECT per mart on one DuckDB connection: a kept bui
   bare `ci_low`/`ci_high` around the first of `estimate`, `mean_diff`, `mean_gain`, `shift`,
   `rho_adj`; `wilson_lo`/`wilson_hi` around `accuracy` or `rate`;
 - **not compared**: a column in one build only, or whose type changed (the row still matches on the rest).
+
+What explains it (`since`, `explain`): the calls the new build has and the old one has not (fct_llm_calls
+by `llm_call_id`) and the replays it counts anew (fct_call_replays), per prompt template and prompt hash,
+each hash flagged new when no call of the old build has it (a template edit shows as a new hash of its
+template). A differing mart is explained by the groups of the prompt templates and hashes its differing
+rows name (a mart keyed by them, such as cost_by_model), else by the groups of the studies its differing
+rows belong to (its `study_id`), else by every group (`lake_wide`: the mart names no study).
 """
 
 import re
@@ -88,6 +95,10 @@ class MartDiff:
     changed: int = 0
     moved: int = 0
     not_compared: list[dict] = field(default_factory=list)  # {column, why}
+    studies: list[str] = field(default_factory=list)  # the study_id of the differing rows, when it has one
+    templates: list[dict] = field(default_factory=list)  # {prompt_template, prompt_hash} of the differing rows
+    explained_by: list[dict] = field(default_factory=list)  # the `since` groups that reach it (explain())
+    lake_wide: bool = False  # explained_by is every group: the mart names no study or template
     # added/removed: [key]; changed: [{key, changes: [{column, old, new}]}]; moved: [{key, moves: [{column,
     # old, new, old_low, old_high}]}]; the first `limit` of each by key
     examples: dict = field(default_factory=lambda: {"added": [], "removed": [], "changed": [], "moved": []})
@@ -182,12 +193,22 @@ def diff_mart(con, name: str, old: MartSide | None, new: MartSide | None, limit:
              for e, lo, hi in intervals(compared) if {e, lo, hi} <= set(values)]
     key_text = "concat_ws('|', " + ", ".join(f"cast(coalesce(n.c{idx[k]}, o.c{idx[k]}) as varchar)" for k in key) + ")"
     on = " and ".join(f"o.c{idx[k]} is not distinct from n.c{idx[k]}" for k in key) or "true"
+    def either(column: str) -> str:
+        return f"coalesce(n.c{idx[column]}, o.c{idx[column]})::varchar" if column in idx else "null::varchar"
+
     con.execute(f"""create or replace temp table _diff as
         select * from (
             select {key_text} as key, o._present is not null as in_old, n._present is not null as in_new,
-                   {_present(changed, CHANGE)} as changes, {_present(moved, MOVE)} as moves
+                   {_present(changed, CHANGE)} as changes, {_present(moved, MOVE)} as moves,
+                   {either('study_id')} as study, {either('prompt_template')} as template,
+                   {either('prompt_hash')} as hash
             from ({side(old.sql)}) o full outer join ({side(new.sql)}) n on {on})
         where not (in_old and in_new) or len(changes) > 0""")
+    out.studies = [r[0] for r in con.execute(
+        "select distinct study from _diff where study is not null order by 1").fetchall()]
+    out.templates = [{"prompt_template": t, "prompt_hash": h} for t, h in con.execute(
+        "select distinct template, hash from _diff where template is not null and hash is not null "
+        "order by 1, 2").fetchall()]
     kinds = {"added": ("not in_old", "key"), "removed": ("not in_new", "key"),
              "changed": ("in_old and in_new", "{'key': key, 'changes': changes}"),
              "moved": ("len(moves) > 0", "{'key': key, 'moves': moves}")}
@@ -207,13 +228,79 @@ def diff_builds(con, old: dict[str, MartSide], new: dict[str, MartSide], marts: 
     return [diff_mart(con, n, old.get(n), new.get(n), limit) for n in names]
 
 
+CALL_COLUMNS = {"llm_call_id", "prompt_template", "prompt_hash", "study_id"}
+REPLAY_COLUMNS = {"call_replay_id", "llm_call_id", "study_id", "n_replays"}
+
+
+def _has(side: dict[str, MartSide], mart: str, columns: set[str]) -> bool:
+    return mart in side and columns <= {c for c, _ in side[mart].columns}
+
+
+def since(con, old: dict[str, MartSide], new: dict[str, MartSide]) -> dict:
+    """The calls and replays the new side counts that the old does not, per prompt template and hash:
+    {"groups": [{prompt_template, prompt_hash, new_hash, hashes_before, calls, replays, studies}], "note"}."""
+    if not (_has(old, "fct_llm_calls", CALL_COLUMNS) and _has(new, "fct_llm_calls", CALL_COLUMNS)):
+        return {"groups": [], "note": "fct_llm_calls is not in both builds with its ids: the events behind "
+                                      "the changes are not named"}
+    replays = ""
+    if _has(old, "fct_call_replays", REPLAY_COLUMNS) and _has(new, "fct_call_replays", REPLAY_COLUMNS):
+        # a replay row is keyed by call and study; a rise in its count is as new as a new row
+        replays = f"""union all
+            select c.prompt_template, c.prompt_hash, r.study_id, 0 as calls,
+                   r.n_replays - coalesce(o.n_replays, 0) as replays
+            from ({new["fct_call_replays"].sql}) r
+            left join ({old["fct_call_replays"].sql}) o using (call_replay_id)
+            join new_calls_all c on c.llm_call_id = r.llm_call_id
+            where r.n_replays > coalesce(o.n_replays, 0)"""
+    rows = con.execute(f"""
+        with new_calls_all as (select llm_call_id, prompt_template, prompt_hash, study_id
+                               from ({new["fct_llm_calls"].sql})),
+             old_calls as (select llm_call_id, prompt_template, prompt_hash from ({old["fct_llm_calls"].sql})),
+             arrived as (
+                select n.prompt_template, n.prompt_hash, n.study_id, 1 as calls, 0 as replays
+                from new_calls_all n anti join old_calls o using (llm_call_id)
+                {replays})
+        select a.prompt_template, a.prompt_hash,
+               a.prompt_hash not in (select prompt_hash from old_calls where prompt_hash is not null) as new_hash,
+               (select list(distinct o.prompt_hash order by o.prompt_hash) from old_calls o
+                where o.prompt_template = a.prompt_template and o.prompt_hash is distinct from a.prompt_hash)
+                   as hashes_before,
+               sum(a.calls)::bigint as calls, sum(a.replays)::bigint as replays,
+               list(distinct a.study_id order by a.study_id) filter (where a.study_id is not null) as studies
+        from arrived a
+        group by a.prompt_template, a.prompt_hash
+        order by a.prompt_template nulls last, a.prompt_hash""").fetchall()
+    names = ("prompt_template", "prompt_hash", "new_hash", "hashes_before", "calls", "replays", "studies")
+    groups = [dict(zip(names, r, strict=True)) for r in rows]
+    for g in groups:
+        g["hashes_before"], g["studies"] = g["hashes_before"] or [], g["studies"] or []
+    return {"groups": groups, "note": None}
+
+
+def explain(diffs: Sequence[MartDiff], groups: Sequence[dict]) -> None:
+    """Set each differing mart's `explained_by` from `since` groups (module docstring)."""
+    for d in diffs:
+        if not d.differs or not groups:
+            continue
+        pairs = {(t["prompt_template"], t["prompt_hash"]) for t in d.templates}
+        if pairs:
+            chosen = [g for g in groups if (g["prompt_template"], g["prompt_hash"]) in pairs]
+        elif d.studies:
+            chosen = [g for g in groups if set(g["studies"]) & set(d.studies)]
+        else:
+            chosen, d.lake_wide = list(groups), True
+        d.explained_by = [{"prompt_template": g["prompt_template"], "prompt_hash": g["prompt_hash"],
+                           "new_hash": g["new_hash"]} for g in chosen]
+
+
 class MartUnknown(LookupError):
     """A --mart neither build has; the message lists the marts they have."""
 
 
 def compare_published(lake, which: str, marts: Sequence[str] | None = None, limit: int = 10) -> dict:
     """The published file against kept build `which` (warehouse.builds.resolve: BuildUnknown), as
-    {"old": {build_id, published_at, chain_head_seq}, "new": {path, build_id}, "marts": [MartDiff.as_dict()]}
+    {"old": {build_id, published_at, chain_head_seq}, "new": {path, build_id}, "since": since(),
+    "marts": [MartDiff.as_dict()]}
     (warehouse.marts_reader's MartsUnreadable when the published file cannot be read)."""
     from peerlake.warehouse.marts_reader import published
 
@@ -231,11 +318,13 @@ def compare_published(lake, which: str, marts: Sequence[str] | None = None, limi
             {k: record["marts"][m][k] for k in ("columns", "chunks")}}
     with published(lake.duckdb_path) as current:
         current.con.execute("set enable_progress_bar = false")
-        diffs = diff_builds(current.con, snapshot_side(lake, record), published_side(current.con, sorted(names)),
-                            [m for m in wanted if m not in same], limit)
+        old_side, new_side = snapshot_side(lake, record), published_side(current.con, sorted(names))
+        diffs = diff_builds(current.con, old_side, new_side, [m for m in wanted if m not in same], limit)
+        arrived = since(current.con, old_side, new_side)
+    explain(diffs, arrived["groups"])
     diffs += [MartDiff(m, "compared", list(now["marts"][m]["key"]), rows_old=n, rows_new=n) for m, n in same.items()]
     diffs.sort(key=lambda d: d.mart)
     return {"old": {k: record.get(k) for k in ("build_id", "published_at", "chain_head_seq")},
             "new": {"path": str(lake.duckdb_path), "build_id": now["build_id"] if now else None,
                     "chain_head_seq": now.get("chain_head_seq") if now else None},
-            "marts": [d.as_dict() for d in diffs]}
+            "since": arrived, "marts": [d.as_dict() for d in diffs]}

@@ -18,6 +18,29 @@ def _what(kind: str, example: dict | str) -> str:
     return ""
 
 
+def _explained(mart: dict) -> str:
+    """The prompt templates (and short hashes, * when new) whose calls reach a differing mart."""
+    names = [f"{e['prompt_template']}@{(e['prompt_hash'] or '')[:8]}{'*' if e['new_hash'] else ''}"
+             for e in mart.get("explained_by", [])]
+    return ", ".join(names) + (" (lake-wide: no study column)" if mart.get("lake_wide") else "")
+
+
+def print_since(since: dict, old_id: str) -> None:
+    from peerlake.console import console, print_rows
+
+    if since.get("note"):
+        console.print(since["note"], highlight=False)
+    elif not since["groups"]:
+        console.print(f"no call or replay since build {old_id}: what changed comes from code or settings "
+                      "(a model's SQL, a price table, a study file)", highlight=False)
+    else:
+        print_rows([{"prompt template": g["prompt_template"], "prompt hash": (g["prompt_hash"] or "")[:12] +
+                     (" (new; before: " + ", ".join(h[:12] for h in g["hashes_before"]) + ")" if g["new_hash"]
+                      and g["hashes_before"] else " (new)" if g["new_hash"] else ""),
+                     "new calls": g["calls"], "new replays": g["replays"], "studies": ", ".join(g["studies"])}
+                    for g in since["groups"]], title=f"events since build {old_id}", grid=True)
+
+
 def print_report(report: dict) -> None:
     from peerlake.console import console, print_rows
 
@@ -25,12 +48,14 @@ def print_report(report: dict) -> None:
     console.print(f"published marts ({'build ' + new['build_id'] if new['build_id'] else 'no snapshot kept'}) "
                   f"against build {old['build_id']} (published {old['published_at']}, chain head seq "
                   f"{old['chain_head_seq']})", highlight=False)
+    if "since" in report:
+        print_since(report["since"], old["build_id"])
     differ = [m for m in report["marts"] if m["status"] != "compared" or m["added"] or m["removed"]
               or m["changed"] or m["not_compared"]]
     if differ:
         print_rows([{"mart": m["mart"], "rows": f"{m['rows_old']} → {m['rows_new']}",
                      "added": m["added"], "removed": m["removed"], "changed": m["changed"],
-                     "moved beyond CI": m["moved"],
+                     "moved beyond CI": m["moved"], "explained by": _explained(m),
                      "not compared": "mart only in the " + ("new" if m["status"] == "only_new" else "old") + " build"
                      if m["status"] != "compared" else ", ".join(f"{c['column']} ({c['why']})"
                                                                   for c in m["not_compared"])}

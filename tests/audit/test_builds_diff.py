@@ -115,3 +115,57 @@ def test_recognized_intervals():
         ("mean_system", "mean_system_ci_low", "mean_system_ci_high"), ("drift_shift", "drift_ci_low", "drift_ci_high"),
         ("s_mean", "s_ci_low", "s_ci_high"), ("accuracy", "wilson_lo", "wilson_hi"),
         ("mean_gain", "ci_low", "ci_high")]
+
+
+CALLS_OLD = """
+create table fct_llm_calls (llm_call_id varchar, prompt_template varchar, prompt_hash varchar, study_id varchar);
+insert into fct_llm_calls values ('c1', 'review', 'r1', 'a'), ('c2', 'judge_x', 'x1', 'a'),
+    ('c3', 'judge_y', 'y1', 'b');
+create table fct_call_replays (call_replay_id varchar, llm_call_id varchar, study_id varchar, n_replays bigint);
+insert into fct_call_replays values ('c1|a', 'c1', 'a', 1);
+create table cost_by_model (provider varchar, model varchar, prompt_template varchar, prompt_hash varchar, n bigint);
+insert into cost_by_model values ('p', 'm', 'review', 'r1', 1), ('p', 'm', 'judge_x', 'x1', 1),
+    ('p', 'm', 'judge_y', 'y1', 1);
+create table quality_reviews (quality_review_id varchar, study_id varchar, score double);
+insert into quality_reviews values ('a|1', 'a', 1.0), ('b|1', 'b', 2.0);
+create table reliability_summary (reliability_summary_id varchar, n bigint);
+insert into reliability_summary values ('all', 3);
+"""
+
+# judge_x's template edited (a new hash x2) in study a, and study c replays review call c1
+CALLS_NEW = """
+insert into fct_llm_calls values ('c4', 'judge_x', 'x2', 'a');
+insert into fct_call_replays values ('c1|c', 'c1', 'c', 2);
+insert into cost_by_model values ('p', 'm', 'judge_x', 'x2', 1);
+update quality_reviews set score = 1.5 where study_id = 'a';
+update reliability_summary set n = 4;
+"""
+
+
+def test_the_calls_and_replays_since_the_old_build_explain_each_mart(lake):
+    publish_sql(lake, CALLS_OLD)
+    old = builds.snapshot(lake, key_columns=builds_diff.key_columns)
+    publish_sql(lake, CALLS_NEW)
+    builds.snapshot(lake, key_columns=builds_diff.key_columns)
+    report = builds_diff.compare_published(lake, "prev")
+    assert report["old"]["build_id"] == old["build_id"]
+    assert report["since"] == {"note": None, "groups": [
+        {"prompt_template": "judge_x", "prompt_hash": "x2", "new_hash": True, "hashes_before": ["x1"],
+         "calls": 1, "replays": 0, "studies": ["a"]},
+        {"prompt_template": "review", "prompt_hash": "r1", "new_hash": False, "hashes_before": [],
+         "calls": 0, "replays": 2, "studies": ["c"]}]}
+    marts = {m["mart"]: m for m in report["marts"]}
+    x2 = [{"prompt_template": "judge_x", "prompt_hash": "x2", "new_hash": True}]
+    r1 = [{"prompt_template": "review", "prompt_hash": "r1", "new_hash": False}]
+    assert marts["cost_by_model"]["explained_by"] == x2  # keyed by template and hash: that group only
+    assert (marts["quality_reviews"]["studies"], marts["quality_reviews"]["explained_by"]) == (["a"], x2)
+    assert marts["fct_call_replays"]["explained_by"] == r1  # study c's replays
+    assert marts["reliability_summary"]["lake_wide"] and marts["reliability_summary"]["explained_by"] == x2 + r1
+    assert not marts["fct_llm_calls"]["lake_wide"] and marts["fct_llm_calls"]["explained_by"] == x2
+
+
+def test_without_the_calls_mart_nothing_is_named(two_builds):
+    lake, old, _ = two_builds
+    report = builds_diff.compare_published(lake, old["build_id"])
+    assert report["since"]["groups"] == [] and "fct_llm_calls" in report["since"]["note"]
+    assert all(m["explained_by"] == [] for m in report["marts"])
