@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from peerlake.commands import command_group
 
@@ -236,6 +237,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
             raise StudyError(f"study {name!r} covers no ingested manuscript ({study.paper_source()}); "
                              "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers] "
                              f"({StudyFiles(log.lake).path(name)})")
+        _preflight(log, study)
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _refuse(exc)
     from peerlake.orchestration.executors import ExecutorError, check_ready
@@ -262,6 +264,25 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     return result
 
 
+def _preflight(log, study) -> None:
+    """Before Dagster starts: refuse (exit 2, one line each) a model of the study that cannot answer — an
+    unknown name, no key, no model file, no server (costs.study_checks) — and warn of a retired one."""
+    from peerlake.console import console
+    from peerlake.costs.study_checks import study_findings
+    from peerlake.llm_calls.gateway import Gateway
+    from peerlake.orchestration.assets.judgments import judged_reviews
+
+    findings = study_findings(log, study, Gateway(log), judged_reviews=lambda: judged_reviews(log, study)[1])
+    for f in findings:
+        if not f.blocking:
+            console.print(f"[yellow]warning:[/] {escape(f.message)}", soft_wrap=True, highlight=False)
+    blocking = [f for f in findings if f.blocking]
+    for f in blocking:
+        typer.secho(f"error: {f.message}", fg="red", err=True)
+    if blocking:
+        raise typer.Exit(2)
+
+
 def _exit_if_stopped(name: str, result) -> None:
     """After a Ctrl-C or SIGTERM: what the run recorded, and how to go on (exit 130 or 143)."""
     from peerlake.console import console, last_run_log
@@ -285,7 +306,9 @@ def show_dry_run(name: str, probes: bool) -> None:
     from peerlake.console import console, print_rows
     from peerlake.costs.estimate import DEFAULT_OUTPUT_SHARE, DEFAULT_TOKENS_PER_CHAR, grouped, run_estimated
     from peerlake.costs.plan import study_estimate
+    from peerlake.costs.study_checks import study_findings
     from peerlake.llm_calls.gateway import Gateway
+    from peerlake.llm_calls.preflight import did_you_mean
     from peerlake.orchestration.assets.judgments import judged_reviews
     from peerlake.studies import StudyError, load_study
 
@@ -294,7 +317,9 @@ def show_dry_run(name: str, probes: bool) -> None:
     try:
         study = load_study(log, name)
         judged = judged_reviews(log, study)[1] if study.judges else []
-        est = study_estimate(log, study, Gateway(log), probes=probes, judged_reviews=judged)
+        gateway = Gateway(log)
+        est = study_estimate(log, study, gateway, probes=probes, judged_reviews=judged)
+        findings = study_findings(log, study, gateway, estimate=est)  # said after the estimate, beside it
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _refuse(exc)
     ev = log.append(run_estimated(est, dagster_run_id=None))
@@ -303,6 +328,8 @@ def show_dry_run(name: str, probes: bool) -> None:
     panel = sorted({g["judge_label"] for g in groups if "judge_label" in g})  # a judge panel's members
     for g in groups:  # one table per model: narrower, and a model's calls read together
         row = _estimate_row(g, g["asset"], g["prompt_template"])
+        if g["est_cost_usd"] is None and (guess := did_you_mean(g["provider"], g["model"])):
+            row["cost USD"] = f"unknown (no price; did you mean {guess}?)"
         if panel:
             row = {"judge": g.get("judge_label", ""), **row}
         by_model.setdefault(f"{g['provider']}/{g['model']}", []).append(row)
@@ -311,8 +338,12 @@ def show_dry_run(name: str, probes: bool) -> None:
     t = est.totals()
     print_rows([_estimate_row(t, "TOTAL", f"{len(by_model)} models")], title=None)
     if t["unpriced_calls"]:
+        unpriced = sorted({(r["provider"], r["model"]) for r in est.rows if r["new"] and r["est_cost_usd"] is None})
+        names = ", ".join(f"{p}/{m}" + (f" (did you mean {guess}?)" if (guess := did_you_mean(p, m)) else "")
+                          for p, m in unpriced)
         console.print(f"[yellow]{_n(t['unpriced_calls'])} new calls use a model with no price[/] "
-                      "(llm_calls/prices.toml): their cost is unknown, and a run under a cap refuses them.")
+                      f"(llm_calls/prices.toml): {escape(names)}: their cost is unknown, and a run under a cap "
+                      "refuses them.", soft_wrap=True, highlight=False)
     for note in est.notes:
         console.print(f"note: {note}", highlight=False)
     if panel:
@@ -333,6 +364,10 @@ def show_dry_run(name: str, probes: bool) -> None:
         console.print(f"Reasoning models without history ({', '.join(reasoning)}): output includes a reasoning "
                       "prior (docs/costs/dry-runs-and-caps.md), not this lake's figures; under a cap each call is "
                       "bounded at its whole reasoning headroom or thinking budget.", highlight=False, soft_wrap=True)
+    for f in findings:  # what `peerlake run` would say before its first call; a dry run needs no key
+        console.print(f"[yellow]warning:[/] {escape(f.message)}", soft_wrap=True, highlight=False)
+    if any(f.blocking for f in findings):
+        console.print(f"`peerlake run {name}` refuses to start until the warnings above are fixed.", highlight=False)
     cap = study.costs.max_cost_usd
     console.print(f"Cost cap: {'none' if cap is None else f'${cap:.2f} (study)'}; set one per run with "
                   f"`peerlake run {name} --max-cost USD`.", highlight=False)
