@@ -12,6 +12,7 @@ from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
 from peerlake.warehouse import settings
 
 DAGSTER_YAML_HEADER = "# Written by peerlake: the instance for this lake."
+STEP_LINE = 300  # characters of a failed step's first line the terminal shows (console.report_run)
 # Dagster's console logger writes to sys.stderr: warnings only, unless a command sends stderr to its
 # run's log file (peerlake.run_log), which then gets every step's messages.
 _console_level = ["WARNING"]
@@ -126,7 +127,7 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
         job = defs.resolve_implicit_global_asset_job_def()
         result = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False,
                                         asset_selection=keys, tags=tags, partition_key=partition_key)
-        return _pipeline_run(result.success, result.run_id, result.all_events)
+        return _pipeline_run(result.success, result.run_id, result.all_events, instance)
     from dagster import execute_job
 
     from peerlake.orchestration.executors import reconstructable_job, run_config_for
@@ -140,13 +141,56 @@ def run_pipeline(selection: list[str] | None = None, tags: dict | None = None,
                              asset_selection=keys, raise_on_error=False)
     # the steps ran elsewhere: their events are in the instance (shared with the workers)
     events = [rec.dagster_event for rec in instance.all_logs(result.run_id) if rec.dagster_event is not None]
-    return _pipeline_run(result.success, result.run_id, events)
+    return _pipeline_run(result.success, result.run_id, events, instance)
 
 
-def _pipeline_run(success: bool, run_id: str, events) -> PipelineRun:
+def root_cause(err):
+    """The innermost error of a step failure's `cause` chain (Dagster wraps the asset's exception in its
+    DagsterExecutionStepExecutionError): what went wrong, not the executor's class."""
+    while err.cause is not None:
+        err = err.cause
+    return err
+
+
+def cause_line(err) -> str:
+    """A step failure's cause as a terminal says it, in one line: the root cause's message without its
+    module-qualified class (added after it: "… (KeyError)")."""
+    cause = root_cause(err)
+    message = " ".join(cause.message.split())  # one line: the terminal shows one per step
+    head, _, rest = message.partition(": ")
+    text = rest if rest and head.split(".")[-1] == cause.cls_name else message
+    return f"{text} ({cause.cls_name})" if cause.cls_name else text
+
+
+def first_logged_error(instance, run_id: str, asset: str) -> str | None:
+    """The first ERROR message the asset's own steps logged in the run (a failed call's error: "review of
+    demo-001 sample 0 failed: … set OPENAI_API_KEY"), often the cause a step's "all calls failed" names."""
+    import logging
+
+    for rec in instance.all_logs(run_id):
+        if (rec.dagster_event is None and rec.level >= logging.ERROR and rec.user_message
+                and (rec.step_key or "").split(".")[0] == asset):
+            return " ".join(rec.user_message.split())
+    return None
+
+
+def step_failure_line(step_key: str, err, logged: str | None) -> str:
+    """One line for a failed step: its root cause, then the first error its asset logged, middle elided so
+    the line fits STEP_LINE (an error message ends with its most specific part: "…: HTTP400: no such model")."""
+    line = f"{step_key}: {cause_line(err)}"
+    if logged and logged not in line:
+        room = STEP_LINE - len(line) - len("; first error logged: ")
+        if len(logged) > room:
+            logged = logged[:40] + " … " + logged[-max(room - 43, 20):]
+        line += f"; first error logged: {logged}"
+    return line
+
+
+def _pipeline_run(success: bool, run_id: str, events, instance=None) -> PipelineRun:
     from dagster import DagsterEventType
 
     run = PipelineRun(success=success, run_id=run_id)
+    logged: dict[str, str | None] = {}  # asset -> its first logged error, read from the run's log on a failure
     for ev in events:
         if ev.event_type == DagsterEventType.ASSET_CHECK_EVALUATION:
             data = ev.event_specific_data
@@ -160,7 +204,16 @@ def _pipeline_run(success: bool, run_id: str, events) -> PipelineRun:
             err = ev.event_specific_data.error
             if err and err.cls_name == "DagsterAssetCheckFailedError":
                 continue  # a blocking gate's own failure: already in failed_checks, with its rows
-            run.failed_steps.append(f"{ev.step_key}: {err.message.strip() if err else ''}")
+            # the cause in the first line (console.report_run prints each entry's first line, and the log's
+            # path); the step's own error after it, whole, for a caller that reads more
+            if err is None:
+                run.failed_steps.append(f"{ev.step_key}: ")
+                continue
+            asset = ev.step_key.split(".")[0]
+            if instance is not None and asset not in logged:
+                logged[asset] = first_logged_error(instance, run_id, asset)
+            run.failed_steps.append(step_failure_line(ev.step_key, err, logged.get(asset))
+                                    + f"\n{err.message.strip()}")
         elif ev.event_type == DagsterEventType.ASSET_MATERIALIZATION:
             mat = ev.event_specific_data.materialization
             run.asset_metadata[mat.asset_key.to_user_string()] = {

@@ -56,3 +56,22 @@ def test_review_and_demo_exit_1_when_a_call_failed_too(monkeypatch, tmp_path, fa
         out = CliRunner().invoke(app, args)
         assert out.exit_code == failed, (args, out.output)
         assert ("model call(s) failed" in " ".join(out.output.split())) == bool(failed)
+
+
+def test_a_failed_step_shows_its_cause_on_the_terminal(tmp_path):
+    """Every review refused (a 400 is not retried): the collect step fails, and its terminal line says why —
+    the first failed call's error — not Dagster's DagsterExecutionStepExecutionError; the log's path follows."""
+    refusal = {"error": {"message": "The model `fake-reviewer` does not exist", "type": "invalid_request_error"}}
+    with ReviewServer() as server:
+        server.script(Reply(status=400, body=refusal), Reply(status=400, body=refusal))
+        env = {"PEERLAKE_HOME": str(tmp_path / "lake"), "PEERLAKE_PROVIDER": "openai_compatible",
+               "PEERLAKE_BASE_URL": server.openai_base_url, "PEERLAKE_MODEL": "fake-reviewer",
+               "PEERLAKE_DEMO_ONLY": "demo-001,demo-004", "PEERLAKE_SAMPLES": "1"}
+        res = run_cli(["run", "demo", "--no-build"], env)
+    said = " ".join((res.stdout + res.stderr).split())
+    assert res.returncode == 1, said
+    step = next(line for line in (res.stdout + res.stderr).splitlines() if line.startswith("STEP FAILED"))
+    assert step.startswith("STEP FAILED ai_reviews.ai_reviews_collect: all 2 reviews failed (see the units' errors) "
+                           "(RuntimeError); first error logged: review of demo-"), step
+    assert "The model `fake-reviewer` does not exist" in step and "DagsterExecutionStepExecutionError" not in said
+    assert f"The full errors: {tmp_path / 'lake' / 'logs'}" in said
