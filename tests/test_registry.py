@@ -131,18 +131,19 @@ def _classes_on_disk(folder: Path, base: str) -> dict[str, str]:
     return out
 
 
-def test_providers_are_the_four_kept_by_hand_before_each_a_provider_class():
+def test_providers_are_the_five_kept_by_hand_each_a_provider_class():
     from peerlake.llm_calls.providers import PROVIDER_NAMES, PROVIDERS, Provider, ProviderUnavailable, make_provider
     from peerlake.warehouse import settings
 
-    assert PROVIDER_NAMES == ("local", "openai", "openai_compatible", "anthropic")  # settings.PROVIDERS as it was
+    # settings.PROVIDERS as it was, and gemini (#46)
+    assert PROVIDER_NAMES == ("local", "openai", "openai_compatible", "anthropic", "gemini")
     assert settings.PROVIDERS == PROVIDER_NAMES and tuple(PROVIDERS) == PROVIDER_NAMES
     on_disk = _classes_on_disk(REPO / "llm_calls" / "providers", "Provider")
     on_disk |= _classes_on_disk(REPO / "llm_calls" / "providers", "OpenAIProvider")  # openai_compatible's
     assert set(settings.PROVIDER_CLASSES.values()) <= set(on_disk.values())
     assert all(issubclass(PROVIDERS[n], Provider) for n in PROVIDER_NAMES)
     with pytest.raises(ProviderUnavailable, match=r"unknown provider 'opnai'; known: local, openai, "
-                                                  r"openai_compatible, anthropic; did you mean 'openai'\?"):
+                                                  r"openai_compatible, anthropic, gemini; did you mean 'openai'\?"):
         make_provider("opnai")
 
 

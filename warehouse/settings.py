@@ -54,7 +54,10 @@ API_KEY_ENV = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai_compatible": "PEERLAKE_OPENAI_COMPATIBLE_API_KEY",
     "semantic_scholar": "SEMANTIC_SCHOLAR_API_KEY",  # a literature backend, not a model (retrieval/)
+    "gemini": "GEMINI_API_KEY",
 }
+# Further names a provider's key may be under, read first (Google's SDKs: GOOGLE_API_KEY wins over GEMINI_API_KEY).
+API_KEY_ALIASES = {"gemini": ("GOOGLE_API_KEY",)}
 
 
 # The model providers: name -> the Provider class that makes its calls, "module:Class". The one list of
@@ -68,6 +71,7 @@ PROVIDER_CLASSES = {
     "openai": "peerlake.llm_calls.providers.openai_chat:OpenAIProvider",
     "openai_compatible": "peerlake.llm_calls.providers.openai_chat:OpenAICompatibleProvider",
     "anthropic": "peerlake.llm_calls.providers.anthropic_messages:AnthropicProvider",
+    "gemini": "peerlake.llm_calls.providers.gemini:GeminiProvider",
 }
 PROVIDERS = tuple(PROVIDER_CLASSES)
 
@@ -247,6 +251,7 @@ def reviewer_defaults() -> ReviewerDefaults:
         "local": LOCAL_MODEL_NAME,
         "openai": "gpt-4.1-mini",
         "anthropic": "claude-sonnet-4-6",
+        "gemini": "gemini-2.5-flash-lite",  # PRISM's judge
     }.get(provider, "")
     return ReviewerDefaults(
         provider=provider,
@@ -298,8 +303,14 @@ def compatible_images() -> bool | None:
 
 def api_key(provider: str) -> str | None:
     """The provider's key from its environment variable, or None. Never store the result."""
-    name = API_KEY_ENV.get(provider)
-    return os.environ.get(name) if name else None
+    names = [*API_KEY_ALIASES.get(provider, ()), API_KEY_ENV.get(provider)]
+    return next((os.environ[n] for n in names if n and os.environ.get(n)), None)
+
+
+def gemini_base_url() -> str | None:
+    """Where the gemini provider sends ($PEERLAKE_GEMINI_BASE_URL, e.g. a proxy or a loopback test server);
+    None: Google's endpoint. Like the SDKs' OPENAI_BASE_URL, a transport setting, not part of a request's key."""
+    return os.environ.get("PEERLAKE_GEMINI_BASE_URL") or None
 
 
 def allowed_models() -> frozenset[str]:
@@ -311,7 +322,8 @@ def allowed_models() -> frozenset[str]:
 
 def secret_values() -> list[str]:
     """Every configured secret, so redaction can scrub them from errors before they are logged."""
-    names = [*API_KEY_ENV.values(), "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]  # the object store's too
+    names = [*API_KEY_ENV.values(), *(n for aliases in API_KEY_ALIASES.values() for n in aliases),
+             "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]  # the object store's too
     return [v for v in (os.environ.get(n) for n in names) if v and len(v) >= 4]
 
 

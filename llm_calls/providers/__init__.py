@@ -33,11 +33,14 @@ def make_provider(name: str) -> Provider:
 
 def parse_recorded(provider: str, raw: dict) -> ProviderResponse:
     """Read a stored response body (an llm_call's response blob) as the provider that received it read it:
-    Anthropic's Messages shape, or the chat-completions shape every other provider answers in (the
-    local one included). BadResponse when the body is not of that shape."""
+    Anthropic's Messages shape, Gemini's generateContent shape, or the chat-completions shape every other
+    provider answers in (the local one included). BadResponse when the body is not of that shape."""
     if provider == "anthropic":
         from peerlake.llm_calls.providers.anthropic_messages import parse_message
         return parse_message(raw)
+    if provider == "gemini":
+        from peerlake.llm_calls.providers.gemini import parse_generate_content
+        return parse_generate_content(raw)
     from peerlake.llm_calls.providers.openai_chat import parse_chat_completion
     return parse_chat_completion(raw)
 

@@ -147,3 +147,118 @@ def spend_anthropic_thinking(body: dict, payload: dict, spent: int) -> None:
         blocks += [b for b in payload["content"] if b.get("type") == "text"]
     payload["content"] = blocks
     usage["output_tokens"] = spent + answer
+
+
+# ---- Google Gemini generateContent ------------------------------------------------------------------
+# From https://ai.google.dev/api/generate-content (fields), https://ai.google.dev/gemini-api/docs/thinking
+# (2.5 Pro 128..32768 and never off; 2.5 Flash 0..24576; 2.5 Flash-Lite 0 or 512..24576, off unless asked;
+# -1 dynamic; Gemini 3 by thinkingLevel, budget and level together a 400), structured output (responseJsonSchema
+# needs responseMimeType; responseSchema is an OpenAPI subset without additionalProperties), and the API's
+# "Logprobs is not enabled for models/…" on 2.5 and 3. Thoughts count inside maxOutputTokens (see model_rules.py).
+_GEMINI_TOP = {"contents", "systemInstruction", "generationConfig", "safetySettings", "tools", "toolConfig",
+               "cachedContent"}
+_GEMINI_CONFIG = {"temperature", "topP", "topK", "candidateCount", "maxOutputTokens", "stopSequences", "seed",
+                  "presencePenalty", "frequencyPenalty", "responseMimeType", "responseSchema", "responseJsonSchema",
+                  "responseLogprobs", "logprobs", "thinkingConfig", "responseModalities", "mediaResolution"}
+_GEMINI_MAX_OUTPUT = 65_536
+
+
+def _gemini_error(status: str, message: str, code: int = 400) -> dict:
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+def gemini_thinking_range(model: str) -> tuple[int, int, bool, bool] | None:
+    """(smallest budget, largest, 0 allowed, thinks unasked) for a 2.5 model; None for any other."""
+    if model.startswith("gemini-2.5-flash-lite"):
+        return 512, 24_576, True, False
+    if model.startswith("gemini-2.5-flash"):
+        return 1, 24_576, True, True
+    if model.startswith("gemini-2.5-pro"):
+        return 128, 32_768, False, True
+    return None
+
+
+def _has_key(schema: Any, key: str) -> bool:
+    if isinstance(schema, dict):
+        return key in schema or any(_has_key(v, key) for v in schema.values())
+    return isinstance(schema, list) and any(_has_key(v, key) for v in schema)
+
+
+def gemini_violation(model: str, body: dict) -> dict | None:
+    """The 400 body Gemini answers this generateContent request with, or None if it is well formed."""
+    for name in body:
+        if name not in _GEMINI_TOP:
+            return _gemini_error("INVALID_ARGUMENT", f'Invalid JSON payload received. Unknown name "{name}": '
+                                                     "Cannot find field.")
+    contents = body.get("contents")
+    if not contents or any(c.get("role") not in ("user", "model") or not c.get("parts") for c in contents):
+        return _gemini_error("INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified")
+    config = body.get("generationConfig") or {}
+    for name in config:
+        if name not in _GEMINI_CONFIG:
+            return _gemini_error("INVALID_ARGUMENT", f'Invalid JSON payload received. Unknown name "{name}" at '
+                                                     "'generation_config': Cannot find field.")
+    if "responseJsonSchema" in config and "responseSchema" in config:
+        return _gemini_error("INVALID_ARGUMENT", "response_schema and response_json_schema cannot both be set.")
+    if "responseJsonSchema" in config and config.get("responseMimeType") != "application/json":
+        return _gemini_error("INVALID_ARGUMENT", "response_mime_type must be application/json with a schema.")
+    if _has_key(config.get("responseSchema"), "additionalProperties"):
+        return _gemini_error("INVALID_ARGUMENT", 'Invalid JSON payload received. Unknown name "additionalProperties" '
+                                                 "at 'generation_config.response_schema': Cannot find field.")
+    if config.get("responseLogprobs") and model.startswith(("gemini-2.5", "gemini-3")):
+        return _gemini_error("INVALID_ARGUMENT", f"Logprobs is not enabled for models/{model}")
+    limit = config.get("maxOutputTokens")
+    if limit is not None and not (isinstance(limit, int) and 1 <= limit <= _GEMINI_MAX_OUTPUT):
+        return _gemini_error("INVALID_ARGUMENT", f"max_output_tokens must be between 1 and {_GEMINI_MAX_OUTPUT}.")
+    return _gemini_thinking_violation(model, config.get("thinkingConfig"))
+
+
+def _gemini_thinking_violation(model: str, thinking: Any) -> dict | None:
+    if not thinking:
+        return None
+    budget, level = thinking.get("thinkingBudget"), thinking.get("thinkingLevel")
+    if budget is not None and level is not None:
+        return _gemini_error("INVALID_ARGUMENT", "thinking_budget and thinking_level cannot both be set.")
+    if model.startswith("gemini-3"):
+        levels = ("minimal", "low", "medium", "high") if "flash" in model else ("low", "high")
+        if level is not None and str(level).lower() not in levels:
+            return _gemini_error("INVALID_ARGUMENT", f"Thinking level {level} is not supported for this model.")
+        return None
+    limits = gemini_thinking_range(model)
+    if limits is None:
+        return _gemini_error("INVALID_ARGUMENT", "Thinking is not supported for this model.")
+    if level is not None:
+        return _gemini_error("INVALID_ARGUMENT", "Thinking level is not supported for this model.")
+    low, high, can_off, _ = limits
+    if budget == 0 and not can_off:
+        return _gemini_error("INVALID_ARGUMENT", "Budget 0 is invalid. This model only works in thinking mode.")
+    if budget is not None and budget not in (-1, 0) and not low <= budget <= high:
+        return _gemini_error("INVALID_ARGUMENT", f"The thinking budget {budget} is invalid. Please choose a value "
+                                                 f"between {low} and {high}.")
+    return None
+
+
+def spend_gemini_thinking(model: str, body: dict, payload: dict, spent: int) -> None:
+    """A thinking Gemini writes min(spent, budget) thought tokens first, inside maxOutputTokens: when the
+    ceiling holds less than thoughts + answer, no text comes back and finishReason is MAX_TOKENS."""
+    if not payload.get("candidates"):
+        return
+    config = body.get("generationConfig") or {}
+    thinking = config.get("thinkingConfig") or {}
+    budget, limits = thinking.get("thinkingBudget"), gemini_thinking_range(model)
+    thinks = model.startswith("gemini-3") or (limits is not None and (limits[3] if budget is None else budget != 0))
+    if not thinks:
+        return
+    if isinstance(budget, int) and budget > 0:
+        spent = min(spent, budget)
+    usage = payload.setdefault("usageMetadata", {})
+    answer = int(usage.get("candidatesTokenCount") or 0)
+    ceiling = config.get("maxOutputTokens")
+    candidate = payload["candidates"][0]
+    if ceiling is not None and spent + answer > int(ceiling):
+        spent, answer = min(spent, int(ceiling)), 0
+        candidate["content"] = {"role": "model"}  # the whole allowance went to thinking: no parts at all
+        candidate["finishReason"] = "MAX_TOKENS"
+        usage.pop("candidatesTokenCount", None)
+    usage["thoughtsTokenCount"] = spent
+    usage["totalTokenCount"] = int(usage.get("promptTokenCount") or 0) + answer + spent

@@ -1,4 +1,4 @@
-"""A scriptable loopback LLM server (OpenAI chat-completions and Anthropic messages shapes).
+"""A scriptable loopback LLM server (OpenAI chat-completions, Anthropic messages and Gemini generateContent shapes).
 
 The fake sits at the network edge only: the real SDKs, gateway and event log run against it. Tests
 queue replies (429s, 500s, slow or echoing ones); otherwise every request gets a JSON answer that
@@ -20,11 +20,16 @@ Also, as their documentation describes them:
   steps; Anthropic reports `cache_creation_input_tokens` the first time a prefix ending at a
   `cache_control` block (>= `min_cache_tokens`) is seen and `cache_read_input_tokens` afterwards,
   both outside `input_tokens`.
+- Gemini's `POST /v1beta/models/{model}:generateContent` (fake_model_rules.py's gemini_* rules): no
+  `x-goog-api-key` header is Google's 403; the answer's usageMetadata counts the thoughts a thinking
+  model spends first (`reasoning_tokens_spent`, inside maxOutputTokens) apart from the answer's tokens;
+  the keys received are kept in `gemini_keys`, the paths (with any query) in `gemini_paths`.
 """
 
 import contextlib
 import dataclasses
 import json
+import re
 import sys
 import threading
 import time
@@ -37,8 +42,10 @@ from urllib.parse import urlsplit
 from tests.doubles.fake_batches import FakeBatches
 from tests.doubles.fake_model_rules import (
     anthropic_violation,
+    gemini_violation,
     openai_violation,
     spend_anthropic_thinking,
+    spend_gemini_thinking,
     spend_openai_reasoning,
 )
 from tests.doubles.fake_prompt_cache import FakePromptCache
@@ -104,8 +111,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(status, json.dumps(payload).encode())
             return
         body = json.loads(raw or b"{}")
+        if (gemini := _gemini_model(path)) is not None:
+            if not self._gemini_key_ok(fake, gemini, body):
+                return
+            body = {"model": gemini, **body}  # kept with the model its URL named, as the other shapes carry it
         anthropic = path.endswith("/messages")
-        if fake.enforce_model_rules and (refusal := fake.refusal(body, anthropic)) is not None:
+        shape = "gemini" if gemini is not None else "anthropic" if anthropic else "openai"
+        if fake.enforce_model_rules and (refusal := fake.refusal(body, shape)) is not None:
             self._send(400, json.dumps(refusal).encode())  # before any script: the API never got this far
             return
         number, reply = fake._enter(body)
@@ -113,25 +125,50 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             if reply.status == 200:
-                payload = reply.body or (fake.anthropic_answer(body, number) if anthropic
-                                         else fake.openai_answer(body, number))
+                payload = reply.body or {"gemini": fake.gemini_answer, "anthropic": fake.anthropic_answer,
+                                         "openai": fake.openai_answer}[shape](body, number)
                 if fake.enforce_model_rules and reply.raw_body is None:
-                    fake.spend_reasoning(body, payload, anthropic)
+                    fake.spend_reasoning(body, payload, shape)
             else:
-                payload = reply.body or self._error_body(reply, anthropic)
+                payload = reply.body or self._error_body(reply, shape)
             data = reply.raw_body if reply.raw_body is not None else json.dumps(payload).encode()
             self._send(reply.status, data, headers=reply.headers)
         finally:
             fake._leave()
 
-    def _error_body(self, reply: Reply, anthropic: bool) -> dict:
+    def _gemini_key_ok(self, fake: "FakeLlmServer", model: str, body: dict) -> bool:
+        key = self.headers.get("x-goog-api-key")
+        with fake._lock:
+            fake.gemini_keys.append(key)
+            fake.gemini_paths.append(self.path)
+        if key:
+            return True
+        error = {"error": {"code": 403, "status": "PERMISSION_DENIED",
+                           "message": "Method doesn't allow unregistered callers (callers without established "
+                                      "identity). Please use API Key or other form of API consumer identity to call "
+                                      "this API."}}
+        with fake._lock:
+            fake.refused.append(({"model": model, **body}, error))
+        self._send(403, json.dumps(error).encode())
+        return False
+
+    def _error_body(self, reply: Reply, shape: str) -> dict:
         message = f"scripted error {reply.status}"
         if reply.echo_auth:
             message += (f"; authorization={self.headers.get('authorization')}"
-                        f"; x-api-key={self.headers.get('x-api-key')}")
-        if anthropic:
+                        f"; x-api-key={self.headers.get('x-api-key')}"
+                        f"; x-goog-api-key={self.headers.get('x-goog-api-key')}")
+        if shape == "gemini":
+            return {"error": {"code": reply.status, "message": message, "status": "UNAVAILABLE"}}
+        if shape == "anthropic":
             return {"type": "error", "error": {"type": "api_error", "message": message}}
         return {"error": {"message": message, "type": "server_error", "code": reply.status}}
+
+
+def _gemini_model(path: str) -> str | None:
+    """The model of a `/v1beta/models/{model}:generateContent` path, else None."""
+    m = re.fullmatch(r"/v1beta/models/([^/:]+):generateContent", path)
+    return m.group(1) if m else None
 
 
 class _Server(ThreadingHTTPServer):
@@ -151,6 +188,8 @@ class FakeLlmServer:
         self.enforce_model_rules = enforce_model_rules
         self.reasoning_tokens_spent = reasoning_tokens_spent
         self.refused: list[tuple[dict, dict]] = []
+        self.gemini_keys: list[str | None] = []
+        self.gemini_paths: list[str] = []
         self.usage = usage or Usage()
         # None: the fixed `usage` above (what the existing tests expect); else counted from the text.
         self.prompt_cache = FakePromptCache(chars_per_token, min_cache_tokens, cache_hits) if prompt_cache else None
@@ -210,16 +249,21 @@ class FakeLlmServer:
         with self._lock:
             self.in_flight -= 1
 
-    def refusal(self, body: dict, anthropic: bool) -> dict | None:
+    def refusal(self, body: dict, shape: str) -> dict | None:
         """The API's 400 body for a request its model cannot take (kept with the body), or None."""
-        error = anthropic_violation(body) if anthropic else openai_violation(body)
+        if shape == "gemini":
+            error = gemini_violation(body["model"], {k: v for k, v in body.items() if k != "model"})
+        else:
+            error = anthropic_violation(body) if shape == "anthropic" else openai_violation(body)
         if error is not None:
             with self._lock:
                 self.refused.append((body, error))
         return error
 
-    def spend_reasoning(self, body: dict, payload: dict, anthropic: bool) -> None:
-        if anthropic:
+    def spend_reasoning(self, body: dict, payload: dict, shape: str) -> None:
+        if shape == "gemini":
+            spend_gemini_thinking(body["model"], body, payload, self.reasoning_tokens_spent)
+        elif shape == "anthropic":
             spend_anthropic_thinking(body, payload, self.reasoning_tokens_spent)
         else:
             spend_openai_reasoning(body, payload, self.reasoning_tokens_spent)
@@ -256,6 +300,16 @@ class FakeLlmServer:
                           "total_tokens": u.prompt_tokens + u.completion_tokens,
                           "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
                           "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens}}}
+
+    def gemini_answer(self, body: dict, number: int) -> dict:
+        u = self.usage  # the fixed usage (no prompt-cache counting for this shape)
+        usage = {"promptTokenCount": u.prompt_tokens, "candidatesTokenCount": u.completion_tokens,
+                 "totalTokenCount": u.prompt_tokens + u.completion_tokens}
+        if u.cached_tokens:
+            usage["cachedContentTokenCount"] = u.cached_tokens  # inside promptTokenCount, as Gemini counts it
+        return {"candidates": [{"content": {"role": "model", "parts": [{"text": self.answer_text(number)}]},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": usage, "modelVersion": body.get("model"), "responseId": f"gemini-{number}"}
 
     def anthropic_answer(self, body: dict, number: int) -> dict:
         u = self._usage(body, anthropic=True)

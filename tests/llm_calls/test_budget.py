@@ -196,3 +196,48 @@ def test_page_images_count_in_the_input_bound():
     assert upper_usage(r).input_tokens == 59 + 2 * 4_000
     mini = request(model="gpt-4o-mini-2024-07-18", messages=(pages,), response_schema=None, params={"max_tokens": 50})
     assert upper_usage(mini).input_tokens == 59 + 2 * 48_200  # 2,833 + 8 · 5,667 = 48,169 per image at most
+
+
+# ---- Gemini: thoughts are billed as output and count inside maxOutputTokens --------------------------
+GEMINI_TABLE = parse_price_table(TABLE.source_text + '[[gemini."gemini-2.5-flash"]]\neffective_from = 2000-01-01\n'
+                                 'checked = 2000-01-01\ninput = 1000.0\noutput = 2000.0\n')
+
+
+def test_a_gemini_model_spending_its_whole_thinking_budget_never_passes_the_cap(lake_log, usage_server):
+    # The loopback Flash thinks 2,000 tokens when let, so with thinking_budget 1,024 it spends all of it,
+    # then answers 30 tokens: a call bills 40 input + (30 + 1,024) output tokens
+    #   actual = 40·0.001 + 1,054·0.002 = 0.04 + 2.108 = $2.148.
+    # Its bound counts the budget: output 50 + 1,024 = 1,074 (maxOutputTokens as sent), input 59 as above:
+    #   upper  = 59·0.001 + 1,074·0.002 = 0.059 + 2.148 = $2.207.
+    # Cap 5.00: call 2 at 2.148 + 2.207 = 4.355 is made; call 3 at 4.296 + 2.207 = 6.503 is refused. Bounded
+    # by the answer budget alone (0.159), call 3 would be made (4.455) and the run would spend $6.444.
+    gw = Gateway(lake_log, providers=providers_for(usage_server), price_table=GEMINI_TABLE)
+
+    def think(i):
+        return request(provider="gemini", model="gemini-2.5-flash", sample_index=i, response_schema=None,
+                       messages=({"role": "user", "content": "x" * 100},),
+                       params={"max_tokens": 50, "seed": i, "thinking_budget": 1024})
+
+    assert gw.output_bound(think(0)) == 1_074
+    with attributed(dagster_run_id="run-g", max_cost_usd=5.0):
+        made = [gw.call(think(0)), gw.call(think(1))]
+        with pytest.raises(CostCapRefused) as refused:
+            gw.call(think(2))
+    assert usage_server.requests == 2 and refused.value.estimated_cost_usd == pytest.approx(2.207)
+    assert [(m.usage.output_tokens, m.usage.reasoning_tokens) for m in made] == [(1_054, 1_024)] * 2
+    assert gw.spent_usd("run-g") == pytest.approx(2 * 2.148) and gw.spent_usd("run-g") <= 5.0
+
+
+def test_gemini_bounds_by_family(gateway_for):
+    gw = gateway_for()
+
+    def bound(model, **params):
+        return gw.output_bound(request(provider="gemini", model=model, params={"max_tokens": 50, **params}))
+
+    assert bound("gemini-2.5-pro") == 50 + 32_768  # dynamic thinking by default: up to its largest budget
+    assert bound("gemini-2.5-flash") == 50 + 24_576
+    assert bound("gemini-2.5-flash", thinking_budget=0) == 50
+    assert bound("gemini-2.5-flash-lite") == 50  # thinks only when asked
+    assert bound("gemini-3-pro-preview", thinking_level="low") == 50 + 32_768
+    unbounded = request(provider="gemini", model="gemini-2.5-flash-lite", params={"seed": 0})
+    assert gw.output_bound(unbounded) == 65_536  # no limit asked: the model's own maximum

@@ -21,7 +21,7 @@ def test_every_entry_is_dated_checked_and_positive():
                 assert e.price.batch_output == pytest.approx(e.price.output / 2), e.model
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_the_default_hosted_models_are_priced(provider, monkeypatch):
     monkeypatch.setenv("PEERLAKE_PROVIDER", provider)
     monkeypatch.delenv("PEERLAKE_MODEL", raising=False)
@@ -49,3 +49,26 @@ def test_o3_price_cut_applies_from_its_day():
 
 def test_dated_model_ids_fall_back_to_their_base_id():
     assert load_price_table().lookup("openai", "gpt-4.1-mini-2025-04-14", date(2026, 11, 30)) is not None
+
+
+def test_gemini_thoughts_are_priced_as_output():
+    # gemini-2.5-pro, ≤200k-token prompt: $1.25 input, $10 output (thinking included) per MTok. 10,000 prompt
+    # tokens (4,000 of them cached: priced at input, no dated cache rate) and 500 answer + 1,500 thought tokens:
+    # 10,000 · 1.25 + 2,000 · 10 = 12,500 + 20,000 = 32,500 µ$
+    from peerlake.llm_calls.providers.gemini import usage_from_gemini
+
+    usage = usage_from_gemini({"promptTokenCount": 10_000, "cachedContentTokenCount": 4_000,
+                               "candidatesTokenCount": 500, "thoughtsTokenCount": 1_500})
+    assert price_call("gemini", "gemini-2.5-pro", usage, free=False, table=load_price_table(),
+                      day=date(2026, 12, 6)) == (pytest.approx(0.0325), PRICED)
+
+
+@pytest.mark.parametrize("provider,model,day", [
+    ("gemini", "gemini-2.5-flash-lite", date(2025, 7, 22)),  # PRISM's judge
+    ("gemini", "gemini-2.5-flash", date(2025, 6, 17)), ("gemini", "gemini-2.5-pro", date(2025, 6, 17)),
+    ("gemini", "gemini-3-pro-preview", date(2025, 11, 18)),
+    ("openai", "o1", date(2024, 12, 17)), ("openai", "o3-mini", date(2025, 1, 31))])
+def test_the_added_models_are_priced_from_their_release(provider, model, day):
+    table = load_price_table()
+    assert table.lookup(provider, model, day) is not None
+    assert table.lookup(provider, model, date.fromordinal(day.toordinal() - 1)) is None

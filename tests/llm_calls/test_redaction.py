@@ -74,13 +74,16 @@ def test_manuscript_and_answer_that_look_like_keys_are_stored_byte_for_byte(make
 
 
 @pytest.mark.parametrize("provider,model", [("openai", "gpt-4.1-mini"), ("anthropic", "claude-haiku-4-5"),
-                                            ("openai_compatible", "m")])
+                                            ("openai_compatible", "m"), ("gemini", "gemini-2.5-flash-lite")])
 def test_echoed_key_appears_in_no_file_under_the_lake(make_gateway, server, lake_log, provider, model):
     server.script(Reply(status=429, echo_auth=True), Reply(status=401, echo_auth=True))
     with pytest.raises(LlmCallFailed) as info:
         make_gateway().call(request(provider=provider, model=model))
     assert server.requests == 2
     assert "authorization=" in str(info.value) or "x-api-key=" in str(info.value)  # the echo did happen
+    if provider == "gemini":  # the header it echoed held the key (GOOGLE_API_KEY, read first), now redacted
+        assert "x-goog-api-key=[REDACTED]" in str(info.value)
+        assert server.gemini_keys == [FAKE_KEYS["GOOGLE_API_KEY"]] * 2
     lake_log.seal()  # Parquet segments too
     files = [p for p in lake_log.lake.root.rglob("*") if p.is_file()]
     assert any(p.suffix == ".parquet" for p in files)
