@@ -134,8 +134,10 @@ class GeminiProvider(Provider):
     def endpoint(self, req: LlmRequest) -> str | None:
         return self.base_url
 
-    def resolve_base_url(self) -> str:
-        return (self.base_url or settings.gemini_base_url() or DEFAULT_BASE_URL).rstrip("/")
+    def resolve_base_url(self, req: LlmRequest | None = None) -> str | None:
+        """The configured base URL (this provider's, else $PEERLAKE_GEMINI_BASE_URL); None: Google's own,
+        as the OpenAI provider answers for its default endpoint."""
+        return self.base_url or settings.gemini_base_url()
 
     def ensure_ready(self) -> None:
         if not settings.api_key(self.name):
@@ -155,7 +157,8 @@ class GeminiProvider(Provider):
 
         body = self.request_body(req)
         model = quote(req.model.removeprefix("models/"), safe="-._")
-        url = f"{self.resolve_base_url()}/{API_VERSION}/models/{model}:generateContent"
+        base = (self.resolve_base_url(req) or DEFAULT_BASE_URL).rstrip("/")
+        url = f"{base}/{API_VERSION}/models/{model}:generateContent"
         # The key is read from the environment per request, never kept on this object.
         headers = {"x-goog-api-key": settings.api_key(self.name) or "", "content-type": "application/json"}
         try:

@@ -1,7 +1,8 @@
 """Every reviewer system and the four PRISM judges on the seeds' hosted models, through `peerlake run`
 (a real Dagster run), against a loopback server that answers as the hosted APIs do for those models
 (tests/doubles/fake_model_rules.py): OpenAI's reasoning models refuse a temperature or a max_tokens with a
-400 and spend output tokens on reasoning first; Claude takes temperature or top_p, not both.
+400 and spend output tokens on reasoning first; Claude takes temperature or top_p, not both; Gemini
+(generateContent) refuses OpenAI's field names, and 2.5 Pro thinks first inside maxOutputTokens.
 
 The server answers each request with a small instance of the schema it asks for (free text where it
 asks for none), so the systems' and judges' parsers run on well-formed answers: this test checks the
@@ -50,18 +51,22 @@ def steer(title: str | None, answer):
 
 
 class HostedSchemaServer(FakeLlmServer):
-    """Answers OpenAI's and Anthropic's shapes with an instance of the request's schema; the model
-    rules (400s, reasoning spent first) stay the fake's own."""
+    """Answers OpenAI's, Anthropic's and Gemini's shapes with an instance of the request's schema; the
+    model rules (400s, reasoning spent first) stay the fake's own."""
 
     def _enter(self, body: dict) -> tuple[int, Reply]:
         number, _reply = super()._enter(body)
         fmt = body.get("response_format") or (body.get("output_config") or {}).get("format") or {}
-        schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+        schema = ((fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+                  or (body.get("generationConfig") or {}).get("responseJsonSchema"))
         text = (json.dumps(steer(schema.get("title"), instance(schema))) if schema
                 else f"Notes number {number} on the paper. {SENTENCE}")
         if str(body.get("model", "")).startswith("claude"):
             payload = self.anthropic_answer(body, number)
             payload["content"][0]["text"] = text
+        elif str(body.get("model", "")).startswith("gemini"):
+            payload = self.gemini_answer(body, number)
+            payload["candidates"][0]["content"]["parts"][0]["text"] = text
         else:
             payload = self.openai_answer(body, number)
             payload["choices"][0]["message"]["content"] = text
@@ -74,6 +79,8 @@ OPTIONS = {"ai-scientist": {"ensemble": 2, "reflections": 1}, "agentreview": {"s
 HOSTED = {  # provider, the systems' model, the judges' model, MLR's own options (the seed's)
     "openai": ("openai", "o4-mini", "o3", {}),
     "anthropic": ("anthropic", "claude-sonnet-4-5", "claude-sonnet-4-5", {"appendix_model": "claude-haiku-4-5"}),
+    # the contradiction paper's builder and reviewers on 2.5 Pro; PRISM's judge, 2.5 Flash-Lite
+    "gemini": ("gemini", "gemini-2.5-pro", "gemini-2.5-flash-lite", {}),
 }
 
 
@@ -114,7 +121,8 @@ def test_every_system_and_judge_runs_on_the_seed_models_without_a_refused_reques
         # openai_compatible's).
         env = {"PEERLAKE_HOME": str(lake_root), "PEERLAKE_DEMO_ONLY": PAPER,
                "OPENAI_API_KEY": "sk-test-hosted-rules", "OPENAI_BASE_URL": server.openai_base_url,
-               "ANTHROPIC_API_KEY": "sk-ant-test-hosted-rules", "ANTHROPIC_BASE_URL": server.url}
+               "ANTHROPIC_API_KEY": "sk-ant-test-hosted-rules", "ANTHROPIC_BASE_URL": server.url,
+               "GEMINI_API_KEY": "gemini-test-hosted-rules", "PEERLAKE_GEMINI_BASE_URL": server.url}
         result = run_cli(["run", study, "--no-build"], env)
         assert result.returncode == 0, result.stdout + result.stderr
     assert server.refused == []
@@ -146,8 +154,15 @@ def test_every_system_and_judge_runs_on_the_seed_models_without_a_refused_reques
     assert {j.judge for j in judgments if j.status == "ok"} == set(JUDGES)
 
     for c in calls:
-        asked, changes = json.loads(c.params_json), json.loads(c.param_changes_json)
-        if provider == "openai":
+        asked, changes = json.loads(c.params_json), json.loads(c.param_changes_json or "null")
+        if provider == "gemini":
+            # 2.5 Pro thinks dynamically: its answer budget gets the largest thinking budget on top, and its
+            # thoughts are output; Flash-Lite does not think unless asked: sent as asked
+            thinks = c.model == "gemini-2.5-pro"
+            assert changes == ({"changed": {"maxOutputTokens": asked["max_tokens"] + 32_768}} if thinks else None)
+            assert c.reasoning_tokens == (server.reasoning_tokens_spent if thinks else None)
+            assert c.finish_reason == "stop", c.purpose
+        elif provider == "openai":
             # the asked temperature is dropped and recorded, the answer budget gets the reasoning reserve
             assert changes["dropped"] == {"temperature": asked["temperature"]}, c.purpose
             assert changes["changed"] == {"max_completion_tokens": asked["max_tokens"] + 25_000}, c.purpose
@@ -156,7 +171,10 @@ def test_every_system_and_judge_runs_on_the_seed_models_without_a_refused_reques
             assert changes == {"dropped": {"seed": asked["seed"]}}, c.purpose
             assert c.finish_reason == "end_turn"
     for body in server.bodies:
-        if provider == "openai":
+        if provider == "gemini":
+            config = body["generationConfig"]
+            assert "max_tokens" not in config and config["maxOutputTokens"] >= 1 and "temperature" in config
+        elif provider == "openai":
             assert openai_family(body["model"]) == "reasoning"
             assert "temperature" not in body and "max_tokens" not in body and body["max_completion_tokens"] > 25_000
         else:
