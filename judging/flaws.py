@@ -6,8 +6,11 @@ or a second sample of one, never changes another pool (nor its requests), so a s
 never moves the human baseline. Three calls, each batched over every pool: extract the distinct
 flaws with each raising reviewer's verbatim quote; validate them against the paper (valid or not,
 critical or minor); then map each member review onto the pool's valid flaws, located by anchor
-quote. Python keeps only what it can check (verbatim quotes, known labels and ids); dbt computes
-recall, hallucination rate and nCPS from the rows.
+quote. Python keeps only known labels and ids; a raise whose quote it cannot place in the reviewer's
+text is kept, as PRISM keeps it (its raw_arguments are never checked), and flagged `unplaced`
+(judging.locate.place_quote says how each quote was found). dbt computes recall, hallucination rate
+and nCPS from the rows under PRISM's rule, and beside them the verbatim variant (only raises whose
+quote is verbatim, peerlake's former rule).
 """
 
 import copy
@@ -24,10 +27,9 @@ from peerlake.judging.base import (
     answer,
     budgeted,
     judge_request,
-    match_verbatim,
     review_inputs,
 )
-from peerlake.judging.locate import locate
+from peerlake.judging.locate import VERBATIM, locate, place_quote
 from peerlake.judging.reviews import JudgedReview
 from peerlake.judging.spans import field_at
 from peerlake.warehouse import settings
@@ -38,7 +40,10 @@ ORDER = 3  # its place in judging.registry's lists
 SECTIONS = frozenset({"summary", "weaknesses", "questions"})
 REVIEW_STEP = "order"  # one judgment per (pool, review): the per-review step (benchmarks/judge_cost.py)
 TEMPLATES = ("judge_flaws_extract", "judge_flaws_validate", "judge_flaws_order")
-PARSER_VERSION = "flaws-2"  # 2: order rows carry their section, raise rows how their quote matched
+# 2: order rows carry their section, raise rows how their quote matched; 3: a raise whose quote is not
+# found is kept (`verbatim` "unplaced"), and a quote may be placed "loose" or "elided"
+PARSER_VERSION = "flaws-3"
+UNPLACED = "unplaced"  # a raise row's `verbatim` when its quote is nowhere in the reviewer's text
 # Judged in pools (a paper's reviews together), so its per-review model has a row per pool and review.
 POOLED = True
 METRICS = (ReviewMetric("recall_critical", "Flaws: recall (critical)", headline=True, null_reason="no_critical_flaws"),
@@ -143,7 +148,7 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
 class _Flaw:
     topic: str
     summary: str
-    raises: list[tuple[JudgedReview, str, str]]  # (reviewer, verbatim quote, "strict" | "normalized")
+    raises: list[tuple[JudgedReview, str, str]]  # (reviewer, quote, how it was placed: PLACED or UNPLACED)
     flaw_id: str = ""
     is_valid: bool | None = None
     severity: str = "minor"
@@ -262,8 +267,11 @@ def _narrowed(req, step: str, max_flaws: int | None, max_raisers: int | None):
 
 def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_flaws: int | None = None,
                  max_raisers: int | None = None) -> list[_Flaw]:
-    """Flaws with at least one verbatim quote, numbered F1.. in the extractor's order; a cap keeps the
-    first `max_flaws` such flaws and each one's first `max_raisers` raisers, counting what it cut."""
+    """Flaws with at least one raise by a pool member, numbered F1.. in the extractor's order; a cap
+    keeps the first `max_flaws` such flaws and each one's first `max_raisers` raisers, counting what it
+    cut. A raise whose quote cannot be placed in the reviewer's text is kept as `unplaced` (PRISM's
+    rule; the marts' verbatim variant leaves it out); of two raises by one reviewer the first placed one
+    stands."""
     flaws: list[_Flaw] = []
     for item in items:
         if not isinstance(item, dict):
@@ -282,18 +290,19 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_
                 j.drop("unknown_reviewer")
                 continue
             review = members[int(m.group(1)) - 1]
-            quote = r.get("quote")
-            hit = match_verbatim(quote, review.text) if isinstance(quote, str) else None
-            if hit is None:
-                j.drop("not_verbatim")
-                continue
-            if any(done is review for done, _, _ in flaw.raises):
+            quote = r.get("quote") if isinstance(r.get("quote"), str) else ""
+            hit = place_quote(quote, review.text)
+            how = hit.how if hit is not None else UNPLACED
+            done = next((k for k, (by, _, _) in enumerate(flaw.raises) if by is review), None)
+            if done is not None:
                 j.drop("duplicate_raise")  # one row per (flaw, reviewer): W_i counts reviewers
+                if flaw.raises[done][2] == UNPLACED and how != UNPLACED:
+                    flaw.raises[done] = (review, quote.strip(), how)
                 continue
             if max_raisers is not None and len(flaw.raises) == max_raisers:
                 j.drop("over_max_raisers")
                 continue
-            flaw.raises.append((review, quote.strip(), hit.how))
+            flaw.raises.append((review, quote.strip(), how))
         if not flaw.raises:
             j.drop("flaw_without_quote")
             continue
@@ -376,7 +385,9 @@ def _mentions(items: list, review: JudgedReview, valid: dict[str, "_Flaw"], j: J
     """One row per valid flaw the review mentions, where its anchor sits. A flaw counts once, at its
     first mention in the judge's list (PRISM's mapping keeps the first occurrence): a repeated flaw
     would weigh twice in CPS. `section` is the review field holding the position (judging.spans.field_at;
-    a mention placed at the end is in the last field), so nCPS can reset per section as PRISM's does."""
+    a mention placed at the end is in the last field), so nCPS can reset per section as PRISM's does.
+    `flaw_verbatim` says whether the flaw has a raise with a verbatim quote: the marts' verbatim variant
+    counts only those flaws' mentions, as if the others had never been extracted."""
     rows, seen = [], set()
     for m in items:
         flaw = valid.get(_flaw_id(m.get("flaw_id"))) if isinstance(m, dict) else None
@@ -390,7 +401,8 @@ def _mentions(items: list, review: JudgedReview, valid: dict[str, "_Flaw"], j: J
         anchor = m.get("anchor") if isinstance(m.get("anchor"), str) else None
         position, located_by = locate(anchor, review.text)
         rows.append({"review_key": review.review_key, "flaw_id": flaw.flaw_id, "severity": flaw.severity,
-                     "position": position, "located_by": located_by, "section": field_at(review, position)})
+                     "position": position, "located_by": located_by, "section": field_at(review, position),
+                     "flaw_verbatim": any(how in VERBATIM for _, _, how in flaw.raises)})
     return rows
 
 

@@ -28,18 +28,19 @@ EXTRACT = {"flaws": [
     {"topic": "theory", "summary": "Lemma 2 proof wrong",
      "raised_by": [{"reviewer": "R1", "quote": "The proof of Lemma 2 is wrong."},
                    {"reviewer": "R9", "quote": "Lemma 2"}]},  # no R9 in a pool of three
-    {"topic": "presentation", "summary": "Figure 3 unreadable",
-     "raised_by": [{"reviewer": "R2", "quote": "Figure 3 is hard to read"}]},  # a paraphrase: its only quote
     {"topic": "presentation", "summary": "Typos",
      "raised_by": [{"reviewer": "R3", "quote": "Typos throughout."}]},
     {"topic": "methodology", "summary": "No ablation",
      "raised_by": [{"reviewer": "R2", "quote": "No ablation study."}]},
+    {"topic": "presentation", "summary": "Figure 3 unreadable",
+     "raised_by": [{"reviewer": "R2", "quote": "Figure 3 is hard to read"}]},  # a paraphrase: kept, unplaced
 ]}
-# kept flaws renumbered in order: F1 single dataset, F2 lemma, F3 typos, F4 ablation (figure 3 has no quote left)
+# flaws numbered in order: F1 single dataset, F2 lemma, F3 typos, F4 ablation, F5 figure 3
 VALIDATE = {"evaluations": [
     {"flaw_id": "F1", "is_valid": True, "severity": "critical"},
     {"flaw_id": "F2", "is_valid": False, "severity": "critical"},
     {"flaw_id": "F3", "is_valid": True, "severity": "undecided"},  # undecided -> minor
+    {"flaw_id": "F5", "is_valid": True, "severity": "minor"},
     {"flaw_id": "F9", "is_valid": True, "severity": "minor"},  # not a flaw of the pool: ignored
 ]}  # F4 not judged -> unvalidated
 
@@ -123,13 +124,17 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
          "verbatim": "strict"},
         {"kind": "raise", "flaw_id": "F3", "topic": "presentation", "summary": "Typos", "is_valid": True,
          "severity": "minor", "review_key": "peerlake:k1", "quote": "Typos throughout.", "verbatim": "strict"},
+        # PRISM's rule: a quote that is not the reviewer's words is kept, flagged
+        {"kind": "raise", "flaw_id": "F5", "topic": "presentation", "summary": "Figure 3 unreadable",
+         "is_valid": True, "severity": "minor", "review_key": "human:h2", "quote": "Figure 3 is hard to read",
+         "verbatim": "unplaced"},
     ]  # F4 (ablation) was not validated: no rows
-    assert pool.dropped == {"unknown_reviewer": 1, "not_verbatim": 1, "flaw_without_quote": 1, "unvalidated": 1}
+    assert pool.dropped == {"unknown_reviewer": 1, "unvalidated": 1}
     assert len(pool.results) == 2 and pool.inputs["system"] == "cfgA"
     # the validator saw F1..F4 and the paper; the extractor saw R1..R3
     (vbody,) = judge_server.bodies_for("judge_flaws_validate")
     vprompt = judge_server.prompt(vbody)
-    assert "F4 [methodology] No ablation" in vprompt and "Figure 3" not in vprompt
+    assert "F4 [methodology] No ablation" in vprompt and "F5 [presentation] Figure 3 unreadable" in vprompt
     assert "<R3>" in judge_server.prompt(judge_server.bodies_for("judge_flaws_extract")[0])
 
     orders = _by(out, "order")
@@ -137,21 +142,22 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
     # H1 text: "Summary:\n" 9 + "A method for X." 15 + "\n\n" 2 + "Weaknesses:\n" 12 = 38
     h1 = orders[f"{POOL}|human:h1"]
     assert h1.units == [{"review_key": "human:h1", "flaw_id": "F1", "severity": "critical", "position": 38,
-                         "located_by": "exact", "section": "weaknesses"}]
+                         "located_by": "exact", "section": "weaknesses", "flaw_verbatim": True}]
     assert h1.dropped == {"unknown_flaw": 1}  # F2 is invalid, so not one of the pool's flaws to map onto
     # H2 text: "Review:\n" 8 + "The " 4 = 12 starts "evaluation uses only one datase", the only window
     # starting with "evaluation": 30 of the anchor's 32 chars match (ratio 0.94 >= 0.45)
     assert orders[f"{POOL}|human:h2"].units == [{"review_key": "human:h2", "flaw_id": "F1", "severity": "critical",
-                                                "position": 12, "located_by": "fuzzy", "section": "review"}]
+                                                "position": 12, "located_by": "fuzzy", "section": "review",
+                                                "flaw_verbatim": True}]
     # S1 text: "Concerns:\n" 10 + "- Evaluation on a single dataset only.\n" (2 + 36 + 1) 39 + "- " 2 = 51 for
     # "Typos"; the text is 51 + len("Typos throughout.") 17 = 68 long, where "zzzzzz" (no z anywhere) goes:
     # the end is in the last field
     assert orders[f"{POOL}|peerlake:k1"].units == [
         {"review_key": "peerlake:k1", "flaw_id": "F3", "severity": "minor", "position": 51, "located_by": "exact",
-         "section": "concerns"},
+         "section": "concerns", "flaw_verbatim": True},
         {"review_key": "peerlake:k1", "flaw_id": "F1", "severity": "critical", "position": 68, "located_by": "end",
-         "section": "concerns"}]
-    # the order calls list only the valid flaws, F1 and F3
+         "section": "concerns", "flaw_verbatim": True}]
+    # the order calls list only the valid flaws, F1, F3 and F5
     for body in judge_server.bodies_for("judge_flaws_order"):
         listed = judge_server.prompt(body)
         assert "F1 Single dataset" in listed and "F3 Typos" in listed and "Lemma 2 proof" not in listed
@@ -159,7 +165,7 @@ def test_pool_and_order_rows(judge_log, judge_server, make_judge_ctx):
     _, events = record(ctx, flaws, out)
     assert len(events) == 4
     pool_ev = next(e for e in events if e.step == "pool")
-    assert pool_ev.subject_key == POOL and pool_ev.paper_id == "P1" and len(units_of(pool_ev)) == 8
+    assert pool_ev.subject_key == POOL and pool_ev.paper_id == "P1" and len(units_of(pool_ev)) == 9
     assert json.loads(pool_ev.dropped_json)["unvalidated"] == 1
 
 

@@ -48,6 +48,19 @@ final as (
         avg(icps_whole_review) as icps_whole_review,
         avg(ncps_whole_review) as ncps_whole_review,
         avg(ncps_null_when_none) as ncps_null_when_none,
+        avg(n_raises_unplaced) as n_raises_unplaced,
+        avg(n_pool_raises_unplaced) as n_pool_raises_unplaced,
+        -- the verbatim variant: only raises whose quote is verbatim (see int_quality_flaws_repeats)
+        avg(n_critical_flaws_verbatim) as n_critical_flaws_verbatim,
+        avg(n_minor_flaws_verbatim) as n_minor_flaws_verbatim,
+        avg(n_flaws_raised_verbatim) as n_flaws_raised_verbatim,
+        avg(recall_critical_verbatim) as recall_critical_verbatim,
+        avg(recall_minor_verbatim) as recall_minor_verbatim,
+        avg(recall_critical_weighted_verbatim) as recall_critical_weighted_verbatim,
+        avg(recall_minor_weighted_verbatim) as recall_minor_weighted_verbatim,
+        avg(hallucination_rate_verbatim) as hallucination_rate_verbatim,
+        avg(n_mentions_verbatim) as n_mentions_verbatim,
+        avg(ncps_verbatim) as ncps_verbatim,
         count(*) filter (where null_reason is null) = 0 as is_null,
         case
             when count(*) filter (where null_reason is null) = 0 then

@@ -10,6 +10,11 @@
 --     descending; ncps = CPS / ICPS, and 0 when ICPS = 0 (no mention: PRISM's rule).
 --   ncps_whole_review ranks the review's mentions as one list (i from 0 over the review; 0 when none);
 --   ncps_null_when_none is ncps but null when the review mentions no valid flaw (peerlake's former rule).
+-- Quote rules: every figure above keeps every raise the extractor made (PRISM's rule: its raw_arguments are
+-- never checked), a raise whose quote judging.flaws could not place in the review included (verbatim
+-- 'unplaced', counted in n_raises_unplaced). The *_verbatim columns are the verbatim variant (peerlake's
+-- former rule): only raises whose quote is verbatim (strict or normalized typography) count, so a flaw
+-- with no such raise is no flaw of the pool, and a mention of it is no mention.
 with
 
 pools as (
@@ -45,7 +50,7 @@ pool_rows as (
             from_json(
                 units,
                 '[{"kind": "VARCHAR", "review_key": "VARCHAR", "flaw_id": "VARCHAR", "is_valid": "BOOLEAN",
-                   "severity": "VARCHAR"}]'
+                   "severity": "VARCHAR", "verbatim": "VARCHAR"}]'
             ),
             recursive := true
         )
@@ -78,30 +83,59 @@ pool_sizes as (
 
 ),
 
+quote_rules as (
+
+    select unnest(['prism', 'verbatim']) as quote_rule
+
+),
+
+raise_rows as (
+
+    -- each raise under each quote rule. A raise recorded before parser flaws-3 had its quote verbatim
+    -- (the only kind kept then; flaws-1 rows have no `verbatim` key)
+    select
+        quote_rules.quote_rule,
+        pool_rows.judged_pool_id,
+        pool_rows.flaw_id,
+        pool_rows.review_key,
+        pool_rows.is_valid,
+        pool_rows.severity,
+        coalesce(pool_rows.verbatim = 'unplaced', false) as is_unplaced
+
+    from pool_rows
+    cross join quote_rules
+    where
+        pool_rows.kind = 'raise'
+        and (quote_rules.quote_rule = 'prism' or coalesce(pool_rows.verbatim, 'strict') in ('strict', 'normalized'))
+
+),
+
 raises as (
 
     -- a flaw raised by one review counts once for it, however many quotes it has
-    select distinct
+    select
+        quote_rule,
         judged_pool_id,
         flaw_id,
-        review_key
+        review_key,
+        bool_and(is_unplaced) as is_unplaced
 
-    from pool_rows
-    where kind = 'raise'
+    from raise_rows
+    group by all
 
 ),
 
 flaws as (
 
     select
+        quote_rule,
         judged_pool_id,
         flaw_id,
         bool_and(is_valid) as is_valid,
         any_value(severity) as severity
 
-    from pool_rows
-    where kind = 'raise'
-    group by judged_pool_id, flaw_id
+    from raise_rows
+    group by quote_rule, judged_pool_id, flaw_id
 
 ),
 
@@ -112,7 +146,7 @@ flaw_raisers as (
         count(raises.review_key) as n_raisers
 
     from flaws
-    inner join raises using (judged_pool_id, flaw_id)
+    inner join raises using (quote_rule, judged_pool_id, flaw_id)
     group by all
 
 ),
@@ -120,6 +154,7 @@ flaw_raisers as (
 ground_truth as (
 
     select
+        quote_rule,
         judged_pool_id,
         count(*) filter (where is_valid and severity = 'critical') as n_critical_flaws,
         count(*) filter (where is_valid and severity = 'minor') as n_minor_flaws,
@@ -128,6 +163,19 @@ ground_truth as (
         sum(n_raisers) filter (where is_valid and severity = 'minor') as minor_raisers
 
     from flaw_raisers
+    group by quote_rule, judged_pool_id
+
+),
+
+unplaced as (
+
+    -- the pool's raises kept without a placed quote (PRISM's rule only keeps them)
+    select
+        judged_pool_id,
+        count(*) filter (where is_unplaced) as n_pool_raises_unplaced
+
+    from raises
+    where quote_rule = 'prism'
     group by judged_pool_id
 
 ),
@@ -135,9 +183,11 @@ ground_truth as (
 found as (
 
     select
+        raises.quote_rule,
         raises.judged_pool_id,
         raises.review_key,
         count(*) as n_flaws_raised,
+        count(*) filter (where raises.is_unplaced) as n_raises_unplaced,
         count(*) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'critical') as n_critical_found,
         count(*) filter (where flaw_raisers.is_valid and flaw_raisers.severity = 'minor') as n_minor_found,
         count(*) filter (where not flaw_raisers.is_valid) as n_invalid_raised,
@@ -147,8 +197,8 @@ found as (
             as minor_raisers_found
 
     from raises
-    inner join flaw_raisers using (judged_pool_id, flaw_id)
-    group by raises.judged_pool_id, raises.review_key
+    inner join flaw_raisers using (quote_rule, judged_pool_id, flaw_id)
+    group by raises.quote_rule, raises.judged_pool_id, raises.review_key
 
 ),
 
@@ -158,7 +208,9 @@ mentions as (
         judgment_id as order_judgment_id,
         unnest(  -- noqa: AL03
             from_json(
-                units, '[{"flaw_id": "VARCHAR", "severity": "VARCHAR", "position": "INTEGER", "section": "VARCHAR"}]'
+                units,
+                '[{"flaw_id": "VARCHAR", "severity": "VARCHAR", "position": "INTEGER", "section": "VARCHAR",
+                   "flaw_verbatim": "BOOLEAN"}]'
             ),
             recursive := true
         ),
@@ -172,15 +224,20 @@ mentions as (
 
 weighted_mentions as (
 
+    -- under the verbatim rule a flaw with no verbatim raise is no flaw of the pool: its mention goes
+    -- (flaw_verbatim: judging.flaws; a mention recorded before parser flaws-3 is of a verbatim flaw)
     select
-        order_judgment_id,
-        case severity when 'critical' then 2 else 1 end as weight,
+        quote_rules.quote_rule,
+        mentions.order_judgment_id,
+        case mentions.severity when 'critical' then 2 else 1 end as weight,
         -- an order judgment recorded before mentions had a section (parser flaws-1) is one section
-        coalesce(section, '') as section,
-        position,
-        list_index
+        coalesce(mentions.section, '') as section,
+        mentions.position,
+        mentions.list_index
 
     from mentions
+    cross join quote_rules
+    where quote_rules.quote_rule = 'prism' or coalesce(mentions.flaw_verbatim, true)
 
 ),
 
@@ -188,13 +245,17 @@ ranked_mentions as (
 
     select
         *,
-        row_number() over (partition by order_judgment_id, section order by position, list_index) - 1 as text_rank,
         row_number() over (
-            partition by order_judgment_id, section order by weight desc, position asc, list_index asc
+            partition by quote_rule, order_judgment_id, section order by position, list_index
+        ) - 1 as text_rank,
+        row_number() over (
+            partition by quote_rule, order_judgment_id, section order by weight desc, position asc, list_index asc
         ) - 1 as ideal_rank,
-        row_number() over (partition by order_judgment_id order by position, list_index) - 1 as review_text_rank,
         row_number() over (
-            partition by order_judgment_id order by weight desc, position asc, list_index asc
+            partition by quote_rule, order_judgment_id order by position, list_index
+        ) - 1 as review_text_rank,
+        row_number() over (
+            partition by quote_rule, order_judgment_id order by weight desc, position asc, list_index asc
         ) - 1 as review_ideal_rank
 
     from weighted_mentions
@@ -204,6 +265,7 @@ ranked_mentions as (
 order_scores as (
 
     select
+        quote_rule,
         order_judgment_id,
         count(*) as n_mentions,
         sum(weight / log2(text_rank + 2)) as cps,
@@ -212,7 +274,7 @@ order_scores as (
         sum(weight / log2(review_ideal_rank + 2)) as icps_whole_review
 
     from ranked_mentions
-    group by order_judgment_id
+    group by quote_rule, order_judgment_id
 
 ),
 
@@ -240,6 +302,8 @@ joined as (
 
     select
         pool_reviews.*,
+        quote_rules.quote_rule,
+        unplaced.n_pool_raises_unplaced,
         order_judgments.judgment_id as order_judgment_id,
         order_judgments.status as order_status,
         order_judgments.null_reason as order_null_reason,
@@ -250,6 +314,7 @@ joined as (
         ground_truth.critical_raisers,
         ground_truth.minor_raisers,
         found.n_flaws_raised,
+        found.n_raises_unplaced,
         found.n_critical_found,
         found.n_minor_found,
         found.n_invalid_raised,
@@ -262,17 +327,26 @@ joined as (
         order_scores.icps_whole_review
 
     from pool_reviews
-    left join ground_truth using (judged_pool_id)
+    cross join quote_rules
+    left join unplaced on pool_reviews.judged_pool_id = unplaced.judged_pool_id
+    left join ground_truth
+        on
+            pool_reviews.judged_pool_id = ground_truth.judged_pool_id
+            and quote_rules.quote_rule = ground_truth.quote_rule
     left join found
         on
             pool_reviews.judged_pool_id = found.judged_pool_id
             and pool_reviews.review_key = found.review_key
+            and quote_rules.quote_rule = found.quote_rule
     left join order_judgments
         on
             pool_reviews.judge_config = order_judgments.judge_config
             and pool_reviews.repeat_index = order_judgments.repeat_index
             and order_judgments.subject_key = pool_reviews.pool_key || '|' || pool_reviews.review_key
-    left join order_scores on order_judgments.judgment_id = order_scores.order_judgment_id
+    left join order_scores
+        on
+            order_judgments.judgment_id = order_scores.order_judgment_id
+            and quote_rules.quote_rule = order_scores.quote_rule
 
 ),
 
@@ -318,12 +392,18 @@ final as (
         scored.repeat_index,
         scored.judgment_id as pool_judgment_id,
         scored.order_judgment_id,
+        scored.quote_rule,
         scored.null_reason,
         -- counts of a scored row: zero, not null, where the pool has none
         case when scored.null_reason is null then coalesce(scored.n_critical_flaws, 0) end as n_critical_flaws,
         case when scored.null_reason is null then coalesce(scored.n_minor_flaws, 0) end as n_minor_flaws,
         case when scored.null_reason is null then coalesce(scored.n_invalid_flaws, 0) end as n_invalid_flaws,
         case when scored.null_reason is null then coalesce(scored.n_flaws_raised, 0) end as n_flaws_raised,
+        -- flaws this review raised only by a quote judging.flaws could not place (kept: PRISM's rule)
+        case when scored.null_reason is null then coalesce(scored.n_raises_unplaced, 0) end as n_raises_unplaced,
+        case
+            when scored.null_reason is null then coalesce(scored.n_pool_raises_unplaced, 0)
+        end as n_pool_raises_unplaced,
         case when scored.null_reason is null then coalesce(scored.n_critical_found, 0) end as n_critical_found,
         case when scored.null_reason is null then coalesce(scored.n_minor_found, 0) end as n_minor_found,
         case when scored.null_reason is null then coalesce(scored.n_invalid_raised, 0) end as n_invalid_raised,
@@ -383,10 +463,35 @@ final as (
     from scored
     left join review_keys on scored.review_key = review_keys.review_key
 
+),
+
+prism as (
+
+    select * exclude (quote_rule) from final
+    where quote_rule = 'prism'
+
+),
+
+verbatim as (
+
+    select * from final
+    where quote_rule = 'verbatim'
+
 )
 
 select
-    *,
+    prism.*,
+    verbatim.n_critical_flaws as n_critical_flaws_verbatim,
+    verbatim.n_minor_flaws as n_minor_flaws_verbatim,
+    verbatim.n_flaws_raised as n_flaws_raised_verbatim,
+    verbatim.recall_critical as recall_critical_verbatim,
+    verbatim.recall_minor as recall_minor_verbatim,
+    verbatim.recall_critical_weighted as recall_critical_weighted_verbatim,
+    verbatim.recall_minor_weighted as recall_minor_weighted_verbatim,
+    verbatim.hallucination_rate as hallucination_rate_verbatim,
+    verbatim.n_mentions as n_mentions_verbatim,
+    verbatim.ncps as ncps_verbatim,
     -- the system under test: a human review is scored once per pool, against that pool's system
-    case when source = 'human' then 'human' else pool_system end as system
-from final
+    case when prism.source = 'human' then 'human' else prism.pool_system end as system
+from prism
+inner join verbatim on prism.flaws_repeat_id = verbatim.flaws_repeat_id
