@@ -9,8 +9,11 @@ gateway itself spent. The upper estimate bounds what the request lets the provid
   seen the model report, if that is higher — plus IMAGE_TOKENS_BOUND per page image, every input
   token at the model's dearest input rate (a cache write costs 1.25x input at Anthropic);
 - output: the provider's `output_bound`, the output tokens the request as *sent* allows: an OpenAI
-  reasoning model's answer budget plus its reasoning headroom, a Claude answer budget plus its
-  thinking budget (both bill hidden reasoning as output), else the asked max_tokens.
+  reasoning model's answer budget plus its reasoning headroom (none at GPT-5.1+'s effort "none"), a
+  Claude answer budget plus its thinking budget, a Gemini maxOutputTokens (the answer budget plus the
+  thinking budget, or the model's largest budget when thinking is dynamic: thoughts count inside it
+  and may overrun the budget, never the ceiling) — all three bill hidden reasoning as output — else
+  the asked max_tokens.
 So the cap is passed only if a call uses more input tokens per character than any call before it in
 this process, or by calls other processes still have in flight (not seen until they are recorded).
 """
