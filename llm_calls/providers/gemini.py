@@ -132,12 +132,13 @@ class GeminiProvider(Provider):
 
     # ---- transport ---------------------------------------------------------------------------
     def endpoint(self, req: LlmRequest) -> str | None:
-        return self.base_url
+        """A study's base_url (a proxy of Google's API), else this provider's: part of the request_key."""
+        return req.base_url or self.base_url
 
     def resolve_base_url(self, req: LlmRequest | None = None) -> str | None:
-        """The configured base URL (this provider's, else $PEERLAKE_GEMINI_BASE_URL); None: Google's own,
-        as the OpenAI provider answers for its default endpoint."""
-        return self.base_url or settings.gemini_base_url()
+        """Where calls go: the endpoint, else $PEERLAKE_GEMINI_BASE_URL; None: Google's own (as the OpenAI
+        provider answers for its default endpoint)."""
+        return (self.endpoint(req) if req is not None else self.base_url) or settings.gemini_base_url()
 
     def ensure_ready(self) -> None:
         if not settings.api_key(self.name):

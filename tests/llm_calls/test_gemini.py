@@ -220,3 +220,17 @@ def test_a_server_error_is_retried_and_a_bad_request_is_not(make_gateway, server
     with pytest.raises(LlmCallFailed, match="not retryable"):
         make_gateway().call(gemini("gemini-2.5-flash", params=JUDGE_PARAMS))
     assert [e.error_type for e in llm_events(lake_log)] == ["HTTP503", "HTTP400"]
+
+
+def test_a_studys_base_url_is_where_the_call_goes_and_part_of_its_key(lake_log, server, monkeypatch):
+    from peerlake.llm_calls.gateway import Gateway
+
+    monkeypatch.setenv("PEERLAKE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    gw = Gateway(lake_log, providers={"gemini": GeminiProvider(timeout_s=10.0)}, max_attempts=1)
+    res = gw.call(gemini("gemini-2.5-flash-lite", params=JUDGE_PARAMS, base_url=server.url))
+    assert server.requests == 1 and res.finish_reason == "stop"
+    (ev,) = llm_events(lake_log)
+    assert ev.endpoint is not None and "127.0.0.1" in ev.endpoint
+    # without one, the setting decides where it goes (nothing answers there: a connection error)
+    with pytest.raises(LlmCallFailed, match="ConnectionError"):
+        gw.call(gemini("gemini-2.5-flash-lite", params=JUDGE_PARAMS, sample_index=1))
