@@ -15,14 +15,17 @@ Pure over two sides, each a SELECT per mart on one DuckDB connection: a kept bui
   `<x>_diff` (`s_ci_*` → `s_mean`, `drift_ci_*` → `drift_shift`, `naive_ci_*` → `naive_diff`);
   bare `ci_low`/`ci_high` around the first of `estimate`, `mean_diff`, `mean_gain`, `shift`,
   `rho_adj`; `wilson_lo`/`wilson_hi` around `accuracy` or `rate`;
-- **not compared**: a column in one build only, or whose type changed (the row still matches on the rest).
+- **not compared**: a column in one build only, or whose type changed (the row still matches on the rest);
+  and the BOOKKEEPING columns, which say how a build ran (embeddings computed or read from the cache).
 
 What explains it (`since`, `explain`): the calls the new build has and the old one has not (fct_llm_calls
 by `llm_call_id`) and the replays it counts anew (fct_call_replays), per prompt template and prompt hash,
 each hash flagged new when no call of the old build has it (a template edit shows as a new hash of its
 template). A differing mart is explained by the groups of the prompt templates and hashes its differing
-rows name (a mart keyed by them, such as cost_by_model), else by the groups of the studies its differing
-rows belong to (its `study_id`), else by every group (`lake_wide`: the mart names no study).
+rows name (a mart keyed by them, such as cost_by_model, or naming their calls' `llm_call_id`), else by the
+groups with new calls of the studies its differing rows belong to (its `study_id`; groups of replays
+only when no new call reaches it: a replay serves an answer the old build had), else likewise over every
+study (`lake_wide`: the mart names no study).
 """
 
 import re
@@ -34,6 +37,10 @@ from peerlake.warehouse import builds
 from peerlake.warehouse.builds import quote
 
 RELATIVE_TOLERANCE = 1e-9
+# Columns that say how a build ran, not what it found: never a difference (listed in `bookkeeping`). An
+# embedding computed in one build is read from the cache in the next, with the same vectors.
+BOOKKEEPING = ("n_embeddings_computed", "n_embeddings_cached")
+MAX_CALLS = 100_000  # the differing rows' call ids kept to name their templates (a rebuild at 1 M calls adds 10 k)
 TOLERANT_TYPES = re.compile(r"^(DOUBLE|FLOAT|REAL|DECIMAL.*)$")
 BARE_ESTIMATES = ("estimate", "mean_diff", "mean_gain", "shift", "rho_adj")
 WILSON_ESTIMATES = ("accuracy", "rate")
@@ -95,8 +102,10 @@ class MartDiff:
     changed: int = 0
     moved: int = 0
     not_compared: list[dict] = field(default_factory=list)  # {column, why}
+    bookkeeping: list[str] = field(default_factory=list)  # BOOKKEEPING columns it has, not compared
     studies: list[str] = field(default_factory=list)  # the study_id of the differing rows, when it has one
     templates: list[dict] = field(default_factory=list)  # {prompt_template, prompt_hash} of the differing rows
+    calls: list[str] = field(default_factory=list)  # their llm_call_id (the first MAX_CALLS), when it has one
     explained_by: list[dict] = field(default_factory=list)  # the `since` groups that reach it (explain())
     lake_wide: bool = False  # explained_by is every group: the mart names no study or template
     # added/removed: [key]; changed: [{key, changes: [{column, old, new}]}]; moved: [{key, moves: [{column,
@@ -171,11 +180,12 @@ def diff_mart(con, name: str, old: MartSide | None, new: MartSide | None, limit:
     if not compared:
         out.key_note = "no column is in both builds with one type: rows not compared"
         return out
-    key = next((list(k) for k in (new.key, old.key) if k and set(k) <= set(compared)), compared)
+    whole = [c for c in compared if c not in BOOKKEEPING] or compared  # a whole row, as far as it is a figure
+    key = next((list(k) for k in (new.key, old.key) if k and set(k) <= set(compared)), whole)
     (out.rows_old, old_unique), (out.rows_new, new_unique) = _count(con, old.sql, key), _count(con, new.sql, key)
-    if key != compared and not (old_unique and new_unique):
+    if key != whole and not (old_unique and new_unique):
         out.key_note = f"{' | '.join(key)} is not unique in both builds: whole rows matched"
-        key = compared
+        key = whole
     out.key = key
     idx = {c: i for i, c in enumerate(compared)}
 
@@ -183,7 +193,8 @@ def diff_mart(con, name: str, old: MartSide | None, new: MartSide | None, limit:
         return "select true as _present, " + ", ".join(f"{quote(c)} as c{i}" for c, i in idx.items()) + \
             f" from ({sql})"
 
-    values = [c for c in compared if c not in key]
+    out.bookkeeping = [c for c in compared if c in BOOKKEEPING]
+    values = [c for c in compared if c not in key and c not in BOOKKEEPING]
     changed = [f"case when {_differs(new_types[c], f'o.c{idx[c]}', f'n.c{idx[c]}')} then "
                f"{{'column': {builds.literal(c)}, 'old': cast(o.c{idx[c]} as varchar), "
                f"'new': cast(n.c{idx[c]} as varchar)}} end" for c in values]
@@ -201,7 +212,7 @@ def diff_mart(con, name: str, old: MartSide | None, new: MartSide | None, limit:
             select {key_text} as key, o._present is not null as in_old, n._present is not null as in_new,
                    {_present(changed, CHANGE)} as changes, {_present(moved, MOVE)} as moves,
                    {either('study_id')} as study, {either('prompt_template')} as template,
-                   {either('prompt_hash')} as hash
+                   {either('prompt_hash')} as hash, {either('llm_call_id')} as call
             from ({side(old.sql)}) o full outer join ({side(new.sql)}) n on {on})
         where not (in_old and in_new) or len(changes) > 0""")
     out.studies = [r[0] for r in con.execute(
@@ -209,6 +220,9 @@ def diff_mart(con, name: str, old: MartSide | None, new: MartSide | None, limit:
     out.templates = [{"prompt_template": t, "prompt_hash": h} for t, h in con.execute(
         "select distinct template, hash from _diff where template is not null and hash is not null "
         "order by 1, 2").fetchall()]
+    if "llm_call_id" in idx:
+        out.calls = [r[0] for r in con.execute("select distinct call from _diff where call is not null "
+                                               f"order by 1 limit {MAX_CALLS}").fetchall()]
     kinds = {"added": ("not in_old", "key"), "removed": ("not in_new", "key"),
              "changed": ("in_old and in_new", "{'key': key, 'changes': changes}"),
              "moved": ("len(moves) > 0", "{'key': key, 'moves': moves}")}
@@ -277,6 +291,18 @@ def since(con, old: dict[str, MartSide], new: dict[str, MartSide]) -> dict:
     return {"groups": groups, "note": None}
 
 
+def call_templates(con, new: dict[str, MartSide], diffs: Sequence[MartDiff]) -> None:
+    """A differing mart that names its rows' calls (llm_call_id) names their templates and hashes too."""
+    if not _has(new, "fct_llm_calls", CALL_COLUMNS):
+        return
+    for d in diffs:
+        if d.calls and not d.templates:
+            d.templates = [{"prompt_template": t, "prompt_hash": h} for t, h in con.execute(
+                f"""select distinct prompt_template, prompt_hash from ({new["fct_llm_calls"].sql})
+                    where list_contains(?, llm_call_id) and prompt_template is not null order by 1, 2""",
+                [d.calls]).fetchall()]
+
+
 def explain(diffs: Sequence[MartDiff], groups: Sequence[dict]) -> None:
     """Set each differing mart's `explained_by` from `since` groups (module docstring)."""
     for d in diffs:
@@ -285,10 +311,11 @@ def explain(diffs: Sequence[MartDiff], groups: Sequence[dict]) -> None:
         pairs = {(t["prompt_template"], t["prompt_hash"]) for t in d.templates}
         if pairs:
             chosen = [g for g in groups if (g["prompt_template"], g["prompt_hash"]) in pairs]
-        elif d.studies:
-            chosen = [g for g in groups if set(g["studies"]) & set(d.studies)]
         else:
-            chosen, d.lake_wide = list(groups), True
+            # a replay serves an answer the old build had: it explains a mart by study only where no new call does
+            reach = [g for g in groups if not d.studies or set(g["studies"]) & set(d.studies)]
+            chosen = [g for g in reach if g["calls"]] or reach
+            d.lake_wide = not d.studies
         d.explained_by = [{"prompt_template": g["prompt_template"], "prompt_hash": g["prompt_hash"],
                            "new_hash": g["new_hash"]} for g in chosen]
 
@@ -321,6 +348,7 @@ def compare_published(lake, which: str, marts: Sequence[str] | None = None, limi
         old_side, new_side = snapshot_side(lake, record), published_side(current.con, sorted(names))
         diffs = diff_builds(current.con, old_side, new_side, [m for m in wanted if m not in same], limit)
         arrived = since(current.con, old_side, new_side)
+        call_templates(current.con, new_side, diffs)
     explain(diffs, arrived["groups"])
     diffs += [MartDiff(m, "compared", list(now["marts"][m]["key"]), rows_old=n, rows_new=n) for m, n in same.items()]
     diffs.sort(key=lambda d: d.mart)

@@ -130,6 +130,8 @@ create table quality_reviews (quality_review_id varchar, study_id varchar, score
 insert into quality_reviews values ('a|1', 'a', 1.0), ('b|1', 'b', 2.0);
 create table reliability_summary (reliability_summary_id varchar, n bigint);
 insert into reliability_summary values ('all', 3);
+create table replay_summary (replay_summary_id varchar, study_id varchar, n bigint);
+insert into replay_summary values ('c', 'c', 0);
 """
 
 # judge_x's template edited (a new hash x2) in study a, and study c replays review call c1
@@ -139,6 +141,7 @@ insert into fct_call_replays values ('c1|c', 'c1', 'c', 2);
 insert into cost_by_model values ('p', 'm', 'judge_x', 'x2', 1);
 update quality_reviews set score = 1.5 where study_id = 'a';
 update reliability_summary set n = 4;
+update replay_summary set n = 2;
 """
 
 
@@ -159,8 +162,10 @@ def test_the_calls_and_replays_since_the_old_build_explain_each_mart(lake):
     r1 = [{"prompt_template": "review", "prompt_hash": "r1", "new_hash": False}]
     assert marts["cost_by_model"]["explained_by"] == x2  # keyed by template and hash: that group only
     assert (marts["quality_reviews"]["studies"], marts["quality_reviews"]["explained_by"]) == (["a"], x2)
-    assert marts["fct_call_replays"]["explained_by"] == r1  # study c's replays
-    assert marts["reliability_summary"]["lake_wide"] and marts["reliability_summary"]["explained_by"] == x2 + r1
+    assert marts["fct_call_replays"]["explained_by"] == r1  # its rows name call c1, whose template is review
+    assert marts["replay_summary"]["explained_by"] == r1  # study c: no new call, so its replays
+    # no study named: the groups with new calls (a replay serves an answer the old build had)
+    assert marts["reliability_summary"]["lake_wide"] and marts["reliability_summary"]["explained_by"] == x2
     assert not marts["fct_llm_calls"]["lake_wide"] and marts["fct_llm_calls"]["explained_by"] == x2
 
 
@@ -169,3 +174,16 @@ def test_without_the_calls_mart_nothing_is_named(two_builds):
     report = builds_diff.compare_published(lake, old["build_id"])
     assert report["since"]["groups"] == [] and "fct_llm_calls" in report["since"]["note"]
     assert all(m["explained_by"] == [] for m in report["marts"])
+
+
+def test_bookkeeping_columns_are_not_differences(lake):
+    publish_sql(lake, "create table review_consistency (review_consistency_id varchar, s_mean double, "
+                      "n_embeddings_computed bigint, n_embeddings_cached bigint); "
+                      "insert into review_consistency values ('a', 0.5, 3, 0), ('b', 0.4, 3, 0)")
+    old = builds.snapshot(lake, key_columns=builds_diff.key_columns)
+    publish_sql(lake, "update review_consistency set n_embeddings_computed = 0, n_embeddings_cached = 3; "
+                      "update review_consistency set s_mean = 0.6 where review_consistency_id = 'b'")
+    rc = _against_published(lake, old)["review_consistency"]
+    assert rc.bookkeeping == ["n_embeddings_computed", "n_embeddings_cached"]
+    assert rc.changed == 1 and rc.examples["changed"] == [{"key": "b", "changes": [
+        {"column": "s_mean", "old": "0.4", "new": "0.6"}]}]
