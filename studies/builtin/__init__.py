@@ -35,6 +35,8 @@ BUILTIN_STUDIES = (DEMO, JUDGING_DEMO, SYSTEMS_DEMO, ROBUSTNESS_DEMO, REVISION_D
 OLD_SHA256 = {
     DEMO: {"77f70eac2200c04d22e598a9a966cb737252862a474e4fe2c55f0f585e83ca59"},
     ROBUSTNESS_DEMO: {"cb072715cb1d736ca011cb7e63c4117bb63ba1b7e460ec1e965b2dc3c91fe576"},
+    # judged by one configuration; now a panel at temperatures 0 and 0.7 (#45)
+    JUDGING_DEMO: {"7e974c6ae91f19f53ab0ba284d1bb95ea2a92db3fa5b76cb9290e2ebe712bb8b"},
 }
 
 

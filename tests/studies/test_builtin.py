@@ -13,7 +13,7 @@ from peerlake.warehouse import settings
 # The texts' hashes as the releases before the .toml files recorded them (built from f-strings then).
 RECORDED = {
     "demo": "10bb1372abc5339e9636affd26b5c4763f335203a1c24f36f67163ba29c1ec79",
-    "judging-demo": "7e974c6ae91f19f53ab0ba284d1bb95ea2a92db3fa5b76cb9290e2ebe712bb8b",
+    "judging-demo": "50cd533d66b5f0cf75dbf6d8111a233b0bba73d27de8321d2acd6132d0cc28b3",
     "systems-demo": "d0ceb313d48f1181ecb3b05362c998b86ebafb10a3b8b825a1d58cfc2879dd3e",
     "robustness-demo": "ee662a73629730cc1f28cff05fee680604102b9f0d483da26846e4162058cd8c",
     "revision-demo": "c9cd71f4207e665c7f23010c7e14f8546f61fa167ac8e74bcf557ca5dd0ec762",
