@@ -1,8 +1,9 @@
 """Two judge configurations of one study, compared (`peerlake diff STUDY --judges A B`): per judge, metric
 and system the paired difference B − A over the same reviews (judge_pair_differences: per-paper means,
-paper-bootstrap interval, Wilcoxon), and the reviews whose score moved most between the two, with the
-judgments behind each side. Read from the published marts; the configurations are named as the study names
-them (dim_judge_configs.judge_label)."""
+paper-bootstrap interval, Wilcoxon), and the reviews whose score moved most between the two, each with the
+llm calls of the judgments behind each side (`llm_call_ids_a`/`_b`: `peerlake call ID`, the viewer's
+#call/ID). Read from the published marts; the configurations are named as the study names them
+(dim_judge_configs.judge_label)."""
 
 from dataclasses import dataclass
 
@@ -74,4 +75,39 @@ def judge_diff(marts, study: str, a: str, b: str, metric: str | None = None, top
               {where.replace('metric', 'a.metric')}
         order by abs(b.value - a.value) desc, a.judge, a.metric, a.review_key
         limit ?""", [study, a, study, b] + ([metric] if metric else []) + [top])
+    calls = judgment_calls(marts, [(m["judge"], m[f"judge_config_{side}"], m["pool_key"] or m["review_key"])
+                                   for m in moved for side in "ab"])
+    for m in moved:
+        for side in "ab":
+            m[f"llm_call_ids_{side}"] = calls.get((m["judge"], m[f"judge_config_{side}"],
+                                                   m["pool_key"] or m["review_key"]), [])
     return JudgeDiff(study, a, b, differences, moved)
+
+
+def judgment_calls(marts, subjects: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[str]]:
+    """The llm calls behind each (judge, judge configuration, subject): those of its newest judgment per step
+    and repeat (the ones its metrics count, as int_judgments_latest picks them), in step, repeat and the
+    judge's order, only calls fct_llm_calls has (a retrieval call is no call page). Empty without
+    fct_call_judgments (a file published before it)."""
+    if not subjects or "fct_call_judgments" not in marts.tables():
+        return {}
+    judges, configs, keys = (list(c) for c in zip(*set(subjects), strict=True))
+    out: dict[tuple[str, str, str], list[str]] = {}
+    for r in marts.rows("""
+            with wanted as (select unnest(?::varchar[]) as judge, unnest(?::varchar[]) as judge_config,
+                                   unnest(?::varchar[]) as subject_key),
+                 latest as (
+                    select judge, step, judge_config, subject_key, repeat_index, llm_call_ids
+                    from fct_call_judgments semi join wanted using (judge, judge_config, subject_key)
+                    qualify row_number() over (partition by judge, step, judge_config, subject_key, repeat_index
+                                               order by recorded_at desc, judgment_id desc) = 1),
+                 ids as (
+                    select judge, step, judge_config, subject_key, repeat_index,
+                           unnest(llm_call_ids) as llm_call_id, generate_subscripts(llm_call_ids, 1) as position
+                    from latest)
+            select judge, judge_config, subject_key,
+                   list(llm_call_id order by step, repeat_index, position) as llm_call_ids
+            from ids semi join fct_llm_calls using (llm_call_id)
+            group by judge, judge_config, subject_key""", [judges, configs, keys]):
+        out[(r["judge"], r["judge_config"], r["subject_key"])] = r["llm_call_ids"]
+    return out

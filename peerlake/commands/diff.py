@@ -87,8 +87,8 @@ def print_judges(diff) -> None:
     if diff.moved:
         print_rows([{"judge": m["judge"], "metric": m["metric"], "review": m["review_key"], "system": m["system"],
                      diff.a: fmt(m["value_a"]), diff.b: fmt(m["value_b"]), "moved": fmt(m["diff_b_minus_a"])}
-                    for m in diff.moved], title="the reviews that moved most (peerlake view --study "
-                    f"{diff.study} shows each judgment's calls)", grid=True)
+                    for m in diff.moved], title="the reviews that moved most (their judgments' call ids: --format "
+                    "json; peerlake view links both calls from its page 'what changed')", grid=True)
 
 
 def _judges(study: str | None, judges: tuple[str, str], metric: str | None, top: int, fmt: str) -> None:

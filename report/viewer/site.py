@@ -12,6 +12,7 @@ from pathlib import Path
 from peerlake.report.viewer import payload
 from peerlake.report.viewer.catalog import Catalog, load_catalog
 from peerlake.report.viewer.details import Reviews, call_detail, system_detail, system_row
+from peerlake.report.viewer.diff import diff_page
 from peerlake.report.viewer.index import CHUNK, chunks, index_rows, meta
 from peerlake.report.viewer.keys import key_name, linked_keys, resolve
 from peerlake.warehouse import EventLog, Lake
@@ -60,7 +61,8 @@ class Site:
         return {key_name(f): f for f in linked_keys(pages)}
 
     def write_lists(self) -> None:
-        """The page, its CSS and JS, the call index chunks, the review and system lists and the key list."""
+        """The page, its CSS and JS, the call index chunks, the review and system lists, the key list and
+        the diff page's data."""
         self.viewer.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.viewer / "data", ignore_errors=True)  # files of an older lake state must not linger
         static = resources.files("peerlake.report.viewer").joinpath("static")
@@ -74,6 +76,8 @@ class Site:
         for kind, items in (("reviews", reviews), ("systems", systems)):
             for k, part in enumerate(chunks(items, self.chunk)):
                 payload.write(self.viewer, kind, str(k), part)
+        # read-only like the rest; a diff that cannot be computed is a message on its page (viewer.diff)
+        payload.write(self.viewer, "diff", "diff", diff_page(self.lake, self.db, self.study))
         payload.write(self.viewer, "meta", "meta", {
             **meta(self.catalog, rows, self.chunk), "n_reviews": len(reviews), "n_systems": len(systems),
             "keys": {fid: name for name, fid in self.keys.items()},

@@ -215,6 +215,110 @@ const PL = (() => {
     show(...kids);
   }
 
+  // ---- what changed: the published marts against the build before, and each judge panel's judges
+  // (report.viewer.diff; the same as `peerlake diff --build prev` and `peerlake diff STUDY --judges A B`)
+  const num = v => typeof v === "number" ? String(+v.toPrecision(4)) : fmt(v);
+  const short = h => h ? String(h).slice(0, 12) : "—";
+  function callLinks(ids, side) {
+    if (!ids || !ids.length) return "—";
+    return el("span", {}, ...ids.flatMap(i => [el("a", {href: "#call/" + i, class: "call-" + side}, i), " "]));
+  }
+  function explained(m) {  // builds_diff's explain(): the prompt templates and hashes whose new calls reach the mart
+    const names = (m.explained_by || []).map(e => `${fmt(e.prompt_template)}@${short(e.prompt_hash)}${e.new_hash ? " (new hash)" : ""}`);
+    return names.join(", ") + (m.lake_wide ? " (lake-wide: the mart names no study)" : "");
+  }
+  function notCompared(m) {
+    if (m.status !== "compared") return "mart only in the " + (m.status === "only_new" ? "new" : "old") + " build";
+    return (m.not_compared || []).map(c => `${c.column} (${c.why})`).join(", ");
+  }
+  function what(kind, ex) {
+    if (kind === "changed") return (ex.changes || []).map(c => `${c.column} ${fmt(c.old)} → ${fmt(c.new)}`).join("; ");
+    if (kind === "moved") return (ex.moves || []).map(c => `${c.column} ${num(c.old)} → ${num(c.new)}, outside [${num(c.old_low)}, ${num(c.old_high)}]`).join("; ");
+    return "";
+  }
+  function since(s, oldId) {
+    if (!s) return [];
+    if (s.note) return [el("p", {class: "dim"}, s.note)];
+    const groups = s.groups || [];
+    if (!groups.length) return [el("p", {class: "dim"}, `No call or replay since build ${oldId}: what changed comes from code or settings (a model's SQL, a price table, a study file).`)];
+    const t = table(["prompt template", "prompt hash", "new hash", "hashes before", "new calls", "new replays", "studies"],
+      groups.map(g => [fmt(g.prompt_template), short(g.prompt_hash), g.new_hash ? "new" : "", (g.hashes_before || []).map(short).join(", "),
+        g.calls, g.replays, (g.studies || []).join(", ")]));
+    t.setAttribute("id", "diff-since");
+    return [el("h4", {}, `Events since build ${oldId}`), t];
+  }
+  function buildsPart(b) {
+    const kids = [el("h3", {}, "Builds: the published marts against the build before")];
+    if (!b.report) {
+      kids.push(el("p", {class: "err", id: "diff-builds-error"}, b.error));
+      if (b.detail) kids.push(el("p", {class: "dim"}, b.detail));
+      if (b.how) kids.push(el("p", {}, b.how));
+      return kids;
+    }
+    const r = b.report, old = r.old, marts = r.marts || [];
+    kids.push(el("p", {}, `published marts (${r.new.build_id ? "build " + r.new.build_id : "no snapshot kept"}) against build ${old.build_id} ` +
+      `(published ${fmt(old.published_at)}, chain head seq ${fmt(old.chain_head_seq)})`), ...since(r.since, old.build_id));
+    const differ = marts.filter(m => m.status !== "compared" || m.added || m.removed || m.changed || (m.not_compared || []).length);
+    if (differ.length) {
+      const t = table(["mart", "rows", "added", "removed", "changed", "moved beyond CI", "not compared", "explained by", "studies"],
+        differ.map(m => [m.mart, `${m.rows_old} → ${m.rows_new}`, m.added, m.removed, m.changed, m.moved, notCompared(m), explained(m), (m.studies || []).join(", ")]));
+      t.setAttribute("id", "diff-marts");
+      kids.push(t);
+    }
+    kids.push(el("p", {class: "dim", id: "diff-unchanged"}, `${marts.length - differ.length} of ${marts.length} marts unchanged`));
+    for (const m of differ) {
+      const ex = m.examples || {};
+      const rows = ["moved", "changed", "added", "removed"].flatMap(k => (ex[k] || []).map(e => [k, typeof e === "string" ? e : e.key, what(k, e)]));
+      if (!rows.length) continue;
+      kids.push(el("h4", {}, m.mart), el("p", {class: "dim"}, "key: " + (m.key || []).join(" | ") + (m.key_note ? ` (${m.key_note})` : "") +
+        "; the first few of each kind (`peerlake diff --build prev --mart " + m.mart + "` lists more)"), table(["", "key", "what"], rows));
+    }
+    return kids;
+  }
+  function judgePair(p) {
+    const kids = [el("h4", {}, `${p.study ? "study " + p.study + ": " : ""}judge ${p.judge_b} − judge ${p.judge_a}`)];
+    if (p.error) { kids.push(el("p", {class: "err"}, p.error)); return kids; }
+    kids.push(el("p", {class: "dim"}, "per system over the papers both judged (paired paper-bootstrap 95% interval; fewer than 10 papers: means only)"));
+    const diffs = p.differences || [];
+    if (!diffs.length) kids.push(el("p", {class: "dim"}, "No review judged by both."));
+    else {
+      const t = table(["judge", "metric", "system", "papers", p.judge_a, p.judge_b, "difference [95% CI]", "Wilcoxon p", "Holm p", "note"],
+        diffs.map(d => [d.judge, d.metric, d.system, d.n_papers, num(d.mean_a), num(d.mean_b),
+          num(d.diff_b_minus_a) + (d.ci_low !== null && d.ci_low !== undefined ? ` [${num(d.ci_low)}, ${num(d.ci_high)}]` : ""),
+          num(d.wilcoxon_p), num(d.holm_p), d.skip_reason || ""]));
+      t.setAttribute("class", "judge-differences");
+      kids.push(t);
+    }
+    const moved = p.reviews_moved_most || [];
+    if (moved.length) {
+      const t = table(["judge", "metric", "review", "system", p.judge_a, p.judge_b, "moved", `calls (${p.judge_a})`, `calls (${p.judge_b})`],
+        moved.map(m => [m.judge, m.metric, m.pool_key ? m.review_key + " in " + m.pool_key : m.review_key, m.system, num(m.value_a), num(m.value_b),
+          num(m.diff_b_minus_a), callLinks(m.llm_call_ids_a, "a"), callLinks(m.llm_call_ids_b, "b")]));
+      t.setAttribute("class", "judge-moved");
+      kids.push(el("h4", {}, "The reviews that moved most, each with both judgments' calls"), t);
+    }
+    return kids;
+  }
+  function judgesPart(j) {
+    const kids = [el("h3", {}, "Judges: each judge panel's primary configuration against each other one")];
+    if (j.error) { kids.push(el("p", {class: "err", id: "diff-judges-error"}, j.error)); return kids; }
+    if (!(j.studies || []).length) {
+      kids.push(el("p", {class: "dim", id: "diff-no-panel"}, "No study" + (meta.study ? " " + meta.study : "") + " has a judge panel (two or more judge configurations in dim_judge_configs; [[judging.panel]] in a study file)."));
+      return kids;
+    }
+    for (const s of j.studies) {
+      const box = el("section", {class: "judge-panel", "data-study": s.study}, el("p", {}, `study ${s.study}: configurations ${s.labels.join(", ")} (${s.labels[0]} first: the primary)`));
+      for (const p of s.pairs) box.append(...judgePair(p));
+      kids.push(box);
+    }
+    return kids;
+  }
+  async function diffPage() {
+    const d = await load("diff/diff");
+    show(el("h2", {}, "What changed"), el("section", {id: "diff-builds"}, ...buildsPart(d.builds || {})),
+      el("section", {id: "diff-judges"}, ...judgesPart(d.judges || {})));
+  }
+
   async function route() {
     const h = location.hash.slice(1) || "calls";  // the path part is decoded, the query by URLSearchParams
     const q = h.indexOf("?");
@@ -226,6 +330,7 @@ const PL = (() => {
       else if (what === "review") await review(arg);
       else if (what === "system") await system(arg);
       else if (what === "key") await key(arg);
+      else if (what === "diff") await diffPage();
       else if (what === "reviews") await list("reviews", meta.n_reviews, "Judged reviews", ["review", "paper", "reviewer", "judges"],
         r => [link("review/" + r.n, r.review_key), r.paper, r.system, r.judges.join(", ")]);
       else if (what === "systems") await list("systems", meta.n_systems, "System runs", ["run", "system", "paper", "sample", "model", "status", "score", "steps"],
