@@ -87,3 +87,12 @@ def test_a_retired_model_is_a_warning_in_the_dry_run(lake, monkeypatch):
             if days >= 0 else "anthropic/claude-sonnet-4-5 (reviewer reviewer_scoring) retires on 2026-11-30")
     assert (f"warning: {line}" in said(result)) == (days >= -30), result.output
     assert "refuses to start" not in said(result)
+
+
+def test_a_run_says_a_retired_model_at_its_start_beside_a_refusal(lake):
+    result = CliRunner().invoke(app, ["run", "demo", "--model", "anthropic/claude-sonnet-4-5"], terminal_width=200)
+    assert result.exit_code == 2 and "error: anthropic/claude-sonnet-4-5 (reviewer reviewer_scoring): no API key for " \
+                                      "provider 'anthropic': set ANTHROPIC_API_KEY" in said(result), result.output
+    if utc_today() >= date(2026, 11, 30):
+        assert "warning: anthropic/claude-sonnet-4-5 (reviewer reviewer_scoring) was retired by its provider on " \
+               "2026-11-30" in said(result)
