@@ -27,16 +27,23 @@ def _newest(events: list[StudyResolved]) -> StudyResolved | None:
 
 
 def scope_row(log: EventLog, judge: str, config: str) -> dict:
-    """The study_resolved judges row of every judgment recorded under `config`."""
-    keys, models = set(), set()
+    """The study_resolved judges row of every judgment recorded under `config`. The flaws judge's subjects
+    are pools: its row lists them as `pools`, and their member reviews as `review_keys`."""
+    keys, pools, models = set(), set(), set()
     for e in log.iter_events("judgment_recorded"):
         if e.judge == judge and e.judge_config == config:
-            keys.add(e.subject_key)
+            if judge == "flaws":
+                if e.step == "pool":
+                    pools.add(e.subject_key)
+                    keys.update(u.get("review_key") for u in json.loads(e.units_json or "[]")
+                                if isinstance(u, dict) and u.get("kind") == "member" and u.get("review_key"))
+            else:
+                keys.add(e.subject_key)
             model = json.loads(e.inputs_json or "{}").get("evaluator_model")
             if model:
                 models.add(model)
     return {"judge": judge, "judge_config": config, "provider": "imported", "model": ",".join(sorted(models)) or None,
-            "repeats": 1, "review_keys": sorted(keys)}
+            "repeats": 1, "review_keys": sorted(keys), "pools": sorted(pools)}
 
 
 def check_study(log: EventLog, study_id: str) -> None:

@@ -6,8 +6,20 @@ Read today: PRISM's `data_demo/<aspect>/<venue>/<source>/<paper>.json` (its proj
                     grounding_score}]}                                         → step `units`
   constructiveness  {reviewer_id, status, atomic_comments: [{section, content, anchor_quote,
                     D1_actionability … D5_tone}]}, or {"reviewers": [those]} for humans → step `comments`
+  flaws             (data_demo/flaw_identification/<conf>/<llm source>/<paper>.json: one pool, the paper's
+                    humans + that system's review) {micro_flaws: {micro_flaws: [{flaw_id, macro_topic,
+                    core_summary, raw_arguments: {Human_k | LLM_Reviewer: quote}}]}, evaluations:
+                    {evaluations: {Fxx: {is_valid, severity}}}, metrics_report} → one `pool` judgment
+                    (subject pool:<paper>|<system>|s0); and, when a Reviewer_Rankings entry of
+                    metrics_report.cps carries the mapping's mentions (`arguments`, PRISM's
+                    process_single_review_for_cps output; the released files keep only their figures), one
+                    `order` judgment per reviewer, each mention placed as PRISM's reorder_by_position
+                    places it and grouped by the section PRISM's judge named.
 The units get the keys peerlake's own judges write (UNIT_KEYS, checked against judging/ by a test), so
-the `int_quality_*` models read them unchanged. Labels keep the source's words, lower-cased (PRISM's
+the `int_quality_*` models read them unchanged. A raise's quote is kept whatever it says (PRISM's rule);
+ingest may not import judging, so its `verbatim` is "strict" when the quote is the reviewer's words up
+to whitespace and case-sensitive, else "unchecked" (the marts' verbatim variant leaves those out).
+Labels keep the source's words, lower-cased (PRISM's
 released depth answers use roles claim/premise/rebuttal/backing, aspects methodology/experiments/
 novelty/theory/presentation/other and grounding 0–3): what a mart does with them is the mart's business.
 
@@ -40,8 +52,15 @@ UNIT_KEYS = {
     ("depth", "units"): ("unit_index", "text", "start", "field", "role", "aspect", "grounding"),
     ("constructiveness", "comments"): ("comment_index", "text", "section", "anchor_quote", "anchor_found",
                                        "actionability", "specificity", "justification", "solution", "tone"),
+    ("flaws", "pool"): ("kind", "review_key", "flaw_id", "topic", "summary", "is_valid", "severity", "quote",
+                        "verbatim"),
+    ("flaws", "order"): ("review_key", "flaw_id", "severity", "position", "located_by", "section",
+                         "flaw_verbatim"),
 }
-STEPS = dict(UNIT_KEYS.keys())  # judge → the step its units are recorded under
+STEPS = {"depth": "units", "constructiveness": "comments", "flaws": "pool"}  # judge → its (first) step
+# PRISM's aspect folders (data_demo/<aspect>/) → the judge whose answers they hold
+ASPECTS = {"depth_of_analysis": "depth", "constructiveness": "constructiveness", "flaw_identification": "flaws"}
+FUZZY_MIN_RATIO = 0.45  # PRISM's cps_metrics threshold
 # PRISM's ratings D1..D5 → peerlake's constructiveness dimensions
 DIMENSIONS = (("D1_actionability", "actionability"), ("D2_specificity", "specificity"),
               ("D3_justification", "justification"), ("D4_solution", "solution"), ("D5_tone", "tone"))
@@ -69,7 +88,8 @@ def judgment_files(path: Path) -> list[Path]:
 def import_judgments(log: EventLog, path: Path, judge: str, label: str = DEFAULT_LABEL) -> list[Outcome]:
     """Import one file or a folder of PRISM judge outputs for `judge`; never raises for bad input."""
     if judge not in STEPS:
-        raise ValueError(f"--judge {judge!r}: importable judges are {', '.join(STEPS)}")
+        hint = f" (PRISM's {judge} folder holds the {ASPECTS[judge]} judge's)" if judge in ASPECTS else ""
+        raise ValueError(f"--judge {judge!r}: importable judges are {', '.join(STEPS)}{hint}")
     if not _LABEL.match(label or ""):
         raise ValueError(f"--label {label!r}: use 1-48 lowercase letters, digits or ._- (it names the judge config)")
     root = Path(path)
@@ -77,6 +97,8 @@ def import_judgments(log: EventLog, path: Path, judge: str, label: str = DEFAULT
     known = {e.judgment_key for e in log.iter_events("judgment_recorded")}
     humans = _human_index(log)
     externals = {(e.system, e.review_id): e for e in log.iter_events("external_review_imported")}
+    if judge == "flaws":
+        return _import_pools(log, root, top, judge_config(judge, label), known, humans, externals)
     outcomes: list[Outcome] = []
     for file in judgment_files(root):
         batch = Batch(log, "judgments")
@@ -275,6 +297,220 @@ def _record(batch: Batch, file: Path, sha: str, judge: str, config: str, subject
               "parser": PARSER}
     event = JudgmentRecorded(
         judgment_key=key, judge=judge, step=step, judge_config=config, subject_key=subject, paper_id=pid,
+        repeat=0, status="null" if null else "ok", null_reason=null,
+        units_json=json.dumps(units, ensure_ascii=False, separators=(",", ":")),
+        dropped_json=json.dumps(dropped, sort_keys=True), llm_call_ids_json="[]", request_keys_json="[]",
+        inputs_json=json.dumps(inputs, sort_keys=True, ensure_ascii=False))
+    batch.emit("imported", file, event, item=subject, paper_id=pid)
+    known.add(key)
+
+
+# ---- flaws: one pool per file ------------------------------------------------------------------------
+
+_LLM = re.compile(r"llm|sea", re.I)  # PRISM's _normalize_reviewer_id: any such key is the LLM review
+
+
+class PoolFileError(ValueError):
+    pass
+
+
+def _import_pools(log: EventLog, root: Path, top: Path, config: str, known: set, humans: dict,
+                  externals: dict) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    for file in judgment_files(root):
+        batch = Batch(log, "judgments")
+        with batch.guard(file):
+            if not file.resolve().is_relative_to(top):
+                batch.reject(file, f"points outside {top} (a link); refused")
+            else:
+                _pool_file(batch, file, config, known, humans, externals)
+        outcomes += batch.commit()
+    return outcomes
+
+
+def _pool_file(batch: Batch, file: Path, config: str, known: set, humans: dict, externals: dict) -> None:
+    try:
+        doc, sha = _load(file)
+        source = _source(file, doc)
+        pid = check_paper_id(doc.get("paper_id", file.stem), "paper_id")
+    except (JudgmentFileError, PaperIdError) as exc:
+        batch.reject(file, str(exc))
+        return
+    try:
+        if source == "human":
+            raise PoolFileError("is a human source: PRISM pools its humans with one LLM review, so a flaw file "
+                                "belongs in an LLM source's folder (sea, tree, reviewer2, deepreview, cyclereview)")
+        flaws, verdicts = _unwrap(doc, "micro_flaws", list), _unwrap(doc, "evaluations", dict)
+        system = SYSTEMS[source]
+        review = externals.get((system, pid))
+        if review is None:
+            raise PoolFileError(f"no {system} review of {pid} in the lake; import the data first "
+                                "(`peerlake ingest prism DIR`)")
+        members = {f"Human_{k}": (f"human:{rid}", text) for (p, k), (rid, text) in sorted(humans.items()) if p == pid}
+        if not members:
+            raise PoolFileError(f"no PRISM human review of {pid} in the lake; import the data first "
+                                "(`peerlake ingest prism DIR`)")
+        members["LLM_Reviewer"] = (f"external:{system}:{pid}", _external_text(batch, review))
+        units, dropped, valid = pool_units(flaws, verdicts, members)
+    except PoolFileError as exc:
+        batch.reject(file, str(exc), paper_id=pid)
+        return
+    pool = f"pool:{pid}|{system}|s0"
+    inputs = {"system": system, "sample": "0", "released_by": "prism", "prism_source": source, "file": str(file),
+              "sha256": sha, "parser": PARSER, "members": [{"label": label, "review_key": key}
+                                                          for label, (key, _) in members.items()],
+              "evaluator_model": doc.get("evaluator_model") if isinstance(doc.get("evaluator_model"), str) else None}
+    _emit(batch, file, "pool", config, pool, pid, units, dropped, None, inputs, known)
+    for who, mentions in _mentions_by_reviewer(doc).items():
+        reviewer = _member(who, members)
+        if reviewer is None:
+            batch.reject(file, f"mentions of {who!r}, who is no member of the pool", where=f"{file} {who}",
+                         item=who, paper_id=pid)
+            continue
+        key, text = members[reviewer]
+        rows, order_dropped = order_units(mentions, key, text, valid)
+        _emit(batch, file, "order", config, f"{pool}|{key}", pid, rows, order_dropped, None,
+              {**inputs, "review_key": key, "pool": pool,
+               "source": "human" if key.startswith("human:") else "external"}, known)
+
+
+def _unwrap(doc: dict, name: str, kind: type):
+    """PRISM's step output: {name: {name: value}} as released, or {name: value}."""
+    value = doc.get(name)
+    if isinstance(value, dict) and name in value:
+        value = value[name]
+    if not isinstance(value, kind):
+        raise PoolFileError(f"has no {name!r} {'list' if kind is list else 'object'} (PRISM's flaw_identification "
+                            f"output: {{\"{name}\": {{\"{name}\": ...}}}})")
+    return value
+
+
+def _member(who: str, members: dict) -> str | None:
+    """PRISM's reviewer key → the pool member it names (PRISM's own normalisation: llm/sea → LLM_Reviewer)."""
+    if who in members:
+        return who
+    if _LLM.search(who):
+        return "LLM_Reviewer"
+    m = re.search(r"human[_\s-]*(\d+)", who, re.I)
+    return f"Human_{m.group(1)}" if m and f"Human_{m.group(1)}" in members else None
+
+
+def _flaw_number(value) -> str | None:
+    m = re.fullmatch(r"\s*[Ff]?0*(\d+)\s*", str(value))
+    return f"F{int(m.group(1))}" if m else None
+
+
+def pool_units(flaws: list, verdicts: dict, members: dict[str, tuple[str, str]]
+               ) -> tuple[list[dict], dict[str, int], dict[str, dict]]:
+    """(rows, dropped, the valid flaws by id) of one released pool, in peerlake's `pool` row shape: a member
+    row per review (Human_k, then the system's), a raise row per (flaw, reviewer). A raise is kept whatever
+    its quote (PRISM's rule); a flaw with no verdict is dropped (`unvalidated`), as peerlake's judge drops it;
+    a valid flaw that is neither Critical nor Minor counts as minor (peerlake; PRISM leaves it out)."""
+    blank = dict.fromkeys(UNIT_KEYS[("flaws", "pool")])
+    rows = [{**blank, "kind": "member", "review_key": key} for key, _ in members.values()]
+    dropped: dict[str, int] = {}
+    valid: dict[str, dict] = {}
+
+    def drop(why: str) -> None:
+        dropped[why] = dropped.get(why, 0) + 1
+
+    by_id = {_flaw_number(k): v for k, v in verdicts.items() if _flaw_number(k)}
+    for flaw in flaws:
+        fid = _flaw_number(flaw.get("flaw_id")) if isinstance(flaw, dict) else None
+        verdict = by_id.get(fid) if fid else None
+        if fid is None or not isinstance(flaw.get("raw_arguments"), dict):
+            drop("bad_flaw")
+            continue
+        if not isinstance(verdict, dict) or not isinstance(verdict.get("is_valid"), bool):
+            drop("unvalidated")
+            continue
+        severity = "critical" if verdict.get("severity") == "Critical" else "minor"
+        if verdict["is_valid"] and verdict.get("severity") not in ("Critical", "Minor"):
+            drop("severity_undecided")  # counted, kept as minor
+        raised = []
+        for who, quote in flaw["raw_arguments"].items():
+            member = _member(str(who), members)
+            if member is None:
+                drop("unknown_reviewer")
+                continue
+            key, text = members[member]
+            if any(r["review_key"] == key for r in raised):
+                drop("duplicate_raise")
+                continue
+            quote = quote.strip() if isinstance(quote, str) else ""
+            strict = bool(quote) and _squash(quote) in _squash(text)
+            raised.append({**blank, "kind": "raise", "review_key": key, "flaw_id": fid,
+                           "topic": str(flaw.get("macro_topic") or "") or None,
+                           "summary": str(flaw.get("core_summary") or "") or None, "is_valid": verdict["is_valid"],
+                           "severity": severity, "quote": quote, "verbatim": "strict" if strict else "unchecked"})
+        if not raised:
+            drop("flaw_without_quote")
+            continue
+        rows += raised
+        if verdict["is_valid"]:
+            valid[fid] = {"severity": severity, "verbatim": any(r["verbatim"] == "strict" for r in raised)}
+    return rows, dropped, valid
+
+
+def _mentions_by_reviewer(doc: dict) -> dict[str, list]:
+    cps = ((doc.get("metrics_report") or {}).get("cps") or {}) if isinstance(doc.get("metrics_report"), dict) else {}
+    rankings = cps.get("Reviewer_Rankings") if isinstance(cps, dict) else None
+    return {str(r["Reviewer_ID"]): r["arguments"] for r in rankings or []
+            if isinstance(r, dict) and r.get("Reviewer_ID") and isinstance(r.get("arguments"), list)}
+
+
+def _fuzzy(anchor: str, text: str) -> int | None:
+    """PRISM's fuzzy recovery (cps_metrics, spec §3): windows of max(n, 1.6 n) characters every n / 4
+    characters from 0, the first best difflib ratio, kept at ≥ 0.45."""
+    from difflib import SequenceMatcher
+
+    a, t = anchor.lower(), text.lower()
+    win, step = max(len(a), int(len(a) * 1.6)), max(1, len(a) // 4)
+    best, where = 0.0, None
+    for start in range(0, max(1, len(t) - len(a) + 1), step):
+        ratio = SequenceMatcher(None, a, t[start:start + win]).ratio()
+        if ratio > best:
+            best, where = ratio, start
+    return where if best >= FUZZY_MIN_RATIO else None
+
+
+def order_units(mentions: list, review_key: str, text: str, valid: dict[str, dict]
+                ) -> tuple[list[dict], dict[str, int]]:
+    """One reviewer's mapped mentions in peerlake's `order` row shape, placed as PRISM's reorder_by_position
+    places them: the anchor's first case-insensitive match, else PRISM's fuzzy window, else after everything
+    (len(text) + 1, in list order); `section` is the section PRISM's judge named (its grouping for nCPS)."""
+    rows, dropped, seen = [], {}, set()
+    for m in mentions:
+        fid = _flaw_number(m.get("issue_id")) if isinstance(m, dict) else None
+        why = "unknown_flaw" if fid not in valid else "duplicate_mention" if fid in seen else None
+        if why:
+            dropped[why] = dropped.get(why, 0) + 1
+            continue
+        seen.add(fid)
+        anchor = m.get("anchor_quote").strip() if isinstance(m.get("anchor_quote"), str) else ""
+        hit = re.search(re.escape(anchor), text, re.I) if anchor else None
+        position, how = (hit.start(), "exact") if hit else (None, None)
+        if position is None and anchor and (position := _fuzzy(anchor, text)) is not None:
+            how = "fuzzy"
+        content = m.get("content").strip() if isinstance(m.get("content"), str) else ""
+        if position is None and content and (position := _fuzzy(content, text)) is not None:
+            how = "fuzzy_content"
+        section = m.get("section_name").strip() if isinstance(m.get("section_name"), str) else ""
+        rows.append({"review_key": review_key, "flaw_id": fid, "severity": valid[fid]["severity"],
+                     "position": position if position is not None else len(text) + 1,
+                     "located_by": how or "end", "section": (section or "Weaknesses").lower(),
+                     "flaw_verbatim": valid[fid]["verbatim"]})
+    return rows, dropped
+
+
+def _emit(batch: Batch, file: Path, step: str, config: str, subject: str, pid: str, units: list, dropped: dict,
+          null: str | None, inputs: dict, known: set) -> None:
+    key = hashlib.sha256(json.dumps(["flaws", step, config, subject, 0, inputs["sha256"], PARSER]).encode()).hexdigest()
+    if key in known:
+        batch.note("skipped", file, item=subject, paper_id=pid, reason=f"{file}: {subject} already imported")
+        return
+    event = JudgmentRecorded(
+        judgment_key=key, judge="flaws", step=step, judge_config=config, subject_key=subject, paper_id=pid,
         repeat=0, status="null" if null else "ok", null_reason=null,
         units_json=json.dumps(units, ensure_ascii=False, separators=(",", ":")),
         dropped_json=json.dumps(dropped, sort_keys=True), llm_call_ids_json="[]", request_keys_json="[]",

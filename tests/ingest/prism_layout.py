@@ -211,12 +211,72 @@ CONSTRUCTIVE_HUMAN = {"paper_id": ICLR, "metadata": {"num_reviewers": 2}, "revie
      "metrics": {"MCS": 0.45, "AR": 0.5, "SD": 0.0, "CD": 0.5, "n_arcs": 2}}]}
 
 
+def _ranking(who: str, cr: float, mr: float, cw: float, mw: float) -> dict:
+    return {"Reviewer_ID": who, "Critical_Recall": cr, "Minor_Recall": mr, "Critical_Recall_ConsensusWeighted": cw,
+            "Minor_Recall_ConsensusWeighted": mw}
+
+
+# Flaw identification as released (data_demo/flaw_identification/<conf>/<llm source>/<paper>.json): one pool, the
+# paper's two humans + SEA-E's review (N = 3); step outputs nested as PRISM saves them; metrics_report's cps block
+# keeps each reviewer's figures but not the mapping's mentions. Human_1's F02 quote is elided (not verbatim).
+#   G_c = {F01} (Human_1, SEA: W 2/3), G_m = {F02 (Human_2, Human_1: 2/3), F04 (Human_2: 1/3)}; F03 invalid.
+FLAWS_SEA = {"paper_id": ICLR, "micro_flaws": {"micro_flaws": [
+    {"flaw_id": "F01", "macro_topic": "6. Methodology & Theoretical Soundness - Weak Theoretical Justification/Proofs",
+     "core_summary": "The guarantee of Theorem 3.2 is weaker than without ARC.",
+     "raw_arguments": {"Human_1": "The convergence guarantee obtained from Theorem 3.2 is worse.",
+                       "LLM_Reviewer": "The paper could benefit from more comparisons with alternative methods."}},
+    {"flaw_id": "F02", "macro_topic": "4. Experimental Design & Evaluation - Limited/Biased Datasets",
+     "core_summary": "The CIFAR-10 evaluation is limited.",
+     "raw_arguments": {"Human_2": "The CIFAR-10 evaluation is limited.",
+                       "Human_1": "Please focus on ... Theorem 5.2 in the rebuttal."}},
+    {"flaw_id": "F03", "macro_topic": "3. Applicability, Scalability & Limitations - Scalability & Complexity Concerns",
+     "core_summary": "The overhead of ARC is not reported.",
+     "raw_arguments": {"LLM_Reviewer": "What are the specific computational overheads introduced by ARC?"}},
+    {"flaw_id": "F04", "macro_topic": "6. Methodology & Theoretical Soundness - Lack of Intuition/Justification",
+     "core_summary": "The role of NNM in Theorem 5.2 is unclear.",
+     "raw_arguments": {"Human_2": "How does NNM contribute to Theorem 5.2?"}}]},
+    "evaluations": {"evaluations": {"F01": {"is_valid": True, "severity": "Critical"},
+                                    "F02": {"is_valid": True, "severity": "Minor"},
+                                    "F03": {"is_valid": False, "severity": "None"},
+                                    "F04": {"is_valid": True, "severity": "Minor"}}},
+    # PRISM's figures for this pool, worked out by hand from the formulas (spec §3), 4 places
+    "metrics_report": {"cfi": {"Reviewer_Rankings": [_ranking("Human_1", 1.0, 0.5, 1.0, 0.6667),
+                                                     _ranking("Human_2", 0.0, 1.0, 0.0, 1.0),
+                                                     _ranking("LLM_Reviewer", 1.0, 0.0, 1.0, 0.0)]},
+                       "cps": {"Reviewer_Rankings": [{"Reviewer_ID": "LLM_Reviewer", "nCPS": 1.0}]}},
+    "mode": "all"}
+
+# The same paper pooled with TreeReview's review, with the mapping's mentions kept beside each reviewer's figures
+# (`arguments`, as PRISM's process_single_review_for_cps returns them): TreeReview names both its mentions
+# Weaknesses, the minor one's anchor (case changed) sits in its Strengths, before the critical one →
+# [1, 2]: CPS = 1 + 2/log2 3, ICPS = 2 + 1/log2 3 → 0.8597; a third mention's anchor is nowhere (the end).
+FLAWS_TREE = {"paper_id": ICLR, "micro_flaws": {"micro_flaws": [
+    {"flaw_id": "F01", "macro_topic": "6. Methodology", "core_summary": "The method is not detailed.",
+     "raw_arguments": {"Human_1": "The convergence guarantee obtained from Theorem 3.2 is worse.",
+                       "LLM_Reviewer": "The methodology is not detailed."}},
+    {"flaw_id": "F02", "macro_topic": "5. Related work", "core_summary": "No comparison with CWTM.",
+     "raw_arguments": {"LLM_Reviewer": "How does ARC compare to CWTM?"}}]},
+    "evaluations": {"evaluations": {"F01": {"is_valid": True, "severity": "Critical"},
+                                    "F02": {"is_valid": True, "severity": "Minor"}}},
+    "metrics_report": {"cps": {"Reviewer_Rankings": [
+        {"Reviewer_ID": "LLM_Reviewer", "nCPS": 0.8597, "arguments": [
+            {"issue_id": "F01", "section_name": "Weaknesses", "anchor_quote": "The methodology is not detailed."},
+            {"issue_id": "F02", "section_name": "Weaknesses", "anchor_quote": "the paper presents a novel approach"},
+            {"issue_id": "F09", "section_name": "Weaknesses", "anchor_quote": "no such flaw"}]},
+        {"Reviewer_ID": "Human_1", "nCPS": 1.0, "arguments": [
+            {"issue_id": "F01", "section_name": "Weaknesses",
+             "anchor_quote": "The convergence guarantee obtained from Theorem 3.2 is worse"}]},
+        {"Reviewer_ID": "Human_2", "nCPS": 0.0, "arguments": []}]}}}
+
+
 def data_demo(root: Path) -> Path:
     demo = root / "data_demo"
     write(demo / "depth_of_analysis" / "iclr2025" / "sea" / f"{ICLR}.json", DEPTH_SEA)
     write(demo / "depth_of_analysis" / "iclr2025" / "human" / f"{ICLR}.json", DEPTH_HUMAN)
     write(demo / "constructiveness" / "iclr2025" / "sea" / f"{ICLR}.json", CONSTRUCTIVE_SEA)
     write(demo / "constructiveness" / "iclr2025" / "human" / f"{ICLR}.json", CONSTRUCTIVE_HUMAN)
+    write(demo / "flaw_identification" / "iclr2025" / "sea" / f"{ICLR}.json", FLAWS_SEA)
+    write(demo / "flaw_identification" / "iclr2025" / "tree" / f"{ICLR}.json", FLAWS_TREE)
     return demo
 
 

@@ -164,10 +164,13 @@ def test_unit_keys_cover_what_the_quality_models_read():
     """UNIT_KEYS is copied (ingest may not import judging): the keys the dbt models read from units, and
     the keys peerlake's own judges write, must be among them."""
     models = REPO / "dbt_project/models/intermediate"
+    by_judge: dict[str, set] = {}
     for (judge, _), keys in UNIT_KEYS.items():
+        by_judge.setdefault(judge, set()).update(keys)
+    for judge, keys in by_judge.items():
         sql = (models / f"int_quality_{judge}_repeats.sql").read_text()
         read = set(re.findall(r'"(\w+)": "(?:INTEGER|VARCHAR|BOOLEAN|DOUBLE)"', sql))
-        assert read and read <= set(keys), (judge, read - set(keys))
+        assert read and read <= keys, (judge, read - keys)
         source = (REPO / "judging" / f"{judge}.py").read_text()
         assert all(f'"{k}"' in source for k in keys if k not in ("actionability", "specificity", "justification",
                                                                   "solution", "tone")), judge
@@ -267,3 +270,118 @@ def test_a_grounding_outside_the_0_to_2_scale_is_kept_null_and_counted():
     ])
     assert why is None and dropped == {"grounding_outside_0_2": 1}
     assert [(u["role"], u["grounding"]) for u in units] == [("premise", None), ("premise", 2), ("claim", None)]
+
+
+# ---- flaw identification: one pool per file --------------------------------------------------------------
+
+FLAWS = "prism-released:flaws"
+SEA_POOL, TREE_POOL = f"pool:{ICLR}|sea-e|s0", f"pool:{ICLR}|treereview|s0"
+TREE = f"external:treereview:{ICLR}"
+
+
+def test_released_flaw_pools_become_pool_and_order_judgments(lake, tmp_path):
+    demo = _imported(tmp_path)
+    t = _tally(_cli("judgments", str(demo / "flaw_identification"), "--judge", "flaws").output)
+    # two pools; the tree file keeps the mapping's mentions: three order judgments
+    assert (t["imported"], t["rejected"]) == (5, 0)
+    got = _judgments(FLAWS)
+    assert set(got) == {SEA_POOL, TREE_POOL, f"{TREE_POOL}|{TREE}", f"{TREE_POOL}|{H1}", f"{TREE_POOL}|{H2}"}
+    pool = got[SEA_POOL]
+    assert (pool.judge, pool.step, pool.status, pool.paper_id) == ("flaws", "pool", "ok", ICLR)
+    units = json.loads(pool.units_json)
+    assert [u["review_key"] for u in units if u["kind"] == "member"] == [H1, H2, SEA]  # Human_k, then the system
+    raises = [(u["flaw_id"], u["review_key"], u["is_valid"], u["severity"], u["verbatim"])
+              for u in units if u["kind"] == "raise"]
+    assert raises == [("F1", H1, True, "critical", "strict"), ("F1", SEA, True, "critical", "strict"),
+                      ("F2", H2, True, "minor", "strict"), ("F2", H1, True, "minor", "unchecked"),  # the elided one
+                      ("F3", SEA, False, "minor", "strict"), ("F4", H2, True, "minor", "strict")]
+    assert all(set(u) == set(UNIT_KEYS[("flaws", "pool")]) for u in units)
+    assert json.loads(pool.inputs_json)["prism_source"] == "sea"
+    order = json.loads(got[f"{TREE_POOL}|{TREE}"].units_json)
+    # F09 is no flaw of the pool; the two kept mentions sit where PRISM's case-insensitive search finds them
+    assert [(m["flaw_id"], m["located_by"], m["section"], m["severity"]) for m in order] == [
+        ("F1", "exact", "weaknesses", "critical"), ("F2", "exact", "weaknesses", "minor")]
+    assert order[1]["position"] < order[0]["position"]  # the Strengths sentence comes first
+    assert json.loads(got[f"{TREE_POOL}|{TREE}"].dropped_json) == {"unknown_flaw": 1}
+    assert all(set(m) == set(UNIT_KEYS[("flaws", "order")]) for m in order)
+
+
+def test_a_bad_flaw_file_is_set_aside_with_what_where_and_why_and_the_rest_imports(lake, tmp_path):
+    demo = _imported(tmp_path)
+    folder = demo / "flaw_identification" / "iclr2025"
+    write(folder / "sea" / "Broken0001.json", "{oops")
+    write(folder / "sea" / "NoFlaws001.json", {"paper_id": "NoFlaws001", "evaluations": {"evaluations": {}}})
+    write(folder / "human" / f"{ICLR}.json", layout.FLAWS_SEA)
+    write(folder / "reviewer2" / "NotInLake1.json", {**layout.FLAWS_SEA, "paper_id": "NotInLake1"})
+    r = _cli("judgments", str(demo / "flaw_identification"), "--judge", "flaws")
+    out = " ".join(r.output.split())
+    for why in ("Broken0001.json: not valid JSON",
+                "NoFlaws001.json: has no 'micro_flaws' list (PRISM's flaw_identification output",
+                f"human/{ICLR}.json: is a human source: PRISM pools its humans with one LLM review",
+                "NotInLake1.json: no reviewer2 review of NotInLake1 in the lake; import the data first"):
+        assert why in out, why
+    t = _tally(r.output)
+    assert (t["imported"], t["rejected"]) == (5, 4)
+    assert {k for k in _judgments(FLAWS) if "|s0|" not in k} == {SEA_POOL, TREE_POOL}
+    r = _cli("judgments", str(demo / "flaw_identification"), "--judge", "flaw_identification", code=2)
+    assert "holds the flaws judge's" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())
+
+
+def _dcg(weights: list[int]) -> float:
+    import math
+
+    return sum(w / math.log2(i + 2) for i, w in enumerate(weights))
+
+
+def prism_flaws(doc: dict, who: str, n_members: int) -> dict:
+    """Spec §3 over a released pool: recall = |D_r ∩ G| / |G| (None when G is empty), weighted by
+    W_i = C_i / N; every raise counts (PRISM never checks raw_arguments)."""
+    verdicts = doc["evaluations"]["evaluations"]
+    raisers = {f["flaw_id"]: set(f["raw_arguments"]) for f in doc["micro_flaws"]["micro_flaws"]}
+    out = {}
+    for sev in ("Critical", "Minor"):
+        truth = {f for f, v in verdicts.items() if v["is_valid"] and v["severity"] == sev}
+        found = {f for f in truth if who in raisers[f]}
+        out[f"recall_{sev.lower()}"] = len(found) / len(truth) if truth else None
+        out[f"recall_{sev.lower()}_weighted"] = (sum(len(raisers[f]) for f in found) / n_members
+                                                 / (sum(len(raisers[f]) for f in truth) / n_members)) if truth else None
+    return out
+
+
+def test_quality_flaws_from_released_pools_give_prisms_figures(lake, tmp_path):
+    from tests.dbt.test_marts import dbt_build
+
+    demo = _imported(tmp_path, "--study", "prism")
+    r = _cli("judgments", str(demo / "flaw_identification"), "--judge", "flaws", "--study", "prism")
+    assert f"study prism: {FLAWS} covers 4 reviews" in r.output  # H1, H2 and the two systems' reviews
+    db, _ = dbt_build(lake.root, tmp_path, db=tmp_path / "marts.duckdb", select="+quality_flaws")
+    with duckdb.connect(str(db), read_only=True) as con:
+        def row(pool: str, review: str) -> dict:
+            cur = con.execute("select * from quality_flaws where quality_flaws_id = ?",
+                              [f"prism|{FLAWS}|{pool}|{review}"])
+            names = [d[0] for d in cur.description]
+            [values] = cur.fetchall()
+            return dict(zip(names, values, strict=True))
+
+        figures = ("recall_critical", "recall_minor", "recall_critical_weighted", "recall_minor_weighted")
+        recorded = {r_["Reviewer_ID"]: r_ for r_ in layout.FLAWS_SEA["metrics_report"]["cfi"]["Reviewer_Rankings"]}
+        names = {"recall_critical": "Critical_Recall", "recall_minor": "Minor_Recall",
+                 "recall_critical_weighted": "Critical_Recall_ConsensusWeighted",
+                 "recall_minor_weighted": "Minor_Recall_ConsensusWeighted"}
+        for who, review in (("Human_1", H1), ("Human_2", H2), ("LLM_Reviewer", SEA)):
+            got = row(SEA_POOL, review)
+            want = prism_flaws(layout.FLAWS_SEA, who, 3)
+            assert {k: got[k] for k in figures} == pytest.approx(want), who
+            assert {k: round(got[k], 4) for k in figures} == {k: recorded[who][names[k]] for k in figures}, who
+            # the released file keeps no mentions: no order judgment, so no nCPS, and the reason says so
+            assert (got["ncps"], got["ncps_null_reason"], got["n_pool_members"]) == (None, "order_not_judged", 3)
+        # the verbatim variant leaves out Human_1's elided quote of F02: G_m's raisers shrink, its recall drops
+        h1 = row(SEA_POOL, H1)
+        assert (h1["recall_minor"], h1["recall_minor_verbatim"]) == (0.5, 0.0)
+        assert (h1["recall_minor_weighted"], h1["recall_minor_weighted_verbatim"]) == pytest.approx((2 / 3, 0.0))
+        assert row(SEA_POOL, SEA)["hallucination_rate"] == 0.5  # F03 of its two
+        # TreeReview's mentions [minor, critical] in one named section: nCPS = (1 + 2/log2 3) / (2 + 1/log2 3)
+        tree = row(TREE_POOL, TREE)
+        assert tree["ncps"] == pytest.approx(_dcg([1, 2]) / _dcg([2, 1]))
+        assert round(tree["ncps"], 4) == layout.FLAWS_TREE["metrics_report"]["cps"]["Reviewer_Rankings"][0]["nCPS"]
+        assert (row(TREE_POOL, H1)["ncps"], row(TREE_POOL, H2)["ncps"]) == (1.0, 0.0)
