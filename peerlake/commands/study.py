@@ -237,7 +237,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
             raise StudyError(f"study {name!r} covers no ingested manuscript ({study.paper_source()}); "
                              "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers] "
                              f"({StudyFiles(log.lake).path(name)})")
-        _preflight(log, study)
+        _preflight(log, study, remote=executor in ("celery", "dask"))
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _refuse(exc)
     from peerlake.orchestration.executors import ExecutorError, check_ready
@@ -264,9 +264,10 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
     return result
 
 
-def _preflight(log, study) -> None:
+def _preflight(log, study, remote: bool = False) -> None:
     """Before Dagster starts: refuse (exit 2, one line each) a model of the study that cannot answer — an
-    unknown name, no key, no model file, no server (costs.study_checks) — and warn of a retired one."""
+    unknown name, no key, no model file, no server (costs.study_checks) — and warn of a retired one. With
+    `remote` steps (celery, dask workers: their own environment, files and network) only warn."""
     from peerlake.console import console
     from peerlake.costs.study_checks import study_findings
     from peerlake.llm_calls.gateway import Gateway
@@ -274,9 +275,10 @@ def _preflight(log, study) -> None:
 
     findings = study_findings(log, study, Gateway(log), judged_reviews=lambda: judged_reviews(log, study)[1])
     for f in findings:
-        if not f.blocking:
-            console.print(f"[yellow]warning:[/] {escape(f.message)}", soft_wrap=True, highlight=False)
-    blocking = [f for f in findings if f.blocking]
+        if not f.blocking or remote:
+            where = " (checked on this machine; the workers read their own)" if f.blocking else ""
+            console.print(f"[yellow]warning:[/] {escape(f.message)}{where}", soft_wrap=True, highlight=False)
+    blocking = [f for f in findings if f.blocking and not remote]
     for f in blocking:
         typer.secho(f"error: {f.message}", fg="red", err=True)
     if blocking:

@@ -96,3 +96,15 @@ def test_a_run_says_a_retired_model_at_its_start_beside_a_refusal(lake):
     if utc_today() >= date(2026, 11, 30):
         assert "warning: anthropic/claude-sonnet-4-5 (reviewer reviewer_scoring) was retired by its provider on " \
                "2026-11-30" in said(result)
+
+
+def test_on_remote_workers_the_findings_are_warnings(lake, monkeypatch):
+    """celery / dask steps run in the workers' environment: what this machine lacks is said, not refused (the
+    run then stops at the executor's own check here: no broker)."""
+    monkeypatch.setenv("PEERLAKE_PROVIDER", "local")
+    monkeypatch.setenv("PEERLAKE_MODEL", "qwen-7b")
+    monkeypatch.setenv("PEERLAKE_CELERY_BROKER", f"redis://127.0.0.1:{closed_port()}/0")
+    result = CliRunner().invoke(app, ["run", "demo", "--executor", "celery"], terminal_width=200)
+    assert result.exit_code == 1, result.output
+    assert ("warning: no embedded model 'qwen-7b' (reviewer reviewer_scoring); provider 'local' knows " in said(result)
+            and "(checked on this machine; the workers read their own)" in said(result)), result.output
