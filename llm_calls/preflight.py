@@ -168,8 +168,11 @@ def _check_local(use: ModelUse) -> list[Finding]:
                         f"{', '.join(settings.LOCAL_MODELS)}" + (f"; did you mean {close[0]!r}?" if close else "")
                         + ". Name one of them, or a hosted model (--model PROVIDER/MODEL)", True)]
     missing = [] if importlib.util.find_spec("llama_cpp") is not None else ["llama-cpp-python"]
-    if not is_installed(name=use.model):
-        missing.append(str(settings.local_model_path(use.model)))
+    path = settings.local_model_path(use.model)
+    # PEERLAKE_LOCAL_MODEL_PATH names the user's own file, of any size; the cache's must be the pinned one
+    own = path != settings.cache_root() / "models" / settings.local_model(use.model).file
+    if not (path.is_file() if own else is_installed(path, use.model)):
+        missing.append(str(path))
     if missing:
         return [Finding("not_installed", use.provider, use.model,
                         f"embedded model {use.model} is not installed ({', '.join(missing)} missing){_who(use)}: "

@@ -1,6 +1,7 @@
 """The checks before the first call (llm_calls/preflight.py): one finding per refusal, each with the line a
 user reads, against the real settings, price table, provider classes and a loopback socket."""
 
+import importlib.util
 import socket
 from datetime import date
 
@@ -47,6 +48,18 @@ def test_an_embedded_model_not_installed_says_how_to_install_it(monkeypatch, tmp
     assert (kind, blocking) == ("not_installed", True)
     assert str(tmp_path / "empty-cache" / "models") in message
     assert message.endswith("run `make model` (or `python -m peerlake.llm_calls.local_model`)")
+
+
+def test_a_model_file_of_ones_own_counts_as_installed(monkeypatch, tmp_path):
+    """PEERLAKE_LOCAL_MODEL_PATH names the user's own GGUF (any size), as the local provider reads it."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    own = tmp_path / "mine.gguf"
+    own.write_bytes(b"GGUF")
+    monkeypatch.setenv("PEERLAKE_LOCAL_MODEL_PATH", str(own))
+    assert findings(ModelUse("local", settings.LOCAL_MODEL_NAME)) == []
+    own.unlink()
+    assert [kind for kind, *_ in findings(ModelUse("local", settings.LOCAL_MODEL_NAME))] == ["not_installed"]
 
 
 def test_an_unknown_hosted_name_is_refused_with_the_near_one():
