@@ -58,7 +58,10 @@ def test_json_output_parses(two_builds, invoke):
     papers, cells = report["marts"]
     assert papers == {"mart": "dim_papers", "status": "compared", "key": ["paper_version_id"], "key_note": None,
                       "rows_old": 1, "rows_new": 1, "added": 0, "removed": 0, "changed": 0, "moved": 0,
-                      "not_compared": [], "examples": {"added": [], "removed": [], "changed": [], "moved": []}}
+                      "not_compared": [], "bookkeeping": [], "studies": [], "templates": [], "calls": [],
+                      "explained_by": [], "lake_wide": False,
+                      "examples": {"added": [], "removed": [], "changed": [], "moved": []}}
+    assert report["since"]["groups"] == [] and "fct_llm_calls" in report["since"]["note"]
     assert (cells["mart"], cells["added"], cells["removed"], cells["changed"], cells["moved"]) == \
         ("revision_cells", 1, 0, 1, 1)
     assert cells["examples"]["moved"] == [{"key": "c1", "moves": [{"column": "mean_gain", "old": 1.0, "new": 9.0,
