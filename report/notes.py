@@ -4,9 +4,10 @@ figure computed on too few papers to mean anything."""
 
 import html
 
-# Below this many papers a correlation, an AUC or a ranking share is shown with a warning: on 2-4 papers an
-# AUC of 1.00 or a "100 % tie" is what chance gives (the demo has 4 papers).
-SMALL_SAMPLE_PAPERS = 10
+from peerlake.warehouse import settings
+
+# Below settings.small_sample_papers() papers (default 10) a correlation, an AUC or a ranking share is shown
+# with a warning: on 2-4 papers an AUC of 1.00 or a "100 % tie" is what chance gives (the demo has 4 papers).
 
 
 def missing(what: str, table: str, why: str) -> str:
@@ -21,9 +22,10 @@ def not_measured(what: str, needs: str) -> str:
 
 
 def small_sample(n: int | float | None, unit: str = "papers") -> str:
-    """A warning beside figures computed on fewer than SMALL_SAMPLE_PAPERS papers ('' when enough)."""
-    if n is None or n != n or n >= SMALL_SAMPLE_PAPERS:
+    """A warning beside figures computed on fewer than $PEERLAKE_SMALL_SAMPLE_PAPERS papers ('' when enough)."""
+    least = settings.small_sample_papers()
+    if n is None or n != n or n >= least:
         return ""
     return (f"<p class='warn'><b>Small sample:</b> these figures rest on {int(n)} {unit} (fewer than "
-            f"{SMALL_SAMPLE_PAPERS}); a perfect-looking value is what chance gives at this size: read it as a check "
-            "that the pipeline runs, not as a measurement.</p>")
+            f"{least}, $PEERLAKE_SMALL_SAMPLE_PAPERS); a perfect-looking value is what chance gives at this size: "
+            "read it as a check that the pipeline runs, not as a measurement.</p>")

@@ -426,6 +426,13 @@ def keep_builds() -> int:
     return _int("PEERLAKE_KEEP_BUILDS", "5", minimum=0)
 
 
+def small_sample_papers() -> int:
+    """Below this many papers the report warns beside a correlation, an AUC or a ranking
+    ($PEERLAKE_SMALL_SAMPLE_PAPERS, default 10: where the marts' paired statistics stop giving an interval);
+    0 turns the warning off."""
+    return _int("PEERLAKE_SMALL_SAMPLE_PAPERS", "10", minimum=0)
+
+
 @dataclass(frozen=True)
 class BatchWait:
     poll_interval_s: float
