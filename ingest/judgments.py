@@ -15,6 +15,16 @@ Read today: PRISM's `data_demo/<aspect>/<venue>/<source>/<paper>.json` (its proj
                     process_single_review_for_cps output; the released files keep only their figures), one
                     `order` judgment per reviewer, each mention placed as PRISM's reorder_by_position
                     places it and grouped by the section PRISM's judge named.
+  novelty           (data_demo/novelty_verification/<conf>/<source>/<paper>/task{1,2,3}_result.json: one
+                    folder per paper) task3 {aggregated: [{review_sentence_id, text, evidence_results:
+                    [{related_paper_id, score, label}], best_evidence}], related_works: [{related_paper_id,
+                    text "Title: …"}]}, task1 {review: {novelty_claims: [{claim_id, stance,
+                    prior_work_strings}]}} → step `claims`, one row per (claim, candidate). PRISM's verification
+                    never has a relevance (task 2 writes none), so s_c is the plain mean of its top 3
+                    (best_evidence, else the 3 largest |s_j|): each candidate gets relevance 1 and those 3
+                    pool ranks 1-3, which is how int_quality_novelty_claims picks and weighs them. A human
+                    folder judged all of a paper's reviews as one text: each claim goes to the review that
+                    holds it (PRISM keeps only verbatim claims).
 The units get the keys peerlake's own judges write (UNIT_KEYS, checked against judging/ by a test), so
 the `int_quality_*` models read them unchanged. A raise's quote is kept whatever it says (PRISM's rule);
 ingest may not import judging, so its `verbatim` is "strict" when the quote is the reviewer's words up
@@ -56,10 +66,13 @@ UNIT_KEYS = {
                         "verbatim"),
     ("flaws", "order"): ("review_key", "flaw_id", "severity", "position", "located_by", "section",
                          "flaw_verbatim"),
+    ("novelty", "claims"): ("claim_index", "claim_text", "stance", "prior_work", "candidate_id", "candidate_title",
+                            "candidate_year", "pool_rank", "relevance", "verdict", "reason"),
 }
-STEPS = {"depth": "units", "constructiveness": "comments", "flaws": "pool"}  # judge → its (first) step
+STEPS = {"depth": "units", "constructiveness": "comments", "flaws": "pool", "novelty": "claims"}  # judge → step
 # PRISM's aspect folders (data_demo/<aspect>/) → the judge whose answers they hold
-ASPECTS = {"depth_of_analysis": "depth", "constructiveness": "constructiveness", "flaw_identification": "flaws"}
+ASPECTS = {"depth_of_analysis": "depth", "constructiveness": "constructiveness", "flaw_identification": "flaws",
+           "novelty_verification": "novelty"}
 FUZZY_MIN_RATIO = 0.45  # PRISM's cps_metrics threshold
 # PRISM's ratings D1..D5 → peerlake's constructiveness dimensions
 DIMENSIONS = (("D1_actionability", "actionability"), ("D2_specificity", "specificity"),
@@ -99,6 +112,8 @@ def import_judgments(log: EventLog, path: Path, judge: str, label: str = DEFAULT
     externals = {(e.system, e.review_id): e for e in log.iter_events("external_review_imported")}
     if judge == "flaws":
         return _import_pools(log, root, top, judge_config(judge, label), known, humans, externals)
+    if judge == "novelty":
+        return _import_novelty(log, root, top, judge_config(judge, label), known, humans, externals)
     outcomes: list[Outcome] = []
     for file in judgment_files(root):
         batch = Batch(log, "judgments")
@@ -517,3 +532,151 @@ def _emit(batch: Batch, file: Path, step: str, config: str, subject: str, pid: s
         inputs_json=json.dumps(inputs, sort_keys=True, ensure_ascii=False))
     batch.emit("imported", file, event, item=subject, paper_id=pid)
     known.add(key)
+
+
+# ---- novelty: one folder of task results per paper ------------------------------------------------------
+
+VERDICTS = {2: "SUPPORTED", 1: "OVERSTATED", 0: "AMBIGUOUS", -1: "UNDERSTATED", -2: "UNSUPPORTED"}
+TASKS = ("task1_result.json", "task2_result.json", "task3_result.json")
+
+
+def _paper_folders(root: Path) -> list[Path]:
+    """The folders holding PRISM's task results: `root` itself, or every one under it."""
+    if not root.is_dir():
+        return [root.parent] if root.name in TASKS else [root]
+    return sorted({p.parent for name in TASKS for p in root.rglob(name)})
+
+
+def _import_novelty(log: EventLog, root: Path, top: Path, config: str, known: set, humans: dict,
+                    externals: dict) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    for folder in _paper_folders(root):
+        batch = Batch(log, "judgments")
+        task3 = folder / "task3_result.json"
+        with batch.guard(task3):
+            if not folder.resolve().is_relative_to(top) or (task3.exists() and not task3.resolve().is_relative_to(top)):
+                batch.reject(task3, f"points outside {top} (a link); refused")
+            else:
+                _novelty_folder(batch, folder, config, known, humans, externals)
+        outcomes += batch.commit()
+    return outcomes
+
+
+def _novelty_folder(batch: Batch, folder: Path, config: str, known: set, humans: dict, externals: dict) -> None:
+    task3 = folder / "task3_result.json"
+    try:
+        pid = check_paper_id(folder.name, "the paper folder's name")
+        if not task3.is_file():
+            raise JudgmentFileError("is missing: PRISM's verification (task 3) holds the verdicts a novelty score "
+                                    "needs; task 1 and 2 alone score nothing")
+        doc, sha = _load(task3)
+        source = _source(folder, doc)  # the folder <source>/ holding the paper's folder
+        task1 = _load(folder / "task1_result.json")[0] if (folder / "task1_result.json").is_file() else {}
+    except (JudgmentFileError, PaperIdError) as exc:
+        batch.reject(task3, str(exc))
+        return
+    if not isinstance(doc.get("aggregated"), list):
+        batch.reject(task3, "has no 'aggregated' list (PRISM's task 3 output: one entry per claim with its "
+                            "evidence_results)", paper_id=pid)
+        return
+    claims = [c for c in doc["aggregated"] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    bad = len(doc["aggregated"]) - len(claims)
+    if source == "human":
+        reviews = [(f"human:{rid}", text) for (p, _), (rid, text) in sorted(humans.items()) if p == pid]
+        if not reviews:
+            batch.reject(task3, f"no PRISM human review of {pid} in the lake; import the data first "
+                                "(`peerlake ingest prism DIR`)", paper_id=pid)
+            return
+    else:
+        system = SYSTEMS[source]
+        review = externals.get((system, pid))
+        if review is None:
+            batch.reject(task3, f"no {system} review of {pid} in the lake; import the data first "
+                                "(`peerlake ingest prism DIR`)", paper_id=pid)
+            return
+        reviews = [(f"external:{system}:{pid}", _external_text(batch, review))]
+    owned: dict[str, list] = {key: [] for key, _ in reviews}
+    unattributed = 0
+    for c in claims:
+        key = next((k for k, text in reviews if _squash(c["text"]) in _squash(text)), None)
+        if key is None and len(reviews) == 1:
+            key = reviews[0][0]  # one review: PRISM's claim is its own (a system's text is all it read)
+        if key is None:
+            unattributed += 1
+            continue
+        owned[key].append(c)
+    titles = {str(w.get("related_paper_id")): w.get("text") for w in doc.get("related_works") or []
+              if isinstance(w, dict)}
+    stances = {}
+    review_part = task1.get("review") if isinstance(task1, dict) else None
+    for c in (review_part or {}).get("novelty_claims") or []:
+        if isinstance(c, dict) and c.get("claim_id"):
+            stances[str(c["claim_id"])] = c
+    for key, mine in owned.items():
+        units, dropped = novelty_units(mine, titles, stances)
+        if bad:
+            dropped["bad_claim"] = bad
+        if unattributed:
+            dropped["claim_in_no_review"] = unattributed  # PRISM read the reviews joined; counted on each
+        system = "human" if key.startswith("human:") else key.split(":")[1]
+        inputs = {"source": "human" if source == "human" else "external", "system": system, "fields": [],
+                  "released_by": "prism", "prism_source": source, "file": str(task3), "sha256": sha,
+                  "parser": PARSER, "evaluator_model": doc.get("evaluator_model")
+                  if isinstance(doc.get("evaluator_model"), str) else None}
+        jkey = hashlib.sha256(json.dumps(["novelty", "claims", config, key, 0, sha, PARSER]).encode()).hexdigest()
+        if jkey in known:
+            batch.note("skipped", task3, item=key, paper_id=pid, reason=f"{task3}: {key} already imported")
+            continue
+        null = None if units else "no_claims"
+        event = JudgmentRecorded(
+            judgment_key=jkey, judge="novelty", step="claims", judge_config=config, subject_key=key, paper_id=pid,
+            repeat=0, status="null" if null else "ok", null_reason=null,
+            units_json=json.dumps(units, ensure_ascii=False, separators=(",", ":")),
+            dropped_json=json.dumps(dropped, sort_keys=True), llm_call_ids_json="[]", request_keys_json="[]",
+            inputs_json=json.dumps(inputs, sort_keys=True, ensure_ascii=False))
+        batch.emit("imported", task3, event, item=key, paper_id=pid)
+        known.add(jkey)
+
+
+def _verdict(result: dict) -> str | None:
+    label = result.get("label")
+    if isinstance(label, str) and label.strip().upper() in VERDICTS.values():
+        return label.strip().upper()
+    score = result.get("score")  # PRISM: the score is the label's; without a label, its own
+    return VERDICTS.get(score) if isinstance(score, int) and not isinstance(score, bool) else None
+
+
+def novelty_units(claims: list[dict], titles: dict, stances: dict) -> tuple[list[dict], dict[str, int]]:
+    """One review's rows in peerlake's `claims` shape: per claim, one row per candidate PRISM verified.
+    PRISM's top 3 (best_evidence, else the 3 largest |score| in file order) get pool ranks 1-3 and the
+    rest follow; every relevance is the file's relevance_score, or 1 when it has none (PRISM's plain mean)."""
+    rows, dropped = [], {}
+    for index, c in enumerate(claims):
+        claim = stances.get(str(c.get("review_sentence_id")), {})
+        stance = claim.get("stance") if isinstance(claim.get("stance"), str) else None
+        prior = [p for p in claim.get("prior_work_strings") or [] if isinstance(p, str)]
+        base = {"claim_index": index, "claim_text": c["text"].strip(), "stance": stance, "prior_work": prior}
+        results = [r for r in c.get("evidence_results") or [] if isinstance(r, dict) and r.get("related_paper_id")]
+        if not results:
+            rows.append({**base, "candidate_id": None, "candidate_title": None, "candidate_year": None,
+                         "pool_rank": None, "relevance": None, "verdict": None, "reason": "no_candidates"})
+            continue
+        best = [str(b) for b in c.get("best_evidence") or []]
+        if not best:
+            scored = [r for r in results if _verdict(r)]
+            best = [str(r["related_paper_id"]) for r in sorted(
+                scored, key=lambda r: -abs(next(k for k, v in VERDICTS.items() if v == _verdict(r))))[:3]]
+        order = best + [str(r["related_paper_id"]) for r in results if str(r["related_paper_id"]) not in best]
+        for r in results:
+            cid = str(r["related_paper_id"])
+            relevance = r.get("relevance_score")
+            number = isinstance(relevance, int | float) and not isinstance(relevance, bool) and math.isfinite(relevance)
+            title = titles.get(cid)
+            title = title.split("\n", 1)[0].removeprefix("Title:").strip() if isinstance(title, str) else None
+            verdict = _verdict(r)
+            if verdict is None:
+                dropped["verdict_unparseable"] = dropped.get("verdict_unparseable", 0) + 1
+            rows.append({**base, "candidate_id": cid, "candidate_title": title or None, "candidate_year": None,
+                         "pool_rank": order.index(cid) + 1, "relevance": float(relevance) if number else 1.0,
+                         "verdict": verdict, "reason": None if verdict else "verdict_unparseable"})
+    return rows, dropped

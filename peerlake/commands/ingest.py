@@ -199,7 +199,8 @@ def _prism_study(log, name: str, venues: list[str], systems: list[str], command:
 @ingest_app.command("judgments")
 def ingest_judgments_cmd(
     path: Path = typer.Argument(..., help="a judge output file, or a folder of them (PRISM's data_demo/<aspect>/…)"),
-    judge: str = typer.Option(..., "--judge", help="the judge the outputs stand for: depth | constructiveness | flaws"),
+    judge: str = typer.Option(..., "--judge",
+                              help="the judge the outputs stand for: depth | constructiveness | flaws | novelty"),
     label: str = typer.Option("prism-released", "--label", help="names the judge config (<label>:<judge>)"),
     study: str = typer.Option(None, "--study", help="add the imported judge config to this study's judging scope, "
                                                     "so its quality marts count them"),

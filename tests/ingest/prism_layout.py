@@ -269,6 +269,46 @@ FLAWS_TREE = {"paper_id": ICLR, "micro_flaws": {"micro_flaws": [
         {"Reviewer_ID": "Human_2", "nCPS": 0.0, "arguments": []}]}}}
 
 
+def _evidence(cid: str, label: str, score: int) -> dict:
+    return {"related_paper_id": cid, "score": score, "label": label, "explanation": "…", "relevance_score": None}
+
+
+# Novelty verification as released (data_demo/novelty_verification/<conf>/<source>/<paper>/task{1,2,3}_result.json).
+# SEA-E: two claims. C1: verdicts 2, 0, 0, -2 with best_evidence the first three → s = 2/3 (PRISM's final_score);
+# C2: no best_evidence, verdicts 1, -1, 2 (one label missing, its score used) → the 3 largest |s| → s = 2/3.
+# NS = ((2/3 + 2/3)/2 + 2)/4 = 2/3, SR = 0 (no s >= 1), SSR = 0.
+NOVELTY_SEA_TASK1 = {"paper": {"core_task": "Robust distributed learning"}, "review": {"novelty_claims": [
+    {"claim_id": "C1", "text": "ARC offers a practical solution for gradient clipping in distributed learning.",
+     "stance": "novel", "prior_work_strings": []},
+    {"claim_id": "C2", "stance": "somewhat_novel", "prior_work_strings": ["static clipping"],
+     "text": "This paper introduces Adaptive Robust Clipping (ARC), a pre-aggregation clipping scheme."}]}}
+NOVELTY_SEA_TASK3 = {
+    "review_sentences": [{"review_sentence_id": "C1", "text": "x"}],
+    "related_works": [{"related_paper_id": "p1", "text": "Title: Fair Gradient Clipping\n\nAbstract: …"},
+                      {"related_paper_id": "p2", "text": "Title: DeSGD"}],
+    "aggregated": [
+        {"review_sentence_id": "C1",
+         "text": "ARC offers a practical solution for gradient clipping in distributed learning.",
+         "evidence_results": [_evidence("p1", "SUPPORTED", 2), _evidence("p2", "AMBIGUOUS", 0),
+                              _evidence("p3", "AMBIGUOUS", 0), _evidence("p4", "UNSUPPORTED", -2)],
+         "final_score": 0.6666666666666666, "best_evidence": ["p1", "p2", "p3"],
+         "best_evidence_policy": "top3_relevance"},
+        {"review_sentence_id": "C2",
+         "text": "This paper introduces Adaptive Robust Clipping (ARC), a pre-aggregation clipping scheme.",
+         "evidence_results": [_evidence("p1", "OVERSTATED", 1), _evidence("p5", "AMBIGUOUS", 0),
+                              _evidence("p2", "UNDERSTATED", -1),
+                              {"related_paper_id": "p6", "score": 2, "relevance_score": None}]}]}
+# Humans: PRISM read both reviews as one text; each claim is one reviewer's words. C1 (Human_1's): 2, 2, 1 → 5/3;
+# C2 (Human_2's): 2, 2, 2 → 2. Human_1 NS = (5/3 + 2)/4 = 11/12, SR 1, SSR 0; Human_2 NS 1, SR 1, SSR 1.
+NOVELTY_HUMAN_TASK3 = {"aggregated": [
+    {"review_sentence_id": "C1", "text": "This paper is generally well-written.",
+     "evidence_results": [_evidence("p1", "SUPPORTED", 2), _evidence("p2", "SUPPORTED", 2),
+                          _evidence("p3", "OVERSTATED", 1)], "best_evidence": ["p1", "p2", "p3"]},
+    {"review_sentence_id": "C2", "text": "The paper proposes an adaptive method.",
+     "evidence_results": [_evidence("p1", "SUPPORTED", 2), _evidence("p2", "SUPPORTED", 2),
+                          _evidence("p4", "SUPPORTED", 2)], "best_evidence": ["p1", "p2", "p4"]}]}
+
+
 def data_demo(root: Path) -> Path:
     demo = root / "data_demo"
     write(demo / "depth_of_analysis" / "iclr2025" / "sea" / f"{ICLR}.json", DEPTH_SEA)
@@ -277,6 +317,11 @@ def data_demo(root: Path) -> Path:
     write(demo / "constructiveness" / "iclr2025" / "human" / f"{ICLR}.json", CONSTRUCTIVE_HUMAN)
     write(demo / "flaw_identification" / "iclr2025" / "sea" / f"{ICLR}.json", FLAWS_SEA)
     write(demo / "flaw_identification" / "iclr2025" / "tree" / f"{ICLR}.json", FLAWS_TREE)
+    novelty = demo / "novelty_verification" / "iclr2025"
+    write(novelty / "sea" / ICLR / "task1_result.json", NOVELTY_SEA_TASK1)
+    write(novelty / "sea" / ICLR / "task2_result.json", {"related_works": []})
+    write(novelty / "sea" / ICLR / "task3_result.json", NOVELTY_SEA_TASK3)
+    write(novelty / "human" / ICLR / "task3_result.json", NOVELTY_HUMAN_TASK3)
     return demo
 
 

@@ -121,7 +121,7 @@ def test_reimport_writes_nothing_and_a_wrong_judge_is_refused(lake, tmp_path):
     log = EventLog()
     assert [e.event_id for e in log.iter_events()] == before
     log.close()
-    r = _cli("judgments", str(demo / "constructiveness"), "--judge", "novelty", code=2)
+    r = _cli("judgments", str(demo / "constructiveness"), "--judge", "focus", code=2)
     assert "importable judges are depth," in " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())
     # a study the lake does not know: refused before anything is imported
     r = _cli("judgments", str(demo / "depth_of_analysis"), "--judge", "depth", "--study", "nope", code=2)
@@ -168,7 +168,7 @@ def test_unit_keys_cover_what_the_quality_models_read():
     for (judge, _), keys in UNIT_KEYS.items():
         by_judge.setdefault(judge, set()).update(keys)
     for judge, keys in by_judge.items():
-        sql = (models / f"int_quality_{judge}_repeats.sql").read_text()
+        sql = "".join(f.read_text() for f in sorted(models.glob(f"int_quality_{judge}_*.sql")))
         read = set(re.findall(r'"(\w+)": "(?:INTEGER|VARCHAR|BOOLEAN|DOUBLE)"', sql))
         assert read and read <= keys, (judge, read - keys)
         source = (REPO / "judging" / f"{judge}.py").read_text()
@@ -385,3 +385,76 @@ def test_quality_flaws_from_released_pools_give_prisms_figures(lake, tmp_path):
         assert tree["ncps"] == pytest.approx(_dcg([1, 2]) / _dcg([2, 1]))
         assert round(tree["ncps"], 4) == layout.FLAWS_TREE["metrics_report"]["cps"]["Reviewer_Rankings"][0]["nCPS"]
         assert (row(TREE_POOL, H1)["ncps"], row(TREE_POOL, H2)["ncps"]) == (1.0, 0.0)
+
+
+# ---- novelty verification: one folder of task results per paper -----------------------------------------
+
+NOVELTY = "prism-released:novelty"
+
+
+def prism_novelty(claim_scores: list[float]) -> dict:
+    """Spec §2: NS = clip((mean_c s_c + 2) / 4, 0, 1), SR = frac(s_c >= 1), SSR = frac(s_c >= 2)."""
+    mean = sum(claim_scores) / len(claim_scores)
+    return {"ns": min(1.0, max(0.0, (mean + 2) / 4)), "sr": sum(s >= 1 for s in claim_scores) / len(claim_scores),
+            "ssr": sum(s >= 2 for s in claim_scores) / len(claim_scores)}
+
+
+def test_released_novelty_folders_become_claims_judgments(lake, tmp_path):
+    demo = _imported(tmp_path)
+    t = _tally(_cli("judgments", str(demo / "novelty_verification"), "--judge", "novelty").output)
+    assert (t["imported"], t["rejected"]) == (3, 0)  # SEA's review; the humans' folder: one per review
+    got = _judgments(NOVELTY)
+    assert set(got) == {SEA, H1, H2}
+    sea = json.loads(got[SEA].units_json)
+    assert all(set(u) == set(UNIT_KEYS[("novelty", "claims")]) for u in sea)
+    # C1: PRISM's best_evidence p1 p2 p3 are ranks 1-3, p4 follows; every relevance 1 (PRISM has none)
+    assert [(u["claim_index"], u["candidate_id"], u["pool_rank"], u["relevance"], u["verdict"]) for u in sea[:4]] == [
+        (0, "p1", 1, 1.0, "SUPPORTED"), (0, "p2", 2, 1.0, "AMBIGUOUS"), (0, "p3", 3, 1.0, "AMBIGUOUS"),
+        (0, "p4", 4, 1.0, "UNSUPPORTED")]
+    assert (sea[0]["stance"], sea[0]["candidate_title"], sea[4]["prior_work"]) == (
+        "novel", "Fair Gradient Clipping", ["static clipping"])
+    # C2 names no best_evidence: the 3 largest |score| (p6's label is missing, its score 2 stands)
+    assert [(u["candidate_id"], u["pool_rank"], u["verdict"]) for u in sea[4:]] == [
+        ("p1", 2, "OVERSTATED"), ("p5", 4, "AMBIGUOUS"), ("p2", 3, "UNDERSTATED"), ("p6", 1, "SUPPORTED")]
+    # the humans' joined text: each claim is the review that holds it
+    assert [u["claim_text"] for u in json.loads(got[H1].units_json)][:1] == ["This paper is generally well-written."]
+    assert {u["claim_text"] for u in json.loads(got[H2].units_json)} == {"The paper proposes an adaptive method."}
+
+
+def test_a_bad_novelty_folder_is_set_aside_with_what_where_and_why(lake, tmp_path):
+    demo = _imported(tmp_path)
+    folder = demo / "novelty_verification" / "iclr2025"
+    write(folder / "tree" / ICLR / "task1_result.json", layout.NOVELTY_SEA_TASK1)  # no task 3
+    write(folder / "reviewer2" / "NotInLake1" / "task3_result.json", layout.NOVELTY_SEA_TASK3)
+    write(folder / "deepreview" / ICLR / "task3_result.json", "{oops")
+    write(folder / "cyclereview" / ICLR / "task3_result.json", {"review_sentences": []})
+    r = _cli("judgments", str(demo / "novelty_verification"), "--judge", "novelty")
+    out = " ".join(r.output.split())
+    for why in (f"tree/{ICLR}/task3_result.json: is missing: PRISM's verification (task 3) holds the verdicts",
+                "NotInLake1/task3_result.json: no reviewer2 review of NotInLake1 in the lake",
+                f"deepreview/{ICLR}/task3_result.json: not valid JSON",
+                f"cyclereview/{ICLR}/task3_result.json: has no 'aggregated' list"):
+        assert why in out, why
+    t = _tally(r.output)
+    assert (t["imported"], t["rejected"]) == (3, 4)
+
+
+def test_quality_novelty_from_released_folders_gives_prisms_figures(lake, tmp_path):
+    from tests.dbt.test_marts import dbt_build
+
+    demo = _imported(tmp_path, "--study", "prism")
+    r = _cli("judgments", str(demo / "novelty_verification"), "--judge", "novelty", "--study", "prism")
+    assert f"study prism: {NOVELTY} covers 3 reviews" in r.output
+    db, _ = dbt_build(lake.root, tmp_path, db=tmp_path / "marts.duckdb", select="+quality_novelty")
+    with duckdb.connect(str(db), read_only=True) as con:
+        cur = con.execute("select review_key, ns, sr, ssr, n_claims from quality_novelty where study_id = 'prism' "
+                          "and judge_config = ?", [NOVELTY])
+        got = {k: {"ns": ns, "sr": sr, "ssr": ssr, "n": n} for k, ns, sr, ssr, n in cur.fetchall()}
+    # PRISM's s_c: the plain mean of its top-3 verdict scores (SUPPORTED 2 … UNSUPPORTED -2), worked by hand
+    want = {SEA: prism_novelty([(2 + 0 + 0) / 3, (2 + 1 - 1) / 3]), H1: prism_novelty([(2 + 2 + 1) / 3]),
+            H2: prism_novelty([2.0])}
+    for key, w in want.items():
+        assert {k: got[key][k] for k in ("ns", "sr", "ssr")} == pytest.approx(w), key
+    assert got[SEA]["ns"] == pytest.approx(2 / 3) and got[H1]["ns"] == pytest.approx(11 / 12)
+    # SEA's first claim scores PRISM's own recorded final_score: the mean of 2, 0, 0
+    assert layout.NOVELTY_SEA_TASK3["aggregated"][0]["final_score"] == pytest.approx(2 / 3)
