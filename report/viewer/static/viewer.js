@@ -223,6 +223,8 @@ const PL = (() => {
     if (!ids || !ids.length) return "—";
     return el("span", {}, ...ids.flatMap(i => [el("a", {href: "#call/" + i, class: "call-" + side}, i), " "]));
   }
+  // peerlake:<64 hex> -> peerlake:0b41d548cb10…, the whole key in its title: the table stays readable
+  const shortKey = k => typeof k === "string" && k.length > 40 ? el("span", {title: k}, k.slice(0, 30) + "…") : fmt(k);
   function explained(m) {  // builds_diff's explain(): the prompt templates and hashes whose new calls reach the mart
     const names = (m.explained_by || []).map(e => `${fmt(e.prompt_template)}@${short(e.prompt_hash)}${e.new_hash ? " (new hash)" : ""}`);
     return names.join(", ") + (m.lake_wide ? " (lake-wide: the mart names no study)" : "");
@@ -292,7 +294,7 @@ const PL = (() => {
     const moved = p.reviews_moved_most || [];
     if (moved.length) {
       const t = table(["judge", "metric", "review", "system", p.judge_a, p.judge_b, "moved", `calls (${p.judge_a})`, `calls (${p.judge_b})`],
-        moved.map(m => [m.judge, m.metric, m.pool_key ? m.review_key + " in " + m.pool_key : m.review_key, m.system, num(m.value_a), num(m.value_b),
+        moved.map(m => [m.judge, m.metric, m.pool_key ? el("span", {}, shortKey(m.review_key), " in ", shortKey(m.pool_key)) : shortKey(m.review_key), m.system, num(m.value_a), num(m.value_b),
           num(m.diff_b_minus_a), callLinks(m.llm_call_ids_a, "a"), callLinks(m.llm_call_ids_b, "b")]));
       t.setAttribute("class", "judge-moved");
       kids.push(el("h4", {}, "The reviews that moved most, each with both judgments' calls"), t);
