@@ -1,5 +1,9 @@
-"""A run asked to stop: no new model call starts; calls in flight finish and are recorded. A build
-(dbt, the gates, publishing) asked to stop publishes nothing: see `building`.
+"""A run asked to stop: no new model call starts, and calls in flight end as their provider can: the
+embedded model stops between two tokens (providers/local.py), a hosted call (OpenAI, Anthropic, Gemini) is
+abandoned within a tenth of a second (providers/base.py: until_stopped), both raising CallsStopped and
+recording nothing, so the next run makes them again; a self-hosted server's call (openai_compatible)
+finishes and is recorded. An answer that arrived before the stop is recorded. A build (dbt, the gates,
+publishing) asked to stop publishes nothing: see `building`.
 
 The command that runs a study sets the flag (its signal handler, on the first Ctrl-C or SIGTERM); the
 gateway reads it before each new provider call and before each retry. Replays are not calls and go on:

@@ -20,6 +20,7 @@ from peerlake.llm_calls.providers.base import (
     ProviderResponse,
     ProviderUnavailable,
     RetryableProviderError,
+    until_stopped,
 )
 from peerlake.llm_calls.providers.image_parts import anthropic_with_images, check_accepted
 from peerlake.llm_calls.providers.model_rules import (
@@ -63,6 +64,7 @@ class AnthropicProvider(Provider):
     request for them is refused before any call), thinking follows model_rules.py."""
 
     name = "anthropic"
+    cancels_on_stop = True  # a stop abandons the request in flight (base.until_stopped)
 
     def __init__(self, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S):
         self.base_url = base_url
@@ -138,9 +140,13 @@ class AnthropicProvider(Provider):
 
         body = self.request_body(req)
         required = {k: body.pop(k) for k in ("model", "messages", "max_tokens")}
+        client = self.client()
+
+        def send() -> str:
+            return client.messages.with_raw_response.create(**required, extra_body=body).http_response.text
+
         try:
-            raw_response = self.client().messages.with_raw_response.create(**required, extra_body=body)
-            text = raw_response.http_response.text
+            text = until_stopped(send, f"anthropic/{required['model']} request")
         except anthropic.AnthropicError as exc:
             raise translate_sdk_error(exc, anthropic) from exc
         try:

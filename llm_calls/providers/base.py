@@ -1,10 +1,17 @@
 """The provider interface and its two error kinds: retry (429, 5xx, timeouts) or give up."""
 
+import contextvars
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from peerlake.llm_calls.stopping import CallsStopped, stop_requested
 from peerlake.llm_calls.types import LlmRequest, Usage
+
+T = TypeVar("T")
+STOP_POLL_S = 0.1  # how often a hosted call's waiting thread looks at the stop flag: a stop ends it within this
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,9 @@ class Provider(ABC):
     name: str = "provider"
     free: bool = False  # True for models that run on this machine: cost 0, status "free"
     supports_batch: bool = False  # a provider batch API (half price, answered within a day)
+    # A stop (llm_calls.stopping) abandons this provider's call in flight (`until_stopped`) instead of
+    # waiting for its answer: nothing is recorded and the next run makes the call again.
+    cancels_on_stop: bool = False
 
     def ensure_ready(self) -> None:  # noqa: B027 -- an optional hook: most providers need no check
         """Raise ProviderUnavailable if no call can possibly work; checked once per gateway."""
@@ -130,3 +140,40 @@ class Provider(ABC):
 
 def retryable_status(status: int) -> bool:
     return status in (408, 409, 425, 429) or status >= 500
+
+
+def until_stopped(send: Callable[[], T], what: str) -> T:
+    """`send()` (one blocking HTTP request and the reading of its body), abandoned if the run is asked to
+    stop before it returns: then CallsStopped within STOP_POLL_S, and the caller records nothing.
+
+    Why a waiting thread and not a cancel of the request itself: httpx's sync client (under the OpenAI and
+    Anthropic SDKs too) has no cancel, a socket closed from another thread does not wake a read blocked on
+    it (Linux), and closing a client mid-request races with its connection pool. So the request runs in a
+    thread of its own while the caller waits, looking at the stop flag; on a stop the caller leaves, and the
+    thread ends when the server answers or its timeout fires, its outcome dropped. It is a daemon thread,
+    not an executor's (those are joined at exit): a stopped `peerlake run` exits at once, which closes the
+    connection, so the server sees the client go. An answer that arrived before the stop is returned (and
+    so recorded): a completed call is never paid for twice; one cut short may be billed by the provider,
+    as any cancelled request may, and is made again next time."""
+    if stop_requested():
+        raise CallsStopped(f"{what} not sent: the run was asked to stop")
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = send()
+        except BaseException as exc:  # re-raised in the caller's thread, whatever it is
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    context = contextvars.copy_context()  # the caller's labels, should anything below read them
+    threading.Thread(target=context.run, args=(run,), name="llm-request", daemon=True).start()
+    while not done.wait(STOP_POLL_S):
+        if stop_requested() and not done.is_set():
+            raise CallsStopped(f"{what} abandoned in flight: the run was asked to stop; the call is made "
+                               "again next time")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -38,6 +38,7 @@ from peerlake.llm_calls.providers.base import (
     ProviderUnavailable,
     RetryableProviderError,
     retryable_status,
+    until_stopped,
 )
 from peerlake.llm_calls.providers.image_parts import check_accepted
 from peerlake.llm_calls.providers.model_rules import (
@@ -92,6 +93,7 @@ class GeminiProvider(Provider):
     """Gemini models through Google's generateContent REST API (no batch API here: calls go one by one)."""
 
     name = "gemini"
+    cancels_on_stop = True  # a stop abandons the request in flight (base.until_stopped)
 
     def __init__(self, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S):
         self.base_url = base_url
@@ -162,9 +164,11 @@ class GeminiProvider(Provider):
         url = f"{base}/{API_VERSION}/models/{model}:generateContent"
         # The key is read from the environment per request, never kept on this object.
         headers = {"x-goog-api-key": settings.api_key(self.name) or "", "content-type": "application/json"}
+        client, content = self.client(), json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
-            response = self.client().post(url, content=json.dumps(body, ensure_ascii=False).encode("utf-8"),
-                                          headers=headers)
+            # httpx reads the whole body before post() returns, so the thread abandoned on a stop holds it all
+            response = until_stopped(lambda: client.post(url, content=content, headers=headers),
+                                     f"gemini/{model} request")
         except httpx.TimeoutException as exc:
             raise RetryableProviderError(f"timed out: {exc}", error_type="Timeout") from exc
         except httpx.HTTPError as exc:

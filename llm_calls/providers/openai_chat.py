@@ -22,6 +22,7 @@ from peerlake.llm_calls.providers.base import (
     ProviderUnavailable,
     RetryableProviderError,
     retryable_status,
+    until_stopped,
 )
 from peerlake.llm_calls.providers.image_parts import check_accepted, openai_message
 from peerlake.llm_calls.providers.model_rules import (
@@ -105,6 +106,7 @@ class OpenAIProvider(Provider):
 
     name = "openai"
     key_provider = "openai"
+    cancels_on_stop = True  # a stop abandons the request in flight (base.until_stopped)
 
     def __init__(self, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
                  strict_schema: bool = False):
@@ -178,10 +180,14 @@ class OpenAIProvider(Provider):
 
         body = self.request_body(req)
         model, messages = body.pop("model"), body.pop("messages")
+        client = self.client(self.resolve_base_url(req))
+
+        def send() -> str:
+            return client.chat.completions.with_raw_response.create(model=model, messages=messages,
+                                                                    extra_body=body).text
+
         try:
-            raw_response = self.client(self.resolve_base_url(req)).chat.completions.with_raw_response.create(
-                model=model, messages=messages, extra_body=body)
-            text = raw_response.text
+            text = until_stopped(send, f"{self.name}/{model} request") if self.cancels_on_stop else send()
         except openai.OpenAIError as exc:
             raise translate_sdk_error(exc, openai) from exc
         try:
@@ -274,6 +280,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai_compatible"
     key_provider = "openai_compatible"
     supports_batch = False  # llama.cpp's and Ollama's servers have no /batches; calls go one by one
+    # A self-hosted server's call in flight finishes and is recorded after a stop, as before: it costs
+    # nothing, and `peerlake run` says "stopping after the calls in flight" (tests/commands/test_signals.py).
+    cancels_on_stop = False
 
     def response_format(self, schema: dict) -> dict:
         return {"type": "json_object", "schema": schema}
