@@ -29,7 +29,7 @@ from peerlake.judging.base import (
     judge_request,
     review_inputs,
 )
-from peerlake.judging.locate import VERBATIM, locate, place_quote
+from peerlake.judging.locate import PLACED, VERBATIM, locate, place_quote
 from peerlake.judging.reviews import JudgedReview
 from peerlake.judging.spans import field_at
 from peerlake.warehouse import settings
@@ -270,8 +270,8 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_
     """Flaws with at least one raise by a pool member, numbered F1.. in the extractor's order; a cap
     keeps the first `max_flaws` such flaws and each one's first `max_raisers` raisers, counting what it
     cut. A raise whose quote cannot be placed in the reviewer's text is kept as `unplaced` (PRISM's
-    rule; the marts' verbatim variant leaves it out); of two raises by one reviewer the first placed one
-    stands."""
+    rule; the marts' verbatim variant leaves it out); of two raises by one reviewer the one placed most
+    strictly stands (the first on a tie)."""
     flaws: list[_Flaw] = []
     for item in items:
         if not isinstance(item, dict):
@@ -296,7 +296,7 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_
             done = next((k for k, (by, _, _) in enumerate(flaw.raises) if by is review), None)
             if done is not None:
                 j.drop("duplicate_raise")  # one row per (flaw, reviewer): W_i counts reviewers
-                if flaw.raises[done][2] == UNPLACED and how != UNPLACED:
+                if _strictness(how) < _strictness(flaw.raises[done][2]):
                     flaw.raises[done] = (review, quote.strip(), how)
                 continue
             if max_raisers is not None and len(flaw.raises) == max_raisers:
@@ -309,6 +309,11 @@ def _parse_flaws(items: list, members: Sequence[JudgedReview], j: Judgment, max_
         flaw.flaw_id = f"F{len(flaws) + 1}"
         flaws.append(flaw)
     return flaws
+
+
+def _strictness(how: str) -> int:
+    """0 for a strict quote … len(PLACED) for an unplaced one."""
+    return PLACED.index(how) if how in PLACED else len(PLACED)
 
 
 def _validate(ctx: JudgeContext, jobs: list["_PoolJob"]) -> None:

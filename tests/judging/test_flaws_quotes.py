@@ -61,3 +61,19 @@ def test_an_anchor_placed_by_its_words_sits_before_a_fuzzy_guess():
     assert locate("Why is k fixed to 3? What happens", REVIEW) == (150, "placed")
     assert locate("Theorem 5.2 finds a point", REVIEW) == (12, "exact")
     assert locate("an anchor of nothing in here at all", REVIEW)[1] in ("fuzzy", "end")
+
+
+def test_of_two_raises_by_one_reviewer_the_most_strictly_placed_stands():
+    from peerlake.judging import flaws
+    from peerlake.judging.base import Judgment
+    from tests.judging.support import make_review
+
+    review = make_review(("weaknesses", "Only one dataset is used. The proof is wrong."), key="human:h1",
+                         paper_id="P1")
+    j = Judgment("flaws", "pool", "pool:P1|x|s0", "P1", 0)
+    [flaw] = flaws._parse_flaws([{"topic": "experiments", "summary": "One dataset", "raised_by": [
+        {"reviewer": "R1", "quote": "only ONE dataset is used"},  # loose (case)
+        {"reviewer": "R1", "quote": "Only one dataset is used."},  # strict: this one counts for the variant
+        {"reviewer": "R1", "quote": "Two datasets would help."}]}], [review], j)  # unplaced: no better
+    assert [(q, how) for _, q, how in flaw.raises] == [("Only one dataset is used.", "strict")]
+    assert j.dropped == {"duplicate_raise": 2}
