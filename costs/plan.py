@@ -59,6 +59,7 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
     if study.revision() is not None:
         est.rows += _revision_rows(log, study, res, gateway, hist, est)
     if study.judges:
+        _unread_human_note(study, res, est)
         to_judge = [ToJudge(r.review_key, len(r.text)) for r in judged_reviews]
         to_judge += _unwritten_reviews(study, configs, reviews, review_rows)
         for judge in study.judges:
@@ -158,6 +159,20 @@ def _unread_requests(study: Study, res, configs, est: Estimate) -> list:
         est.notes.append(f"{len(unreadable)} PDFs could not be read and are not in this estimate (the run would "
                          f"set them aside): {'; '.join(unreadable[:5])}")
     return out
+
+
+def _unread_human_note(study: Study, res, est: Estimate) -> None:
+    """The human reviews of papers the run will ingest first are not in the log yet, so no judge call on
+    them is estimated: say so rather than let a fresh lake's dry run read $0 for a judges-only study."""
+    spec = study.judging
+    if "human" not in spec.sources:
+        return
+    unread = [pid for pid, _, _ in study_pdfs(study)
+              if pid not in res.reviewable and (not spec.papers or pid in spec.papers)]
+    if unread:
+        est.notes.append(f"judges: the human reviews of {len(unread)} papers the run will ingest first "
+                         f"({', '.join(unread[:3])}{', …' if len(unread) > 3 else ''}) are not in this estimate; "
+                         "the run records its own estimate once they are in (cost_estimate_accuracy)")
 
 
 def _unwritten_reviews(study: Study, configs, requests, rows) -> list[ToJudge]:

@@ -50,3 +50,17 @@ def test_a_study_without_a_panel_has_no_label_in_its_rows_or_groups(log):
     (group,) = grouped(rows)
     assert list(group)[:5] == ["asset", "purpose", "prompt_template", "provider", "model"]
     assert "judge_label" not in group and group["new_calls"] == 2
+
+
+def test_a_fresh_lake_says_the_human_reviews_to_ingest_are_not_estimated(log):
+    # judges only, on the demo corpus' human reviews, none ingested yet: no call can be counted, and the
+    # estimate says why instead of reading as $0
+    from peerlake.costs.plan import study_estimate
+
+    study = parse_study("s", JUDGING.replace("[judging]\n", '[judging]\npapers = ["demo-001", "demo-002"]\n'))
+    est = study_estimate(log, study, gateway_of(log))
+    assert [r for r in est.rows if r["calls"] and r["purpose"].startswith("judge")] == []
+    (note,) = [n for n in est.notes if n.startswith("judges:")]
+    assert "human reviews of 2 papers the run will ingest first (demo-001, demo-002)" in note
+    ai_only = parse_study("s", JUDGING.replace("[judging]\n", '[judging]\nsources = ["peerlake"]\n'))
+    assert not [n for n in study_estimate(log, ai_only, gateway_of(log)).notes if n.startswith("judges:")]
