@@ -57,7 +57,8 @@ def test_a_fresh_lake_says_the_human_reviews_to_ingest_are_not_estimated(log):
     # estimate says why instead of reading as $0
     from peerlake.costs.plan import study_estimate
 
-    study = parse_study("s", JUDGING.replace("[judging]\n", '[judging]\npapers = ["demo-001", "demo-002"]\n'))
+    study = parse_study("s", JUDGING.replace("[judging]\n", '[judging]\npapers = ["demo-001", "demo-002"]\n'
+                                                         'sources = ["human"]\n'))
     est = study_estimate(log, study, gateway_of(log))
     assert [r for r in est.rows if r["calls"] and r["purpose"].startswith("judge")] == []
     (note,) = [n for n in est.notes if n.startswith("judges:")]
