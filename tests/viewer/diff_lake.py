@@ -18,10 +18,15 @@ from tests.orchestration.test_judge_panel_marts import STUDY, TEXT, ScriptedServ
 from tests.warehouse.builds_support import publish_sql
 
 # build 2 against build 1: quality_reviews (one row per judged review, 12) loses one human review's row and
-# another's MCS changes; every other mart keeps its chunks
+# another's MCS changes; fct_llm_calls gains one judge call under a new prompt hash of its template (a copy
+# of the first judge call: the event since build 1 that explains both); every other mart keeps its chunks
 CHANGED_REVIEW, REMOVED_REVIEW = "human:demo-001-review-1", "human:demo-004-review-1"
+NEW_CALL, NEW_HASH = "01ZZZZZZZZZZZZZZZZZZZZZZZZ", "feedbeef" * 8
 SECOND_BUILD = f"""update quality_reviews set mcs = 0.25 where review_key = '{CHANGED_REVIEW}';
-                   delete from quality_reviews where review_key = '{REMOVED_REVIEW}'"""
+                   delete from quality_reviews where review_key = '{REMOVED_REVIEW}';
+                   insert into fct_llm_calls
+                   select * replace ('{NEW_CALL}' as llm_call_id, '{NEW_HASH}' as prompt_hash) from fct_llm_calls
+                   where purpose = 'judge_constructiveness_comments' order by llm_call_id limit 1"""
 
 
 def build_panel(work: Path) -> Path:

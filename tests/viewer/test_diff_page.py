@@ -17,7 +17,15 @@ from peerlake.warehouse import Lake
 from peerlake.warehouse import builds as kept
 from tests import shared_lakes
 from tests.orchestration.test_judge_panel_marts import STUDY
-from tests.viewer.diff_lake import CHANGED_REVIEW, REMOVED_REVIEW, build_panel, copy_with_second_build, system_names
+from tests.viewer.diff_lake import (
+    CHANGED_REVIEW,
+    NEW_CALL,
+    NEW_HASH,
+    REMOVED_REVIEW,
+    build_panel,
+    copy_with_second_build,
+    system_names,
+)
 from tests.viewer.test_browser import go
 
 
@@ -41,18 +49,35 @@ def _table(handle) -> list[list[str]]:
     return [[td.inner_text() for td in tr.query_selector_all("td")] for tr in handle.query_selector_all("tr")[1:]]
 
 
+def _judge_hash(lake: Lake) -> str:
+    """The judge template's one prompt hash in build 1 (the panel's two judges differ in temperature only)."""
+    with duckdb.connect(str(lake.duckdb_path), read_only=True) as con:
+        ((h,),) = con.execute("""select distinct prompt_hash from fct_llm_calls
+                                 where purpose = 'judge_constructiveness_comments' and llm_call_id != ?""",
+                              [NEW_CALL]).fetchall()
+    return h
+
+
 def test_the_diff_page_lists_the_changed_mart_and_the_judge_panel(diff_site, diff_lake, page):
     _, base = diff_site
     go(page, base)
     page.click("header a[href='#diff']")  # the navigation's link
     page.wait_for_function("() => document.getElementById('main').dataset.done === 'diff'")
     assert "against build 1" in page.inner_text("#diff-builds") and "build 2" in page.inner_text("#diff-builds")
-    # only quality_reviews differs: 12 reviews, one removed, one changed, none added, no interval to leave
-    (row,) = _table(page.query_selector("#diff-marts"))
-    assert row[:6] == ["quality_reviews", "12 → 11", "0", "1", "1", "0"]
+    # the one call since build 1, under a hash of its template that no call of build 1 had
+    hash_before = _judge_hash(diff_lake)
+    assert _table(page.query_selector("#diff-since")) == [
+        ["judge_constructiveness_comments", NEW_HASH[:12], "new", hash_before[:12], "1", "0", STUDY]]
+    # fct_llm_calls gained that call; quality_reviews (12 reviews) lost one and one changed, no interval to
+    # leave; both are of the study the new call is of, so it explains them
+    calls, reviews = _table(page.query_selector("#diff-marts"))
+    explained = f"judge_constructiveness_comments@{NEW_HASH[:12]} (new hash)"
+    assert calls[:6] == ["fct_llm_calls", "48 → 49", "1", "0", "0", "0"] and calls[7:] == [explained, STUDY]
+    assert reviews[:6] == ["quality_reviews", "12 → 11", "0", "1", "1", "0"] and reviews[7:] == [explained, STUDY]
     n = len(kept.records(diff_lake)[-1]["marts"])
-    assert page.inner_text("#diff-unchanged") == f"{n - 1} of {n} marts unchanged"
+    assert page.inner_text("#diff-unchanged") == f"{n - 2} of {n} marts unchanged"
     examples = page.inner_text("#diff-builds")
+    assert NEW_CALL in examples
     assert f"{STUDY}|{REMOVED_REVIEW}" in examples and f"{STUDY}|{CHANGED_REVIEW}" in examples
     assert "mcs 1.0 → 0.25" in examples
     # the panel: t0 (primary) against t07; MCS per system as the panel test works it by hand

@@ -271,9 +271,14 @@ const PL = (() => {
     for (const m of differ) {
       const ex = m.examples || {};
       const rows = ["moved", "changed", "added", "removed"].flatMap(k => (ex[k] || []).map(e => [k, typeof e === "string" ? e : e.key, what(k, e)]));
-      if (!rows.length) continue;
+      const calls = m.calls || [], books = m.bookkeeping || [];
+      if (!rows.length && !calls.length) continue;
       kids.push(el("h4", {}, m.mart), el("p", {class: "dim"}, "key: " + (m.key || []).join(" | ") + (m.key_note ? ` (${m.key_note})` : "") +
-        "; the first few of each kind (`peerlake diff --build prev --mart " + m.mart + "` lists more)"), table(["", "key", "what"], rows));
+        "; the first few of each kind (`peerlake diff --build prev --mart " + m.mart + "` lists more)" +
+        (books.length ? "; not compared, they say how a build ran: " + books.join(", ") : "")));
+      if (rows.length) kids.push(table(["", "key", "what"], rows));
+      if (calls.length) kids.push(el("p", {class: "mart-calls"}, "calls of the differing rows: ",
+        ...calls.flatMap(i => [link("call/" + i, i), " "])));
     }
     return kids;
   }
