@@ -111,7 +111,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Browse every model call: filters (study, paper, configuration, purpose, model, status, replayed
         or paid), each call's messages as sent, response, parse result, usage, cost, latency and attempts;
-        judged reviews with their units highlighted; system runs step by step; a report figure's calls."""
+        judged reviews with their units highlighted; system runs step by step; a report figure's calls; what
+        changed since the build before and between each judge panel's judges (`peerlake diff`), the reviews
+        that moved most linked to both judgments' calls."""
         from peerlake.console import console
         from peerlake.report.viewer.site import copy_reports
         from peerlake.warehouse import settings

@@ -257,15 +257,15 @@ const PL = (() => {
       if (b.how) kids.push(el("p", {}, b.how));
       return kids;
     }
-    const r = b.report, old = r.old, marts = r.marts || [];
-    kids.push(el("p", {}, `published marts (${r.new.build_id ? "build " + r.new.build_id : "no snapshot kept"}) against build ${old.build_id} ` +
+    const r = b.report, old = r.old || {}, marts = r.marts || [];
+    kids.push(el("p", {}, `published marts (${(r.new || {}).build_id ? "build " + r.new.build_id : "no snapshot kept"}) against build ${fmt(old.build_id)} ` +
       `(published ${fmt(old.published_at)}, chain head seq ${fmt(old.chain_head_seq)})`), ...since(r.since, old.build_id));
     const differ = marts.filter(m => m.status !== "compared" || m.added || m.removed || m.changed || (m.not_compared || []).length);
     if (differ.length) {
       const t = table(["mart", "rows", "added", "removed", "changed", "moved beyond CI", "not compared", "explained by", "studies"],
         differ.map(m => [m.mart, `${m.rows_old} → ${m.rows_new}`, m.added, m.removed, m.changed, m.moved, notCompared(m), explained(m), (m.studies || []).join(", ")]));
       t.setAttribute("id", "diff-marts");
-      kids.push(t);
+      kids.push(el("h4", {}, "Marts that differ"), t);
     }
     kids.push(el("p", {class: "dim", id: "diff-unchanged"}, `${marts.length - differ.length} of ${marts.length} marts unchanged`));
     for (const m of differ) {
