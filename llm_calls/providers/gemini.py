@@ -8,7 +8,8 @@ PROHIBITED_CONTENT … and `promptFeedback.blockReason` as Google words them. Wh
 SDK: one POST and one JSON body need no new dependency (httpx is already ours), and, as for OpenAI, the
 exact body sent can be read and tested. Request rules per model family: model_rules.py (gemini_*).
 
-- Request: `contents` (role user/model, text parts), system messages joined into `systemInstruction`,
+- Request: `contents` (role user/model, text parts, a message's images as `inline_data` parts), system
+  messages joined into `systemInstruction`,
   `generationConfig` (temperature, topP, topK, seed, maxOutputTokens, thinkingConfig; structured output
   as `responseMimeType: application/json` + `responseJsonSchema`, which takes JSON Schema incl.
   additionalProperties, where the older `responseSchema` is an OpenAPI subset that refuses it).
@@ -40,7 +41,7 @@ from peerlake.llm_calls.providers.base import (
     retryable_status,
     until_stopped,
 )
-from peerlake.llm_calls.providers.image_parts import check_accepted
+from peerlake.llm_calls.providers.image_parts import check_accepted, gemini_parts
 from peerlake.llm_calls.providers.model_rules import (
     RequestPlan,
     gemini_output_bound,
@@ -117,10 +118,10 @@ class GeminiProvider(Provider):
 
     def request_body(self, req: LlmRequest) -> dict[str, Any]:
         """The exact JSON body POSTed to generateContent."""
-        check_accepted(self.name, req)  # page images: refused until Gemini is listed in llm_calls/images.py
+        check_accepted(self.name, req)  # images: a model that takes none, or over Gemini's limits, refuses
         messages = plain_messages(req.messages)  # Gemini caches long prefixes itself (implicit caching)
         body: dict[str, Any] = {"contents": [
-            {"role": "model" if m["role"] == "assistant" else "user", "parts": [{"text": m["content"]}]}
+            {"role": "model" if m["role"] == "assistant" else "user", "parts": gemini_parts(m)}  # text, images
             for m in messages if m["role"] != "system"]}
         if system := [m["content"] for m in messages if m["role"] == "system"]:
             body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}

@@ -1,9 +1,11 @@
-"""Page images (llm_calls/images.py has the message contract) as each API's content parts, and
-the refusal of a request whose images its provider or model cannot take."""
+"""Page images and figures (llm_calls/images.py has the message contract) as each API's content parts,
+and the refusal of a request whose images its provider or model cannot take, or that is over the
+provider's image limits (llm_calls/image_limits.py: count, bytes an image, bytes a request)."""
 
 from typing import Any
 
-from peerlake.llm_calls.images import IMAGES_KEY, MEDIA_TYPES, accepts_images, has_images
+from peerlake.llm_calls.image_limits import limits_for
+from peerlake.llm_calls.images import IMAGES_KEY, MEDIA_TYPES, accepts_images, has_images, request_text_bytes
 from peerlake.llm_calls.providers.base import FatalProviderError
 from peerlake.llm_calls.types import LlmRequest
 
@@ -28,6 +30,25 @@ def check_accepted(provider: str, req: LlmRequest) -> None:
         hint = " (set PEERLAKE_COMPATIBLE_IMAGES=1 if this server's model reads images)" \
             if provider == "openai_compatible" else ""
         raise ImagesNotAccepted(f"model {req.model!r} of provider {provider!r} is not known to accept images{hint}")
+    _check_limits(provider, req)
+
+
+def _check_limits(provider: str, req: LlmRequest) -> None:
+    """Refuse, before sending, a request over the provider's documented image limits (the API would
+    answer 400 or 413, and the same request fails again)."""
+    limits = limits_for(provider)
+    images = [img for m in req.messages for img in m.get(IMAGES_KEY) or ()]
+    if limits is None:
+        return
+    if len(images) > limits.max_images:
+        raise ImagesNotAccepted(f"{len(images)} images: over {provider}'s {limits.max_images} a request")
+    sizes = [len(img.get("data") or "") for img in images]
+    if big := [img["sha256"][:12] for img, n in zip(images, sizes, strict=True) if n > limits.max_image_bytes]:
+        raise ImagesNotAccepted(f"image(s) {', '.join(big)} over {provider}'s {limits.max_image_bytes} bytes an image")
+    total = sum(sizes) + request_text_bytes(req.messages, req.response_schema)
+    if total > limits.max_request_bytes:
+        raise ImagesNotAccepted(f"the request is ~{total} bytes with its images: over {provider}'s "
+                                f"{limits.max_request_bytes} bytes a request")
 
 
 def _images(message: dict[str, Any]) -> list[dict[str, str]]:
@@ -74,3 +95,10 @@ def anthropic_with_images(message: dict[str, Any], converted: dict[str, Any]) ->
         out["content"] = blocks
     return out
 
+
+
+def gemini_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Gemini content's parts: the message's text, then each image as inline data."""
+    text = message.get("content") or ""
+    parts: list[dict[str, Any]] = [{"text": text}] if text or not message.get(IMAGES_KEY) else []
+    return parts + [{"inline_data": {"mime_type": i["media_type"], "data": i["data"]}} for i in _images(message)]

@@ -75,6 +75,34 @@ def test_anthropic_gets_text_blocks_then_base64_image_blocks(make_gateway, serve
                                      "data": base64.b64encode(JPEG).decode()}}]}]
 
 
+def test_gemini_gets_the_text_part_then_inline_data_parts(make_gateway, server, blobs):
+    sha_png, sha_jpeg = blobs
+    make_gateway().call(request(provider="gemini", model="gemini-2.5-flash", messages=_messages(sha_png, sha_jpeg)))
+    [body] = server.bodies
+    assert server.refused == []
+    assert body["systemInstruction"] == {"parts": [{"text": "You review papers."}]}
+    assert body["contents"] == [{"role": "user", "parts": [
+        {"text": "PAGE TEXT. Rate it."},
+        {"inline_data": {"mime_type": "image/png", "data": base64.b64encode(PNG).decode()}},
+        {"inline_data": {"mime_type": "image/jpeg", "data": base64.b64encode(JPEG).decode()}}]}]
+
+
+@pytest.mark.parametrize(("provider", "model", "limit"), [("anthropic", "claude-sonnet-4-6", 100),
+                                                          ("openai", "gpt-4o", 500)])
+def test_more_images_than_the_provider_takes_are_refused_before_sending(make_gateway, server, blobs, provider,
+                                                                        model, limit):
+    """Anthropic's vision page: 100 images a request; OpenAI's images guide: 500 (the APIs answer 400)."""
+    one = {"sha256": blobs[0], "media_type": "image/png"}
+    over = ({"role": "user", "content": "Rate it.", "images": [one] * (limit + 1)},)
+    # (the test's fake keys contain the provider's name, so redaction masks it in the message)
+    with pytest.raises(LlmCallFailed, match=f"{limit + 1} images: over .*'s {limit} a request"):
+        make_gateway().call(request(provider=provider, model=model, messages=over))
+    assert server.requests == 0
+    make_gateway().call(request(provider=provider, model=model,
+                                messages=({**over[0], "images": [one] * limit},)))  # at the limit: sent
+    assert server.requests == 1
+
+
 def test_a_model_without_vision_refuses_images_before_sending(make_gateway, server, lake_log, blobs, monkeypatch):
     monkeypatch.delenv("PEERLAKE_COMPATIBLE_IMAGES", raising=False)
     gw = make_gateway()
@@ -124,6 +152,9 @@ def test_an_image_missing_from_the_blob_store_fails_the_call_and_is_recorded(mak
     ("openai", "gpt-3.5-turbo", False), ("openai", "gpt-4o-audio-preview", False),
     ("anthropic", "claude-sonnet-4-6", True), ("anthropic", "claude-3-haiku-20240307", True),
     ("anthropic", "claude-2.1", False),
+    ("gemini", "gemini-2.5-pro", True), ("gemini", "gemini-2.5-flash-lite", True),
+    ("gemini", "models/gemini-3-pro", True),
+    ("gemini", "gemini-embedding-001", False), ("gemini", "gemini-2.5-flash-preview-tts", False),
     ("openai_compatible", "Qwen2.5-VL-7B-Instruct", True), ("openai_compatible", "llava-v1.6", True),
     ("openai_compatible", "qwen2.5-1.5b-instruct", False),
     ("somebody_else", "gpt-4o", False),
