@@ -1,4 +1,10 @@
-"""Turn manuscripts into reviewer requests: one request per (paper, sample) under one configuration."""
+"""Turn manuscripts into reviewer requests: one request per (paper, sample) under one configuration.
+
+On a model that reads images the request's user message carries the manuscript's figures (seed 001,
+appendix B.2: the Scorer is given the manuscript's images), chosen and sized within the provider's
+limits by llm_calls.images.fit_figures; a text-only model gets none, and its study resolution says so
+(`ReviewerConfig.figures`).
+"""
 
 from dataclasses import dataclass
 
@@ -48,6 +54,18 @@ class ReviewerConfig:
                            prompt_template=t.name, prompt_hash=t.hash, reads_hidden=not self.strip_hidden)
         return probe.reviewer_config
 
+    def figures(self) -> str:
+        """What this reviewer is shown of the figures, for the study resolution."""
+        from peerlake.llm_calls.image_limits import limits_for
+        from peerlake.llm_calls.images import SCORER_MAX_IMAGES, SCORER_MAX_LONG_EDGE_PX, accepts_images
+
+        limits = limits_for(self.provider)
+        if limits is None or not accepts_images(self.provider, self.model):
+            return f"the Scorer reads text only on {self.provider}/{self.model}: no figures"
+        return (f"the Scorer reads the figures on {self.provider}/{self.model}: at most "
+                f"{min(SCORER_MAX_IMAGES, limits.max_images)} a request, long edge <= "
+                f"{min(SCORER_MAX_LONG_EDGE_PX, limits.max_long_edge_px)} px, within {limits.source}")
+
     def reading(self, package):
         """The manuscript package as this reviewer reads it (the hidden records stay in the stored
         package as evidence either way)."""
@@ -66,8 +84,9 @@ def package_review_requests(paper_id: str, title: str | None, package, cfg: Revi
     from peerlake.prompts import load_template
 
     template = load_template(cfg.template)
-    messages = template.render(title=title, paper_text=cfg.reading(package).review_text(
-        settings.review_max_chars(cfg.provider)))
+    reading = cfg.reading(package)
+    messages = with_figures(template.render(title=title, paper_text=reading.review_text(
+        settings.review_max_chars(cfg.provider))), reading, cfg, template.output_schema)
     return [
         LlmRequest(provider=cfg.provider, model=cfg.model, messages=tuple(messages),
                    params=cfg.params(k), response_schema=template.output_schema,
@@ -76,3 +95,27 @@ def package_review_requests(paper_id: str, title: str | None, package, cfg: Revi
                    prompt_source=template.source, reads_hidden=not cfg.strip_hidden)
         for k in range(cfg.samples)
     ]
+
+
+def package_figures(package) -> list[dict]:
+    """The package's images ({sha256, ext, width, height, pages}) in reading order, each once (a logo
+    repeated on every page is one image)."""
+    by_sha = {img["sha256"]: img for img in package.images}
+    order = dict.fromkeys(r.image_sha256 for r in package.records if r.kind == "image" and r.image_sha256 in by_sha)
+    return [by_sha[sha] for sha in order]
+
+
+def with_figures(messages: list[dict], package, cfg: ReviewerConfig, schema: dict | None) -> list[dict]:
+    """The messages with the figures on the last user message, when the model reads images."""
+    from peerlake.llm_calls.images import IMAGES_KEY, fit_figures, request_text_bytes
+
+    figures = package_figures(package)
+    if not figures:
+        return messages
+    fit = fit_figures(cfg.provider, cfg.model, figures, request_text_bytes(messages, schema))
+    if not fit.images:
+        return messages
+    messages = list(messages)
+    last = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    messages[last] = {**messages[last], IMAGES_KEY: fit.images}
+    return messages

@@ -32,7 +32,8 @@ def record_resolution(log: EventLog, study: Study, paper_ids: list[str],
     versions = code_versions or [c.code_version() for c in configs]
     reviewers = [{"reviewer_config": v, "provider": c.provider, "model": c.model, "samples": c.samples,
                   **({"system": c.system, "strip_hidden": bool(c.opts.get("strip_hidden", True))}
-                     if isinstance(c, SystemConfig) else {"template": c.template, "strip_hidden": c.strip_hidden})}
+                     if isinstance(c, SystemConfig) else {"template": c.template, "strip_hidden": c.strip_hidden,
+                                                          "figures": c.figures()})}
                  for c, v in zip(configs, versions, strict=True)]
     return log.append(resolution_event(study.name, study.sha256, paper_ids, reviewers, study.external_systems,
                                        study.paper_source(), asset, judges))
