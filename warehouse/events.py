@@ -634,6 +634,39 @@ class RevisionOutcomeRecorded(Event):
     selector_request_key: str | None
 
 
+@dataclass(frozen=True, kw_only=True)
+class HumanLabelImported(Event):
+    """One person's labels of one item (a sentence, a comment, a review segment) of a human-labelled
+    dataset (DISAPERE, RevUtil, ReviewCritique), as the dataset gives them and mapped onto a judge's
+    labels by a declared mapping (prompts/label_mappings/, ingest/label_mapping.py). Each annotator
+    is its own event, so the people's agreement on an item can be set beside a judge's.
+
+    The item sits in an imported review (`external_review_imported` of system `dataset`); `start` /
+    `end` index that review's text, `judged_*` the text the judge reads (null when the item is not
+    found verbatim in it)."""
+
+    event_type: ClassVar[str] = "human_label_imported"
+
+    dataset: str  # disapere | revutil | reviewcritique
+    item_key: str  # unique in the dataset: "<review_id>#<n>" (DISAPERE: the sentence index)
+    review_key: str  # the judged review holding the item (judging.reviews), external:<dataset>:<review_id>
+    paper_id: str | None
+    split: str | None  # the dataset's split (DISAPERE train | dev | test), else null
+    annotator: str | None  # the dataset's id of the person; null: an aggregate or unnamed experts
+    is_reference: bool  # the dataset's own final label (DISAPERE final_dataset, RevUtil's majority, ReviewCritique's)
+    item_text: str
+    start: int | None
+    end: int | None
+    judged_start: int | None
+    judged_end: int | None
+    labels_json: str  # the dataset's labels of the item, as given (one annotator's)
+    mapped_json: str  # {dimension: the judge's label or null} under the mapping
+    mapping: str  # the mapping's name (prompts/label_mappings/<name>.toml)
+    mapping_sha256: str  # blob: the mapping file's bytes, so a card row names exactly what mapped it
+    source_path: str
+    line_no: int | None = None  # the JSONL line or CSV row, when the file has lines
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
@@ -642,7 +675,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
                                     RelatedWorkImported, SpanAnnotationImported, CallsReplayed,
                                     PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
                                     LlmBatchFinished, SystemReviewRecorded, PaperVariantRecorded,
-                                    WithdrawalNoteImported, ReferenceLabelImported, RevisionOutcomeRecorded)
+                                    WithdrawalNoteImported, ReferenceLabelImported, RevisionOutcomeRecorded,
+                                    HumanLabelImported)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.

@@ -34,6 +34,7 @@ BLOB_FIELDS: dict[str, tuple[str, ...]] = {
     # a variant's base package, and its own PDF and package (null when it could not be built)
     "paper_variant": ("base_package_sha256", "pdf_sha256", "package_sha256"),
     "withdrawal_note_imported": ("comment_sha256",),
+    "human_label_imported": ("mapping_sha256",),  # the label mapping file that mapped the row
 }
 
 NOT_BLOBS: dict[tuple[str, str], str] = {
