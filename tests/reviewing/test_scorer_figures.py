@@ -162,3 +162,18 @@ def test_a_text_only_model_gets_no_figures_and_the_resolution_says_so(paper, pro
     assert text_only == f"the Scorer reads text only on {provider}/{model}: no figures"
     assert sees.startswith("the Scorer reads the figures on anthropic/claude-haiku-4-5: at most 100 a request, "
                            "long edge <= 1568 px")
+
+
+def test_a_dry_run_packaging_the_pdf_in_memory_builds_the_same_requests(paper, shared_data):
+    """The figures are chosen from the package alone (no bytes read), so the dry run's in-memory package
+    of a PDF not yet ingested gives the run's request keys, figures included."""
+    from peerlake.ingest.manuscripts import extract_package
+    from peerlake.reviewing.scoring import package_review_requests
+
+    log, ingested = paper
+    package, _ = extract_package((shared_data / "cc_by_pdfs" / PAPER).read_bytes())
+    for provider in MODELS:
+        cfg = scorer(provider)
+        in_memory = package_review_requests("s2orc", ingested.title, package, cfg)
+        assert any(m.get("images") for m in in_memory[0].messages)
+        assert [r.request_key for r in in_memory] == [r.request_key for r in review_requests(log, ingested, cfg)]
