@@ -15,11 +15,12 @@ from pathlib import Path
 from peerlake.ingest.batch import Batch, Outcome
 from peerlake.ingest.label_mapping import LabelMapping, UnknownLabel
 from peerlake.ingest.substanreview import judged_offsets
-from peerlake.warehouse.events import ExternalReviewImported, HumanLabelImported
+from peerlake.warehouse.events import ExternalReviewImported, HumanLabelImported, IngestRejected
 from peerlake.warehouse.log import EventLog
 
 SOURCE = "reference_labels"  # the ingest_rejected.source (stg_events__ingest_rejections accepts a fixed set)
-STATUSES = ("imported", "skipped", "rejected")
+# label rows are imported | skipped | rejected; a dataset's papers (ReviewCritique) ingested | new_version | unchanged
+STATUSES = ("imported", "skipped", "ingested", "new_version", "unchanged", "rejected")
 
 
 def inside(root: Path, path: Path) -> bool:
@@ -39,6 +40,7 @@ class LabelImport:
     _reviews: set[str] = field(default_factory=set)
     _labels: set[tuple] = field(default_factory=set)
     _mapping_sha: str | None = None
+    has_reference: bool = False
 
     def __post_init__(self) -> None:
         self.batch = Batch(self.log, SOURCE)
@@ -79,6 +81,8 @@ class LabelImport:
         self.items.add(item_key)
         if annotator:
             self.annotators.add(annotator)
+        else:
+            self.has_reference = True
         if key in self._labels:
             return self.batch.note("skipped", path, item=item, paper_id=paper_id,
                                    reason=f"{where}: already imported")
@@ -95,7 +99,12 @@ class LabelImport:
         return outcome
 
     def commit(self) -> "Imported":
-        return Imported(self.batch.commit(), set(self.items), set(self.annotators))
+        # a rejection the lake holds already (same file, same reason) is not recorded again: a second
+        # import of the same files writes nothing, its set-aside rows included (they are still reported)
+        seen = {(e.path, e.reason) for e in self.log.iter_events("ingest_rejected") if e.source == SOURCE}
+        self.batch.events = [e for e in self.batch.events
+                             if not (isinstance(e, IngestRejected) and (e.path, e.reason) in seen)]
+        return Imported(self.batch.commit(), set(self.items), set(self.annotators), self.has_reference)
 
 
 @dataclass(frozen=True)
@@ -105,11 +114,19 @@ class Imported:
     outcomes: list[Outcome]
     items: set[str]
     annotators: set[str]
+    has_reference: bool = False  # rows of the dataset's own label with no annotator named
+
+    def totals(self) -> str:
+        """'9946 items · 17 annotators' (+ the reference label, + papers): what the lake now holds of it."""
+        papers = sum(o.status in ("ingested", "new_version", "unchanged") for o in self.outcomes)
+        return (f"{len(self.items)} items · {len(self.annotators)} annotators"
+                + (" + the dataset's reference label" if self.has_reference else "")
+                + (f" · {papers} papers" if papers else ""))
 
     def summary(self) -> str:
         n = {s: sum(o.status == s for o in self.outcomes) for s in STATUSES}
-        return (f"{len(self.items)} items · {len(self.annotators)} annotators · label rows: {n['imported']} "
-                f"imported, {n['skipped']} already there · {n['rejected']} set aside")
+        return (f"{self.totals()} · label rows: {n['imported']} imported, {n['skipped']} already there · "
+                f"{n['rejected']} set aside")
 
 
 def _key(e: HumanLabelImported) -> tuple:

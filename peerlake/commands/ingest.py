@@ -263,20 +263,44 @@ def ingest_withdrawals_cmd(
 @ingest_app.command("labels")
 def ingest_labels_cmd(
     path: Path = typer.Argument(..., help="JSONL file, one label per line: subject_key (or variant_id and "
-                                          "review_key), the label (e.g. identified), labelled_by?"),
-    dataset: str = typer.Option(..., help="what the labels are for, e.g. detection_verified (the detection "
-                                          "judge's sensitivity)"),
+                                          "review_key), the label (e.g. identified), labelled_by?; with "
+                                          "--format, the dataset's folder"),
+    dataset: str = typer.Option(None, help="what the labels are for, e.g. detection_verified (the detection "
+                                           "judge's sensitivity)"),
+    fmt: str = typer.Option(None, "--format", help="a human-labelled dataset: disapere | revutil | "
+                                                   "reviewcritique (mapped by prompts/label_mappings/<name>.toml)"),
     strict: bool = typer.Option(False),
 ) -> None:
-    """Human-verified labels a judge is audited against → reference_label_imported."""
+    """Human-verified labels a judge is audited against → reference_label_imported; with --format, a
+    human-labelled dataset's reviews and labels → external_review_imported + human_label_imported."""
     from peerlake.ingest.reference_labels import STATUSES, import_reference_labels
 
+    if fmt:
+        if dataset:
+            raise typer.BadParameter("give --format (a labelled dataset) or --dataset (a JSONL of labels), not both")
+        _dataset_labels(path, fmt, strict)
+        return
     log = _log()
     try:
         outcomes = import_reference_labels(log, path, dataset)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     _finish(log, outcomes, STATUSES, strict)
+
+
+def _dataset_labels(path: Path, fmt: str, strict: bool) -> None:
+    from peerlake.ingest.label_datasets import STATUSES, import_labels
+
+    _existing([path])
+    log = _log()
+    try:
+        found = import_labels(log, fmt, path)
+    except ValueError as exc:
+        log.close()
+        raise typer.BadParameter(str(exc)) from None
+    shown = tuple(s for s in STATUSES if s in ("imported", "skipped", "rejected")
+                  or any(o.status == s for o in found.outcomes))
+    _finish(log, found.outcomes, shown, strict, extra=found.totals())
 
 
 def sample_cmd(
