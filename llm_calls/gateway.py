@@ -48,6 +48,7 @@ from peerlake.llm_calls.providers import (
     make_provider,
 )
 from peerlake.llm_calls.stopping import CallsStopped, stop_requested, wait_or_stop
+from peerlake.llm_calls.throughput import Expected, Throughput, is_serial
 from peerlake.llm_calls.types import LlmRequest, LlmResult, Usage, canonical_json, sha256_text
 from peerlake.warehouse.attribution import current, in_context
 from peerlake.warehouse.events import CostCapReached, LlmCall, PriceTableRecorded, PromptTemplateStored
@@ -152,6 +153,7 @@ class Gateway:
         self._attempts_seen: dict[str, int] = {}
         self._templates_stored: set[str] = set()  # prompt hashes whose source is in the lake
         self._price_versions: set[str] = set()  # price table versions recorded in the lake
+        self._throughput = Throughput()  # the log's call times, for ETAs and the dry run's wall time
         self._refresh()
 
     # ---- public ------------------------------------------------------------------------------
@@ -198,6 +200,10 @@ class Gateway:
             return self._provider(req.provider, ready=False).reasoning_prior(req)
         except (ProviderUnavailable, UnsupportedRequest):
             return None
+
+    def throughput(self) -> Throughput:
+        """The call times of every llm_call in the log (kept fresh with the index): see llm_calls.throughput."""
+        return self._throughput
 
     def is_free(self, provider: str) -> bool:
         """Whether calls to this provider cost nothing (the embedded local model)."""
@@ -256,7 +262,7 @@ class Gateway:
         replays: list[tuple[str, str]] = []  # list.append is atomic: the workers share it
         stopped: CallsStopped | None = None
         with call_progress(len(reqs), description, self.stats, enabled=progress,
-                           to_make=None if progress is False else sum(not self.answered(r) for r in reqs)) as bar, \
+                           **({} if progress is False else self._eta_start(reqs))) as bar, \
                 ThreadPoolExecutor(max_workers=self._workers(), thread_name_prefix="llm") as pool:
             # Each worker runs under the caller's context, so its events carry the caller's labels.
             futures = {pool.submit(in_context(self._call), req, replays, bar.started): i
@@ -279,6 +285,17 @@ class Gateway:
         if failures and not return_exceptions:
             raise LlmBatchFailed(failures, results)
         return results
+
+    def _eta_start(self, reqs: Sequence[LlmRequest]) -> dict:
+        """Where a batch's ETA starts: the calls to make, one's expected seconds (their mean), how many run at once."""
+        new = [r for r in reqs if not self.answered(r)]
+        expected = [self._throughput.expected_for(r) for r in new]
+        serial = bool(new) and all(is_serial(r.provider) for r in new)
+        start = None if not expected else Expected(
+            sum(e.seconds for e in expected) / len(expected),
+            "prior" if any(e.basis == "prior" for e in expected) else "history")
+        return {"to_make": len(new), "expected": start, "parallel": 1 if serial else self.max_concurrency,
+                "serial": serial}
 
     def _refuse_unsupported(self, reqs: Sequence[LlmRequest]) -> None:
         """Raise UnsupportedRequest for the first unanswered request its model cannot take, before any
@@ -382,6 +399,7 @@ class Gateway:
 
     def _note(self, ev: LlmCall) -> None:
         self._attempts_seen[ev.request_key] = max(self._attempts_seen.get(ev.request_key, 0), ev.attempt)
+        self._throughput.note(ev)
         if ev.status == "ok":
             self._answered.setdefault(ev.request_key, ev)
             self._ledger.note(ev.event_id, ev.dagster_run_id, ev.cost_usd)

@@ -6,7 +6,9 @@ threads' calls, which once printed "made 0 · replayed 7" on the first of 12 rev
 result's `made_in_run`, the count the asset summaries and the run's summary read too. Without a terminal
 (CI, a pipe, a log file) a line is printed when the batch starts, when its first new call starts, every
 ~10% of the calls, and every HEARTBEAT_S seconds while a call is in flight (a local model's call can
-take minutes), each with done/total, ETA and cost.
+take minutes), each with done/total, ETA and cost. The ETA (llm_calls.throughput.Eta) starts from the
+expected time per call the caller gives (the lake's history, else a prior) and is corrected by the
+calls' measured times as they finish, crediting the calls in flight with the time already spent.
 
 `show_progress_on(terminal, log)` (the command that starts a run) sends the bar or lines to the
 terminal's stream and plain lines to the run's log file as well; by default they go to stderr."""
@@ -15,7 +17,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -26,11 +28,11 @@ from rich.progress import (
     ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
 from peerlake.llm_calls.stopping import stop_requested
+from peerlake.llm_calls.throughput import HOSTED_PRIOR_S, Eta, Expected
 
 HEARTBEAT_S = 5.0  # a plain line at least this often while calls are in flight, without a terminal
 
@@ -65,22 +67,37 @@ def _write(out: TextIO, line: str) -> None:
 class Counts:
     """What this batch's results say: made, replayed, failed, cost; read by the bar and the lines."""
 
-    def __init__(self, total: int, to_make: int | None, stats: Any):
+    def __init__(self, total: int, to_make: int | None, stats: Any, *, expected: Expected | None = None,
+                 parallel: int = 1, serial: bool = False, clock: Callable[[], float] = time.monotonic):
         self.total, self.to_make = total, to_make
         # made: what the run made (LlmResult.made_in_run, the count asset summaries report too);
         # new: made by a call of this batch (not a replay), what the ETA and "in flight" read
         self.done = self.made = self.new = self.replayed = self.failed = self.unpriced = self.started = 0
         self.cost = 0.0
-        self.t0 = time.monotonic()
+        self.clock = clock
+        self.t0 = clock()
         self.first_start: float | None = None
         self.stats, self.stats0 = stats, stats.snapshot() if stats is not None else None
+        self.eta = Eta(total if to_make is None else to_make, expected or Expected(HOSTED_PRIOR_S, "prior"),
+                       parallel=parallel, serial=serial)
+
+    def call_started(self, req: Any = None) -> None:
+        now = self.clock()
+        self.started += 1
+        if self.first_start is None:
+            self.first_start = now
+        self.eta.start(getattr(req, "request_key", None) or "", now)
 
     def add(self, result: Any) -> None:
         self.done += 1
+        key = getattr(result, "request_key", None)  # an LlmResult's, or a failed call's (LlmCallFailed)
         if result is None or isinstance(result, BaseException):
             self.failed += 1
+            self.eta.end(key, self.clock(), ok=False)
             return
         replayed = bool(getattr(result, "replayed", False))
+        if not replayed:  # an answer this batch's call made: its time is measured
+            self.eta.end(key, self.clock(), ok=True)
         if not getattr(result, "made_in_run", not replayed):
             self.replayed += 1
             return
@@ -109,23 +126,26 @@ class Counts:
     def in_flight(self) -> int:
         return self.started - self.new - self.failed
 
-    def eta_s(self) -> float | None:
-        """From the new calls' pace (replays take no time): None before the first one is answered."""
-        if self.to_make is None:
-            elapsed = time.monotonic() - self.t0
-            return elapsed / self.done * (self.total - self.done) if self.done else None
-        left = self.to_make - self.new - self.failed
-        if left <= 0:
-            return 0.0
-        if not self.new or self.first_start is None:
-            return None
-        return (time.monotonic() - self.first_start) / self.new * left
+    def eta_s(self) -> float:
+        """The seconds the new calls left take (replays take none): from the first second, see throughput.Eta."""
+        return self.eta.left_s(self.clock())
 
     def line(self, description: str) -> str:
-        elapsed = time.monotonic() - self.t0
-        eta = self.eta_s()
+        elapsed = self.clock() - self.t0
         return (f"{description}: {self.done}/{self.total} · {elapsed:.0f}s elapsed · "
-                f"eta {'?' if eta is None else f'{eta:.0f}s'} · {self.text()}")
+                f"eta {self.eta_s():.0f}s · {self.text()}")
+
+
+class _EtaColumn(ProgressColumn):
+    """The batch's own ETA (rich's TimeRemainingColumn divides by the bar's speed, which climbs while waiting)."""
+
+    def __init__(self, counts: Counts):
+        super().__init__()
+        self.counts = counts
+
+    def render(self, task) -> Text:
+        seconds = round(self.counts.eta_s())
+        return Text(f"eta {seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}", style="progress.remaining")
 
 
 class _StatsColumn(ProgressColumn):
@@ -169,9 +189,7 @@ class _Batch:
 
     def started(self, req: Any = None) -> None:
         with self._lock:
-            self.counts.started += 1
-            if self.counts.first_start is None:
-                self.counts.first_start = time.monotonic()
+            self.counts.call_started(req)
             n = self.counts.started
             if self.lines and n == 1:
                 of = self.counts.to_make if self.counts.to_make is not None else self.counts.total
@@ -202,14 +220,16 @@ class _Silent:
 
 @contextlib.contextmanager
 def call_progress(total: int, description: str, stats: Any, enabled: bool | None = None,
-                  to_make: int | None = None) -> Iterator[Any]:
+                  to_make: int | None = None, expected: Expected | None = None, parallel: int = 1,
+                  serial: bool = False) -> Iterator[Any]:
     """Yields an object with advance(result) and started(req): a bar on a terminal, plain
     lines otherwise (and in the run's log file), nothing if disabled. `to_make`: the calls not in the
-    log, for the ETA and the first line."""
+    log, for the ETA and the first line; `expected`: one new call's expected seconds, `parallel` of them at
+    once (`serial`: one provider call at a time, whatever the slots), where the ETA starts."""
     if enabled is False or total == 0:
         yield _Silent()
         return
-    counts = Counts(total, to_make, stats)
+    counts = Counts(total, to_make, stats, expected=expected, parallel=parallel, serial=serial)
     terminal, *log = _outputs()
     console = Console(file=terminal)
     if enabled is None and not console.is_terminal:
@@ -220,7 +240,7 @@ def call_progress(total: int, description: str, stats: Any, enabled: bool | None
             batch.close()
         return
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                        TimeElapsedColumn(), _EtaColumn(counts),
                         _StatsColumn(counts), console=console, transient=False)
     with progress:
         batch = _Batch(counts, description, log, bar=(progress, progress.add_task(description or "llm calls",
