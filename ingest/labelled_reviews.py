@@ -4,8 +4,8 @@ ingest/external_reviews.py writes it), so the judges read it like any imported r
 labels of one of its items a `human_label_imported` with the mapping's labels and hash.
 
 Idempotent by content: a review already imported (system, review id) and a label row already there
-(dataset, item, annotator, labels, mapping hash) are skipped, so a second import of the same files writes
-nothing; an edited mapping is a new hash, and its rows are new rows beside the old ones.
+(dataset, item, annotator, reference or not, labels, mapping hash) are skipped, so a second import of the
+same files writes nothing; an edited mapping is a new hash, and its rows are new rows beside the old ones.
 """
 
 import json
@@ -77,7 +77,7 @@ class LabelImport:
         end = None if start is None else start + len(item_text)
         judged = (None, None) if start is None else judged_offsets(review_text, start, end)
         labels_json = json.dumps(labels, sort_keys=True, ensure_ascii=False)
-        key = (item_key, annotator, labels_json, self.mapping.sha256)
+        key = (item_key, annotator, is_reference, labels_json, self.mapping.sha256)
         self.items.add(item_key)
         if annotator:
             self.annotators.add(annotator)
@@ -130,5 +130,5 @@ class Imported:
 
 
 def _key(e: HumanLabelImported) -> tuple:
-    """What makes a label row the same row: item, person, labels and the mapping that mapped them."""
-    return e.item_key, e.annotator, e.labels_json, e.mapping_sha256
+    """What makes a label row the same row: item, person (and in which file), labels, and the mapping."""
+    return e.item_key, e.annotator, e.is_reference, e.labels_json, e.mapping_sha256
