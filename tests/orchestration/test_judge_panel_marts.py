@@ -20,12 +20,14 @@ The headline tables read the primary (t0) only: quality_reviews' MCS of a human 
 
 import json
 import re
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from peerlake.studies import save_study
 from peerlake.warehouse import EventLog, Lake
+from tests import shared_lakes
 from tests.doubles.fake_server import FakeLlmServer, Reply
 from tests.judging.support import schema_instance
 from tests.orchestration.conftest import run_cli
@@ -90,16 +92,23 @@ class ScriptedServer(FakeLlmServer):
         return number, Reply(body=payload)
 
 
-@pytest.fixture(scope="module")
-def marts(tmp_path_factory):
-    lake_root = tmp_path_factory.mktemp("panel_verdict") / "lake"
-    save_study(EventLog(Lake(lake_root).ensure()), STUDY, TEXT)
+def build_panel(work: Path) -> Path:
+    """The panel study run under work/lake through `peerlake run` against ScriptedServer; its root (the run's
+    publish keeps build 1: the viewer's diff page builds on it)."""
+    root = work / "lake"
+    save_study(EventLog(Lake(root).ensure()), STUDY, TEXT)
     with ScriptedServer() as server:
-        env = {"PEERLAKE_HOME": str(lake_root), "OPENAI_API_KEY": "sk-test-panel-verdict",
-               "OPENAI_BASE_URL": server.openai_base_url}
-        run = run_cli(["run", STUDY], env)
+        run = run_cli(["run", STUDY], {"PEERLAKE_HOME": str(root), "OPENAI_API_KEY": "sk-test-panel-verdict",
+                                       "OPENAI_BASE_URL": server.openai_base_url})
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert server.refused == []
+    return root
+
+
+@pytest.fixture(scope="module")
+def marts(tmp_path_factory):
+    # built once per session and shared read-only with the viewer's diff page (tests/viewer/diff_lake.py)
+    lake_root = shared_lakes.built_once(tmp_path_factory, "panel-verdict", build_panel)
     db = duckdb.connect(str(lake_root / "peerlake.duckdb"), read_only=True)
     # which reviewer configuration is COLD: the one reviewing at temperature 0
     configs = dict(db.execute("""select distinct reviewer_config, json_extract_string(params_json, '$.temperature')

@@ -11,10 +11,8 @@ from pathlib import Path
 import duckdb
 
 from peerlake.audit.builds_diff import key_columns
-from peerlake.studies import save_study
-from peerlake.warehouse import EventLog, Lake, builds
-from tests.orchestration.conftest import run_cli
-from tests.orchestration.test_judge_panel_marts import STUDY, TEXT, ScriptedServer
+from peerlake.warehouse import Lake, builds
+from tests.orchestration import test_judge_panel_marts as judge_panel
 from tests.warehouse.builds_support import publish_sql
 
 # build 2 against build 1: quality_reviews (one row per judged review, 12) loses one human review's row and
@@ -30,14 +28,8 @@ SECOND_BUILD = f"""update quality_reviews set mcs = 0.25 where review_key = '{CH
 
 
 def build_panel(work: Path) -> Path:
-    """The panel study run under work/lake; its root."""
-    root = work / "lake"
-    save_study(EventLog(Lake(root).ensure()), STUDY, TEXT)
-    with ScriptedServer() as server:
-        run = run_cli(["run", STUDY], {"PEERLAKE_HOME": str(root), "OPENAI_API_KEY": "sk-test-diff-page",
-                                       "OPENAI_BASE_URL": server.openai_base_url})
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    assert server.refused == []
+    """The panel study run under work/lake (tests/orchestration/test_judge_panel_marts.py), with its build 1."""
+    root = judge_panel.build_panel(work)
     assert [r["build_id"] for r in builds.records(Lake(root))] == ["1"]  # the run's publish kept it
     return root
 
