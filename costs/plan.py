@@ -64,7 +64,42 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
         to_judge += _unwritten_reviews(study, configs, reviews, review_rows)
         for judge in study.judges:
             est.rows += judge_estimate(log, study, gateway, judge, to_judge, hist)
+    if (note := wall_time_note(est.rows, gateway)) is not None:
+        est.notes.append(note)
     return est
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def wall_time_note(rows: list[dict], gateway) -> str | None:
+    """How long the new calls would take (llm_calls.throughput: this lake's own call times per model and
+    template, else the stated prior), at the estimate's mean and high output; None when nothing is new."""
+    from peerlake.llm_calls.throughput import Planned, wall_time_s
+    from peerlake.llm_calls.tokens import CHARS_PER_TOKEN
+
+    new = [r for r in rows if r["new"] and r["calls"]]
+    if not new or not hasattr(gateway, "throughput"):
+        return None
+    throughput = gateway.throughput()
+
+    def seconds(output: str) -> float:
+        return wall_time_s(throughput, [Planned(r["provider"], r["model"], r["prompt_template"], r["calls"],
+                                                round(r["est_input_tokens"] * CHARS_PER_TOKEN), round(r[output]))
+                                        for r in new], gateway.max_concurrency)
+
+    basis = {throughput.expected(r["provider"], r["model"], r["prompt_template"]).basis.split(":")[0] for r in new}
+    how = ("this lake's own call times" if basis == {"history"} else "the stated prior per call (the embedded "
+           "model's measured token rates; 5 s a hosted call)" if basis == {"prior"} else
+           "this lake's call times where it has them, else the stated prior")
+    mid, high = seconds("est_output_tokens"), seconds("est_output_tokens_hi")
+    return (f"time: the {sum(r['calls'] for r in new):,.0f} new calls would take about {_duration(mid)} "
+            f"(up to {_duration(high)} at the high output), from {how}"
+            + ("; the embedded model answers one call at a time" if any(r["provider"] == "local" for r in new)
+               else ""))
 
 
 def reading_notes(log, configs, manuscripts) -> list[str]:
