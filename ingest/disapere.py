@@ -33,7 +33,8 @@ class ReviewFileError(ValueError):
 
 
 def parse_review(doc) -> dict:
-    """A review file's JSON → {review_id, forum_id, annotator, sentences: [(text, suffix, labels)]};
+    """A review file's JSON → {review_id, forum_id, annotator, sentences: [(text, suffix, labels)], metadata,
+    rating};
     ReviewFileError says what is wrong. A sentence whose labels are not text has labels None."""
     if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
         raise ReviewFileError("not a DISAPERE review: no 'metadata' object")
@@ -57,8 +58,10 @@ def parse_review(doc) -> dict:
         labels = {f: s.get(f) for f in LABEL_FIELDS}
         out.append((s["text"], s.get("suffix", ""), labels if all(isinstance(v, str) for v in labels.values())
                     else None))
+    rating = meta.get("rating")
     return {"review_id": meta["review_id"], "forum_id": meta["forum_id"], "annotator": meta["annotator"],
-            "sentences": out}
+            "sentences": out, "metadata": meta,
+            "rating": float(rating) if isinstance(rating, int | float) and not isinstance(rating, bool) else None}
 
 
 def _files(imp: LabelImport, root: Path, part: str) -> list[tuple[str, Path]]:
@@ -144,6 +147,9 @@ def import_disapere(log: EventLog, root: Path, mapping: LabelMapping | None = No
                         imp.batch.reject(path, f"its sentences are not those of final_dataset's review {rid}"
                                          if rid in texts else f"final_dataset/ has no review {rid}")
                         continue
-                review_key = imp.review(path, review["forum_id"], rid, text, {"metadata_file": path.name}, 0)
+                # the first file read of a review (its final_dataset/ file) is the one kept: its metadata
+                # (title, reviewer, ICLR rating, permalink) in the body blob, the rating as the review's score
+                review_key = imp.review(path, review["forum_id"], rid, text, {"metadata": review["metadata"]}, 0,
+                                        score=review["rating"])
                 _labels(imp, path, split, review, review_key, text, is_reference)
     return imp.commit()

@@ -53,13 +53,15 @@ class LabelImport:
     def dataset(self) -> str:
         return self.mapping.dataset
 
-    def review(self, path: Path, paper_id: str, review_id: str, text: str, raw: dict, line_no: int) -> str:
-        """The review's key; queues its `external_review_imported` when the lake has none yet."""
+    def review(self, path: Path, paper_id: str, review_id: str, text: str, raw: dict, line_no: int,
+               score: float | None = None) -> str:
+        """The review's key; queues its `external_review_imported` when the lake has none yet (`raw`: what
+        the dataset says of the review, kept in the body blob; `score`: the reviewer's own rating)."""
         if review_id not in self._reviews:
             body = json.dumps({"system": self.dataset, "text": text, "line": raw}, sort_keys=True,
                               ensure_ascii=False, separators=(",", ":"))
             self.batch.events.append(ExternalReviewImported(
-                paper_id=paper_id, review_id=review_id, system=self.dataset, sample_index=0, score=None,
+                paper_id=paper_id, review_id=review_id, system=self.dataset, sample_index=0, score=score,
                 confidence=None, body_sha256=self.log.blobs.put_text(body), source_path=str(path), line_no=line_no))
             self._reviews.add(review_id)
         return f"external:{self.dataset}:{review_id}"

@@ -65,7 +65,10 @@ def test_hand_checked_review_two_annotators_apart(real):
     s2 = rows[("Skx9YZG-qB#2", "anno13")]
     assert (s2.is_reference, json.loads(s2.labels_json)["review_action"]) == (False, "arg_request")
     assert json.loads(s2.mapped_json)["role"] == "claim"
-    # every sentence's judged offsets point at its words in the text the judge reads
+    # the review: its ICLR rating as the score, its sentences joined; every sentence's judged offsets point
+    # at its words in the text the judge reads
+    [review] = [e for e in log.iter_events("external_review_imported") if e.review_id == "Skx9YZG-qB"]
+    assert review.score == doc["metadata"]["rating"] and review.paper_id == "Syx79eBKwr"
     [judged] = [r for r in external_reviews(log) if r.review_key == "external:disapere:Skx9YZG-qB"]
     for row in rows.values():
         assert judged.text[row.judged_start:row.judged_end] == row.item_text.strip()
