@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from peerlake.ingest.label_mapping import load, shipped_dir
 from peerlake.ingest.revutil import ASPECTS, FILE, import_revutil
 from peerlake.judging.reviews import external_reviews
 from peerlake.warehouse import EventLog, Lake
@@ -129,3 +130,17 @@ def test_a_wrong_file_and_a_link_out_of_the_folder(tmp_path, log):
     with pytest.raises(ValueError, match="is not a RevUtil folder or CSV file"):
         import_revutil(log, tmp_path / "notes.jsonl")
     assert list(log.iter_events("human_label_imported")) == []
+
+
+def test_an_edited_mapping_is_a_new_hash_and_its_rows_stand_beside_the_old(tmp_path, log):
+    path = _write(tmp_path / "annotations.csv", [_row(actionability="{'annotators': ['a1'], 'labels': ['4']}")])
+    import_revutil(log, path)
+    text = (shipped_dir() / "revutil.toml").read_text(encoding="utf-8")
+    assert 'values = { "1" = 0, "2" = 1, "3" = 2, "4" = 1, "5" = 2 }' in text
+    edited = tmp_path / "revutil-monotone.toml"  # RevUtil 4 read as explicit: the alternative the docs name
+    edited.write_text(text.replace('"3" = 2, "4" = 1, "5" = 2', '"3" = 1, "4" = 2, "5" = 2'), encoding="utf-8")
+    found = import_revutil(log, path, mapping=load(str(edited)))
+    assert {o.status for o in found.outcomes} == {"imported"}
+    a1 = sorted((r.mapping_sha256 == load("revutil").sha256, json.loads(r.mapped_json)["actionability"])
+                for r in log.iter_events("human_label_imported") if r.annotator == "a1")
+    assert a1 == [(False, 2), (True, 1)]
