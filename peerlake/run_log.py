@@ -3,7 +3,16 @@
 Into the file: Dagster's log of every step (DEBUG: its events too) (step starts and ends, the assets' own messages,
 a failure's whole error), dbt's lines, and the call progress. On the terminal: the progress, and
 Dagster's warnings; a failed step is said in one line afterwards (peerlake.console.report_run) with
-this file's path, not as Dagster's multi-line error log."""
+this file's path, not as Dagster's multi-line error log.
+
+While the run lasts, the process's own fds 1 and 2 point at the file too, so what the processes it
+starts print goes there, not over the terminal: a terminal's Ctrl-C reaches the whole process group,
+and each of Dagster's compute-log watchers (`watch_orphans`, a Python child per captured stream) dies
+of it printing a KeyboardInterrupt traceback, as would any other child. The terminal is written
+through its own duplicate of fd 2. sys.stdout is the file behind an object without a file number, so
+Dagster captures no step's stdout at the fd level: its copy back goes through a `tail` that the same
+Ctrl-C kills, which lost the rest of a stopped step's messages (the structured events in `make ui`
+are kept either way)."""
 
 import contextlib
 import io
@@ -52,6 +61,40 @@ class _DagsterLog(io.TextIOBase):
             self.terminal.flush()
 
 
+class _Unfiled(io.TextIOBase):
+    """sys.stdout during a run: the log file, without a file number (see the module docstring)."""
+
+    def __init__(self, file: TextIO):
+        self.file = file
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return self.file.write(text)
+
+    def flush(self) -> None:
+        self.file.flush()
+
+
+@contextlib.contextmanager
+def _fds_to(fh: TextIO) -> Iterator[None]:
+    """Point fds 1 and 2 at the log file, and back afterwards."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    try:
+        for fd in saved:
+            os.dup2(fh.fileno(), fd)
+        yield
+    finally:
+        fh.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
 def _terminal() -> tuple[TextIO, bool]:
     """The terminal's stream, duplicated from fd 2 when stderr is one: Dagster redirects the process's
     fds 1 and 2 into its compute logs while a step runs (copied back only by a poller, late)."""
@@ -78,8 +121,8 @@ def logging_to(path: Path) -> Iterator:
 
         show_progress_on(terminal, fh)
         try:
-            with contextlib.redirect_stdout(fh), contextlib.redirect_stderr(_DagsterLog(fh, terminal)), \
-                    console_log_level("DEBUG"):
+            with _fds_to(fh) if owned else contextlib.nullcontext(), contextlib.redirect_stdout(_Unfiled(fh)), \
+                    contextlib.redirect_stderr(_DagsterLog(fh, terminal)), console_log_level("DEBUG"):
                 yield run
         finally:
             show_progress_on(None, None)

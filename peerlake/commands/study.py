@@ -286,20 +286,39 @@ def _preflight(log, study, remote: bool = False) -> None:
 
 
 def _exit_if_stopped(name: str, result) -> None:
-    """After a Ctrl-C or SIGTERM: what the run recorded, and how to go on (exit 130 or 143)."""
+    """After a Ctrl-C or SIGTERM: what the run kept, and how to go on (exit 130 or 143). Short: the details
+    (each step's end, what Dagster and its helpers printed on the signal) are in the run's log file."""
     from peerlake.console import console, last_run_log
     from peerlake.signals import exit_code, stopped_by
+    from peerlake.warehouse import settings
 
     signum = stopped_by()
     if signum is None:
         return
+    run_id = result.study.run_id
+    made = sum(1 for e in _log().iter_events("llm_call") if e.dagster_run_id == run_id and e.status == "ok")
     build = result.build
-    unpublished = (" The build was stopped: nothing was published (the published marts are still served)."
-                   if build is not None and "published_marts" not in build.asset_metadata else "")
-    console.print(f"[yellow]Study {name} stopped on request[/] (run {result.study.run_id}): no new call was started "
-                  f"after it; the calls that finished are in the log.{unpublished} `peerlake run {name}` goes on "
-                  f"from there (they replay at no cost). Log: {last_run_log()}", soft_wrap=True, highlight=False)
+    if build is None:
+        built = "Nothing was built or published."
+    elif "published_marts" in build.asset_metadata:
+        built = "The marts were published before the stop."
+    else:
+        built = "The build was stopped: nothing was published" + (
+            " (the marts published before are still served)." if settings.duckdb_path().exists() else ".")
+    console.print(f"[yellow]Study {name} stopped on request[/] (run {run_id}): {made} calls made in this run are kept "
+                  f"in the log and replay at no cost; none was started after the stop. {built} To go on, run the same "
+                  f"command again: {_same_command(name)}. Details: {last_run_log()}", soft_wrap=True, highlight=False)
     raise typer.Exit(exit_code(signum))
+
+
+def _same_command(name: str) -> str:
+    """The command line this process was started with, as a user retypes it (`peerlake run NAME` otherwise)."""
+    import shlex
+    import sys
+
+    if Path(sys.argv[0]).name == "peerlake" and len(sys.argv) > 1:
+        return shlex.join(["peerlake", *sys.argv[1:]])
+    return f"peerlake run {name}"
 
 
 def show_dry_run(name: str, probes: bool) -> None:
