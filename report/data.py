@@ -21,8 +21,9 @@ NEEDS = {
                            "mean_human", "mean_human_ci_low", "mean_human_ci_high", "mean_diff", "ci_low", "ci_high",
                            "wilcoxon_p", "holm_p", "cliffs_delta", "magnitude", "skip_reason", "bootstrap_seed",
                            "n_resamples"],
-    # the gated per-review profile: every quality judge's headline metrics (report/quality.py reads them by name)
-    "quality_reviews": ["review_key", "source", "system"],
+    # every quality judge's metrics per source of reviews (report/quality.py reads the headline ones by name)
+    "quality_sources": ["reviewed_by", "source", "system", "judge", "metric", "n_reviews_judged", "n_values",
+                        "mean_value"],
     "system_summary": ["system_config", "system_name", "model", "is_scored", "n_papers", "n_reviews", "n_null_reviews",
                        "top_null_reason", "n_reviews_cost_unknown", "cost_per_review_mean_usd",
                        "reference_cost_per_review_usd"],

@@ -1,5 +1,5 @@
 """The report's review-quality section: the headline metrics of every judge the study ran, per source of
-reviews (the quality_reviews mart, plug-in judges included), then each system's PRISM profile beside the
+reviews (the quality_sources mart, plug-in judges included), then each system's PRISM profile beside the
 human reviews of the same papers (the quality_comparison mart)."""
 
 import html
@@ -12,7 +12,7 @@ from peerlake.report.audit_links import audit_block
 from peerlake.report.data import ReportData
 
 TABLE = "quality_comparison"
-REVIEWS = "quality_reviews"
+SOURCES = "quality_sources"
 HEADING = "<h2>Review quality against the human reviews</h2>"
 # The quality judges' headline metrics, in judge order (for PRISM's four dimensions: DoA, NS, flaws twice —
 # what is found, and whether the critical is said first — and MCS), and every metric in declaration order.
@@ -49,32 +49,35 @@ def _table(rows: pd.DataFrame, labels: dict[str, str]) -> str:
             + "".join(body) + "</table>")
 
 
-def judged_reviews(reviews: pd.DataFrame | None, labels: dict[str, str]) -> str:
-    """Each judge's headline metrics averaged over the judged reviews of each source (humans, each
-    system), with how many reviews have a value: what the study's judges said, paired or not. Empty
-    when no review was judged."""
-    if reviews is None or reviews.empty:
+def judged_reviews(sources: pd.DataFrame | None, labels: dict[str, str]) -> str:
+    """Each judge's headline metrics averaged over the judged reviews of each source (humans, each system),
+    with how many reviews have a value: what the study's judges said, paired or not (the quality_sources
+    mart computes them). Empty when no review was judged."""
+    if sources is None or sources.empty:
         return ""
-    metrics = [(m, label) for m, label in PROFILE if m in reviews.columns and reviews[m].notna().any()]
+    have = sources[sources["n_values"] > 0]
+    metrics = [(m, label) for m, label in PROFILE if (have["metric"] == m).any()]
     if not metrics:
         return ""
-    who = reviews["source"].where(reviews["system"].isna(), reviews["system"].map(lambda s: labels.get(s, s)))
     head = ["reviews of", "judged", *(label for _, label in metrics)]
     body = []
-    for name, group in reviews.assign(_who=who).groupby("_who", sort=True):
-        cells = [str(name), str(len(group))]
-        cells += [f"{_num(group[m].mean())} (n={int(group[m].notna().sum())})" for m, _ in metrics]
+    for who, group in sources.groupby("reviewed_by", sort=True):
+        by_metric = {r["metric"]: r for r in group.to_dict("records")}
+        cells = [str(labels.get(who, who)), str(int(group["n_reviews_judged"].max()))]
+        cells += [f"{_num(by_metric[m]['mean_value'])} (n={int(by_metric[m]['n_values'])})" if m in by_metric
+                  else "— (n=0)" for m, _ in metrics]
         body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    shown = sources[sources["metric"].isin([m for m, _ in metrics])]
     return ("<p class='how'>Each judge's headline metrics, averaged over the judged reviews of each source (n: the"
             " reviews with a value; a null one says why in <code>quality_reviews.null_reasons</code>).</p>"
             "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(body)
-            + "</table>" + audit_block(REVIEWS, reviews))
+            + "</table>" + audit_block(SOURCES, shown))
 
 
 def section(data: ReportData, labels: dict[str, str]) -> str:
     """The judged reviews' headline metrics, then the profile figure and the full comparison table; a note
     when the comparison mart is absent, one line when the study has nothing to compare."""
-    judged = judged_reviews(data.get(REVIEWS), labels)
+    judged = judged_reviews(data.get(SOURCES), labels)
     rows = data.get(TABLE)
     if rows is None:
         return HEADING + judged + notes.missing("Review quality", TABLE, data.missing.get(TABLE, "is not there"))

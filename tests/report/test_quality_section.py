@@ -69,11 +69,13 @@ def test_a_warehouse_without_the_mart_notes_it(tmp_path):
 
 
 def test_judged_reviews_are_shown_without_any_system_to_compare(tmp_path):
-    """A study that judged only human reviews: each judge's headline metrics per source, n per metric."""
-    reviews = pd.DataFrame({"study_id": ["t"] * 3, "quality_review_id": ["t|h1", "t|h2", "t|h3"],
-                            "review_key": ["h1", "h2", "h3"], "source": ["human"] * 3, "system": [None] * 3,
-                            "doa": [0.2, 0.4, None], "mcs": [None, None, None]})
-    db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("t"), "quality_reviews": reviews,
+    """A study that judged only human reviews: each judge's headline metrics per source, n per metric (the
+    quality_sources mart's rows: 3 human reviews judged, doa on 2 of them, mcs on none)."""
+    sources = pd.DataFrame({"study_id": ["t"] * 2, "quality_source_id": ["t|human|depth|doa", "t|human|c|mcs"],
+                            "reviewed_by": ["human"] * 2, "source": ["human"] * 2, "system": [None] * 2,
+                            "judge": ["depth", "constructiveness"], "metric": ["doa", "mcs"],
+                            "n_reviews_judged": [3, 3], "n_values": [2, 0], "mean_value": [0.3, None]})
+    db = _warehouse(tmp_path / "w.duckdb", {"fct_ai_review_scores": _scores("t"), "quality_sources": sources,
                                             "quality_comparison": comparison_table(_lake_frame(), n_resamples=100)})
     page = render_report(db, "t").split("Review quality against the human reviews</h2>")[1]
     assert "<td>human</td><td>3</td><td>0.300 (n=2)</td>" in page  # doa's mean over the two with a value
