@@ -667,6 +667,35 @@ class HumanLabelImported(Event):
     line_no: int | None = None  # the JSONL line or CSV row, when the file has lines
 
 
+@dataclass(frozen=True, kw_only=True)
+class HumanLabelEntered(Event):
+    """One person's label of one item, entered in the browser (`peerlake label`, report/viewer/label.py):
+    a judged review of a study, the label one of the judge's choices on one dimension, on the whole item or
+    on a span of the text the judge read. Shaped like `human_label_imported` where they meet (item_key,
+    review_key, paper_id, annotator, item_text, judged_start/judged_end, mapped_json), so a card reads both.
+
+    Blind labelling is the default: `judge_shown` says whether the page showed the judge's labels."""
+
+    event_type: ClassVar[str] = "human_label_entered"
+
+    study: str
+    judge: str  # depth | novelty | constructiveness
+    judge_config: str  # the configuration whose judgment's text was shown (and whose labels, when shown)
+    judgment_id: str  # that judgment_recorded event
+    item_key: str  # the judged review's key (one label per item, dimension and annotator)
+    review_key: str
+    paper_id: str | None
+    annotator: str
+    dimension: str  # the judge's field labelled: aspect, stance, actionability, ...
+    label: str  # one of the dimension's choices, as the judge writes it (a 0-2 rating as "0", "1", "2")
+    mapped_json: str  # {dimension: the label, typed as the judge's units hold it}: human_label_imported's shape
+    item_text: str | None  # the selected span's text; null: the whole item
+    judged_start: int | None  # the span in the judged text (Python code points), null: the whole item
+    judged_end: int | None
+    text_sha256: str  # the judged text's SHA-256, as the judgment's inputs_json records it
+    judge_shown: bool  # the judge's labels were on the page (false: blind)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.event_type: cls for cls in (PaperIngested, HumanReviewImported, LlmCall, IngestRejected,
                                     PaperStatusRecorded, ExternalReviewImported, SampleDrawn,
@@ -676,7 +705,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                                     PriceTableRecorded, RunEstimated, CostCapReached, LlmBatchSubmitted,
                                     LlmBatchFinished, SystemReviewRecorded, PaperVariantRecorded,
                                     WithdrawalNoteImported, ReferenceLabelImported, RevisionOutcomeRecorded,
-                                    HumanLabelImported)
+                                    HumanLabelImported, HumanLabelEntered)
 }
 
 # (event_type, stored schema_version) -> functions that lift a record one version at a time.

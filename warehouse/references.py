@@ -41,6 +41,8 @@ NOT_BLOBS: dict[tuple[str, str], str] = {
     ("ingest_rejected", "content_sha256"): "the rejected file's hash; a rejected input is not kept",
     ("span_annotation_imported", "text_sha256"): "the dataset's raw review text, which the lake does not keep "
                                                  "(the judged text is the imported review's body blob)",
+    ("human_label_entered", "text_sha256"): "the judged text's hash, as the judgment records it; the text is "
+                                            "rebuilt from the review's own blob or answer",
 }
 
 
