@@ -173,10 +173,10 @@ def test_retrieval_backends_are_the_two_kept_by_hand_before_each_a_backend_class
 
 # The groups as peerlake/commands/__init__.py listed them by hand, and `peerlake --help`'s command order then.
 COMMAND_MODULES = ("ingest", "budget", "report", "study", "validate", "audit", "diff", "costs", "systems", "marts",
-                   "view", "probe_judges", "plan_labels")
+                   "view", "probe_judges", "plan_labels", "label")
 HELP_ORDER = ["demo", "setup-model", "ui", "review", "sample", "run", "systems", "ingest", "study", "query", "budget",
               "report", "audit", "diff", "costs", "marts", "view", "calls", "call", "probe-judges", "plan-labels",
-              "build", "verify", "seal", "validate-judges"]
+              "label", "build", "verify", "seal", "validate-judges"]
 
 
 def test_command_groups_are_the_modules_on_disk_in_the_order_listed_before():

@@ -73,7 +73,7 @@ def _catalog(study: str | None):
     return _catalog_or_exit(lambda: load_catalog(Lake.default().duckdb_path, study))
 
 
-def _serve(site, port: int, open_browser: bool) -> None:
+def _serve(site, port: int, open_browser: bool, route: str = "") -> None:
     import signal
     import threading
     import webbrowser
@@ -87,10 +87,11 @@ def _serve(site, port: int, open_browser: bool) -> None:
         server = start(site, port)
     except OSError:  # the port is taken: any free one
         server = start(site, 0)
+    address = url(server) + (f"#{route}" if route else "")  # a page of the viewer: #label
     try:  # from here on: a Ctrl-C the moment the URL is printed still stops it cleanly
-        console.print(f"Call viewer: [bold]{url(server)}[/] (Ctrl-C stops it)", soft_wrap=True)
+        console.print(f"Call viewer: [bold]{address}[/] (Ctrl-C stops it)", soft_wrap=True)
         if open_browser:
-            webbrowser.open(url(server))
+            webbrowser.open(address)
         threading.Event().wait()
     except KeyboardInterrupt:
         console.print("stopped")

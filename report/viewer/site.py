@@ -15,10 +15,11 @@ from peerlake.report.viewer.details import Reviews, call_detail, system_detail, 
 from peerlake.report.viewer.diff import diff_page
 from peerlake.report.viewer.index import CHUNK, chunks, index_rows, meta
 from peerlake.report.viewer.keys import key_name, linked_keys, resolve
+from peerlake.report.viewer.label import LabelSession
 from peerlake.warehouse import EventLog, Lake
 from peerlake.warehouse.blobs import BlobStore, blob_store
 
-STATIC = ("index.html", "viewer.css", "viewer.js")
+STATIC = ("index.html", "viewer.css", "viewer.js", "label.js")
 DETAILS = ("call", "review", "system", "key")
 
 
@@ -29,6 +30,7 @@ class Site:
         self.viewer = self.root / "viewer"
         self._manifest = manifest
         self._lock = threading.Lock()
+        self.label: LabelSession | None = None  # `peerlake label`'s session: the #label page and its POSTs
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -82,7 +84,15 @@ class Site:
             **meta(self.catalog, rows, self.chunk), "n_reviews": len(reviews), "n_systems": len(systems),
             "keys": {fid: name for name, fid in self.keys.items()},
             "reports": sorted(p.name for p in (self.root / "reports").glob("*.html")),
+            "label": self.label is not None,
         })
+        if self.label is not None:
+            self.write_label()
+
+    def write_label(self) -> None:
+        """The label page's data (data/label/page.js): the sample, and what this annotator has done so far."""
+        with self._lock:
+            payload.write(self.viewer, "label", "page", self.label.page())
 
     def detail(self, kind: str, name: str):
         """The data of one detail file; KeyError/ValueError when it names nothing."""

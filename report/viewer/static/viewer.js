@@ -338,6 +338,7 @@ const PL = (() => {
       else if (what === "system") await system(arg);
       else if (what === "key") await key(arg);
       else if (what === "diff") await diffPage();
+      else if (what === "label" && window.PLLabel) await window.PLLabel.page();  // label.js: `peerlake label`
       else if (what === "reviews") await list("reviews", meta.n_reviews, "Judged reviews", ["review", "paper", "reviewer", "judges"],
         r => [link("review/" + r.n, r.review_key), r.paper, r.system, r.judges.join(", ")]);
       else if (what === "systems") await list("systems", meta.n_systems, "System runs", ["run", "system", "paper", "sample", "model", "status", "score", "steps"],
@@ -351,9 +352,10 @@ const PL = (() => {
     meta = await load("meta/meta");
     const rep = document.getElementById("reports");
     for (const r of meta.reports) rep.appendChild(el("a", {href: "../reports/" + encodeURIComponent(r)}, "report " + r.replace(/\.html$/, "")));
+    if (meta.label) rep.appendChild(el("a", {href: "#label", id: "nav-label"}, "label"));
     window.addEventListener("hashchange", route);
     await route();
   }
-  return {put, start};
+  return {put, start, lib: {el, load, show, main, highlighted}};  // lib: what label.js draws with
 })();
 document.addEventListener("DOMContentLoaded", () => PL.start());
