@@ -83,7 +83,7 @@ def parse_study(name: str, text: str) -> Study:
     if not isinstance(judges, list) or (unknown := sorted(set(map(str, judges)) - set(JUDGES))):
         raise StudyError(f"study {name!r}: judges must be a list of {', '.join(JUDGES)}"
                          + (f"; unknown: {', '.join(unknown)}" if isinstance(judges, list) else ""))
-    judging = _judging(name, raw.get("judging", {}))
+    judging = _judging(name, raw.get("judging", {}), tuple(map(str, judges)))
     costs = _costs(name, raw.get("costs", {}))
     experiments = {}
     for e in EXPERIMENTS:
@@ -131,7 +131,7 @@ def _no_base_url_for_hosted(name: str, where: str, table: dict) -> None:
                          "the same API")
 
 
-def _judging(name: str, table: dict) -> JudgingSpec:
+def _judging(name: str, table: dict, judges: tuple[str, ...] = ()) -> JudgingSpec:
     _no_unknown(name, "judging.", table, JUDGING_KEYS)
     _no_base_url_for_hosted(name, "judging", table)
     for key in ("peerlake_samples", "human_per_paper", "repeats", "max_claims", "verify_top"):
@@ -164,7 +164,7 @@ def _judging(name: str, table: dict) -> JudgingSpec:
     panel, primary = _panel(name, table)
     spec = JudgingSpec(panel=panel, primary=primary,
                        probes=probes, probe_seed=probe_seed, probe_tolerances=probe_tolerances,
-                       require=_require(name, table.get("require", {})),
+                       require=_require(name, table.get("require", {}), judges),
                        papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
                        repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
@@ -282,24 +282,50 @@ def _probes(name: str, table) -> tuple[tuple[str, ...], int, tuple[tuple[str, fl
 
 
 # [judging.require]: the judge card's minimum κ against human labels and test–retest α, the largest
-# position-probe shift, and what a failing judge's rows get (gate judge_card_checks)
+# position-probe shift, and what a failing judge's rows get (gate judge_card_checks). [judging.require.<judge>]
+# sets them for one judge (its keys over the table's, on_fail included), e.g. a lower κ for flaws, whose
+# validity calls people agree on less. Whether a judge's card will have human labels is not known here (the
+# labels are imported into the lake, not declared by the study): a requirement with none is "not measured"
+# at the build, and fails as the study's on_fail says (block or flag), never passes. What parse can know
+# it refuses: a table for a judge that does not exist or that the study does not run.
 REQUIRE_THRESHOLDS = ("kappa_min", "retest_alpha_min", "position_shift_max")
 REQUIRE_ON_FAIL = ("block", "flag")
+REQUIRE_KEYS = (*REQUIRE_THRESHOLDS, "on_fail")
 
 
-def _require(name: str, table) -> tuple[tuple[str, object], ...]:
+def _require(name: str, table, judges: tuple[str, ...] = ()) -> tuple[tuple[str, object], ...]:
+    """Sorted (key, value) pairs: the table's thresholds and on_fail, and per judge with a table of its own
+    (judge, sorted pairs of that judge's whole requirement: the table's keys with its own over them)."""
     if not isinstance(table, dict):
         raise StudyError(f"study {name!r}: judging.require must be a table, e.g. [judging.require] kappa_min = 0.4")
-    _no_unknown(name, "judging.require.", table, {*REQUIRE_THRESHOLDS, "on_fail"})
+    _no_unknown(name, "judging.require.", table, {*REQUIRE_KEYS, *JUDGES})
+    common = _require_table(name, "judging.require", {k: v for k, v in table.items() if k in REQUIRE_KEYS})
+    own = {}
+    for judge in (j for j in JUDGES if j in table):
+        where = f"judging.require.{judge}"
+        if not isinstance(table[judge], dict):
+            raise StudyError(f"study {name!r}: {where} must be a table, e.g. [{where}] kappa_min = 0.3")
+        if judges and judge not in judges:
+            raise StudyError(f"study {name!r}: [{where}] requires of a judge the study does not run "
+                             f"(judges = [{', '.join(judges)}])")
+        _no_unknown(name, where + ".", table[judge], set(REQUIRE_KEYS))
+        mine = _require_table(name, where, {k: v for k, v in table.items() if k in REQUIRE_KEYS} | table[judge])
+        if not mine:
+            raise StudyError(f"study {name!r}: [{where}] sets no threshold ({', '.join(REQUIRE_THRESHOLDS)})")
+        own[judge] = mine
+    return tuple(sorted({**dict(common), **own}.items()))
+
+
+def _require_table(name: str, where: str, table: dict) -> tuple[tuple[str, object], ...]:
     for key in REQUIRE_THRESHOLDS:
         v = table.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
                               or not (-1 <= v <= 1 if key != "position_shift_max" else v >= 0)):
-            raise StudyError(f"study {name!r}: judging.require.{key} must be a number "
+            raise StudyError(f"study {name!r}: {where}.{key} must be a number "
                              f"{'>= 0' if key == 'position_shift_max' else 'in [-1, 1]'}")
     on_fail = table.get("on_fail", "block")
     if on_fail not in REQUIRE_ON_FAIL:
-        raise StudyError(f"study {name!r}: judging.require.on_fail must be \"block\" or \"flag\", got {on_fail!r}")
+        raise StudyError(f"study {name!r}: {where}.on_fail must be \"block\" or \"flag\", got {on_fail!r}")
     if not any(k in table for k in REQUIRE_THRESHOLDS):
         return ()
     return tuple(sorted({**{k: float(table[k]) for k in REQUIRE_THRESHOLDS if k in table},

@@ -136,7 +136,9 @@ class JudgingSpec:
     probe_tolerances: tuple[tuple[str, float], ...] = ()
     # [judging.require] (studies/parse.py REQUIRE_KEYS): what the judge's card must show before its quality
     # rows are published plainly (kappa_min, retest_alpha_min, position_shift_max) and on_fail = "block" |
-    # "flag"; sorted (key, value) pairs, () = nothing required. Not part of the judge's identity.
+    # "flag"; sorted (key, value) pairs, () = nothing required. A judge with a [judging.require.<judge>]
+    # table is one more pair: (judge, its whole requirement as sorted pairs), which replaces the common
+    # keys for that judge (int_judge_card_requirements). Not part of the judge's identity.
     require: tuple[tuple[str, object], ...] = ()
     provider: str | None = None
     model: str | None = None
