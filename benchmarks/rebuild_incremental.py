@@ -72,6 +72,28 @@ def compare_published(a: Path, b: Path) -> dict:
     return out
 
 
+def kept_builds(root: Path) -> dict:
+    """What keeping the builds costs after the full build and the rebuild ($PEERLAKE_KEEP_BUILDS, warehouse.builds):
+    their records and chunks on disk against the published file, and one `peerlake diff --build prev`."""
+    import time
+
+    from peerlake.audit.builds_diff import compare_published as diff_published
+    from peerlake.warehouse import Lake, builds
+    from peerlake.warehouse.builds import BuildUnknown
+
+    lake = Lake(root)
+    t0 = time.monotonic()
+    try:
+        report = diff_published(lake, "prev")
+    except BuildUnknown as exc:  # a build failed (its exit code is in the result): nothing to compare
+        return {"records": len(builds.records(lake)), "bytes": builds.disk_bytes(lake), "error": str(exc)}
+    return {"records": len(builds.records(lake)), "bytes": builds.disk_bytes(lake),
+            "published_bytes": lake.duckdb_path.stat().st_size, "diff_seconds": round(time.monotonic() - t0, 2),
+            "marts_differing": sum(1 for m in report["marts"] if m["status"] != "compared" or m["added"]
+                                   or m["removed"] or m["changed"]),
+            "calls_since": sum(g["calls"] for g in report["since"]["groups"])}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--papers", type=int, default=10_000, help="10,000 papers → 1 M llm_call events")
@@ -103,6 +125,10 @@ def main() -> int:
         rebuild = bas.run_build(root)
         print(f"  rebuild {rebuild['seconds']} s (exit {rebuild['returncode']})", *_slowest(rebuild), sep="\n    ",
               flush=True)
+        kept = kept_builds(root)
+        print(f"  kept builds: {kept['records']} on disk {kept['bytes']:,} B" + (
+              f" beside a published file of {kept['published_bytes']:,} B; diff --build prev {kept['diff_seconds']} s"
+              if "error" not in kept else f"; {kept['error']}"), flush=True)
         noop = bas.run_build(root)
         print(f"  no-op build (nothing new) {noop['seconds']} s (exit {noop['returncode']})", flush=True)
         empty_root = tmp / "empty"
@@ -132,7 +158,7 @@ def main() -> int:
                       "added_llm_call_events": plus["events"]["llm_call"]},
             "lake": lake, "added": plus, "parse_scan": scan, "parse_scan_after": scan_after,
             "full_build": full, "rebuild": rebuild, "noop_build": noop, "empty_build": empty,
-            "empty_build_again": empty_again, "verify": verify,
+            "empty_build_again": empty_again, "verify": verify, "kept_builds": kept,
             "parse_scan_seconds_best": parse_best,
             "full_over_parse_scan": round(full["seconds"] / parse_best, 1),
             "rebuild_over_full": round(rebuild["seconds"] / full["seconds"], 3),
