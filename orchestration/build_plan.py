@@ -120,13 +120,23 @@ def code_fingerprint(manifest: dict) -> dict[str, str]:
     return out
 
 
+def _dbt_version() -> str:
+    """dbt.version.__version__, read as it reads it: importing dbt.version costs ~1.5 s (it loads dbt)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("dbt-core")
+    except metadata.PackageNotFoundError:  # dbt from a source tree
+        from dbt.__version__ import version
+
+        return version
+
+
 def project_fingerprint(project_dir: Path, location: str = "") -> str:
     """What changes every model at once: dbt_project.yml (vars, materializations), the profile, dbt's version,
     and where the segments are (the staging views name it: a lake moved to another folder or bucket must
     rebuild them all, even with no new event)."""
-    import dbt.version
-
-    parts = [dbt.version.__version__, location]
+    parts = [_dbt_version(), location]
     for name in ("dbt_project.yml", "profiles.yml"):
         p = project_dir / name
         parts.append(_sha(p.read_bytes()) if p.is_file() else "-")
@@ -257,16 +267,41 @@ def load_manifest(path: Path) -> dict:
 
 def plan_for_lake(lake, mode: str = EXPLICIT) -> BuildPlan:
     """Seal what the runs wrote (dbt reads sealed segments only), then plan against the published build."""
-    from peerlake.dbt_project import PROJECT_DIR
-    from peerlake.orchestration.dbt_manifest import plugin_judges, prepare_dbt_manifest
-    from peerlake.orchestration.project import peerlake_dbt
-    from peerlake.warehouse import EventLog, settings
-    from peerlake.warehouse.publish import published_fingerprint
+    from peerlake.orchestration.dbt_manifest import prepare_dbt_manifest
+    from peerlake.warehouse import EventLog
 
     prepare_dbt_manifest()
     log = EventLog(lake)
     log.seal()
-    manifest = load_manifest(peerlake_dbt.manifest_path)
+    return _plan_now(lake, log, mode)
+
+
+def plan_as_parsed(lake, log, mode: str = AUTO) -> BuildPlan | None:
+    """The plan from the dbt manifest as last parsed and the sealed events, sealing and parsing nothing, and
+    without importing Dagster or dbt (a no-op `peerlake run` decides with it: orchestration.noop_run). None
+    when a file of the dbt project is newer than the manifest: then only a parse can say what changed."""
+    from peerlake.orchestration.dbt_manifest import manifest_current
+
+    if not manifest_current(manifest_path()):
+        return None
+    return _plan_now(lake, log, mode)
+
+
+def manifest_path() -> Path:
+    """Where dbt writes the manifest: orchestration.project's DbtProject says the same (it imports Dagster)."""
+    from peerlake.dbt_project import PROJECT_DIR
+    from peerlake.warehouse import settings
+
+    return Path(PROJECT_DIR).joinpath(settings.dbt_target_dir(), "manifest.json")
+
+
+def _plan_now(lake, log, mode: str) -> BuildPlan:
+    from peerlake.dbt_project import PROJECT_DIR
+    from peerlake.orchestration.dbt_manifest import plugin_judges
+    from peerlake.warehouse import settings
+    from peerlake.warehouse.publish import published_fingerprint
+
+    manifest = load_manifest(manifest_path())
     # where the segments are, and the plug-in judges (what the quality models loop over beside dbt_project.yml)
     location = settings.lake_url() or str(lake.root.resolve())
     if (plugins := plugin_judges()) != "[]":

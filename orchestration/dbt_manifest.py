@@ -28,13 +28,19 @@ def prepare_dbt_manifest() -> None:
     from peerlake.orchestration.project import DBT_PROJECT_DIR, peerlake_dbt
 
     export_dbt_env()
-    manifest = peerlake_dbt.manifest_path
     # Parsing costs ~7 s; skip it when no project file changed since the last parse.
-    if manifest.exists():
-        built = manifest.stat().st_mtime
-        if all(p.stat().st_mtime <= built for p in _project_files(DBT_PROJECT_DIR)):
-            return
-    peerlake_dbt.preparer.prepare(peerlake_dbt)
+    if not manifest_current(peerlake_dbt.manifest_path, DBT_PROJECT_DIR):
+        peerlake_dbt.preparer.prepare(peerlake_dbt)
+
+
+def manifest_current(manifest: Path, project_dir: Path | None = None) -> bool:
+    """Whether the manifest is newer than every file of the dbt project (no parse needed)."""
+    from peerlake.dbt_project import PROJECT_DIR
+
+    if not manifest.exists():
+        return False
+    built = manifest.stat().st_mtime
+    return all(p.stat().st_mtime <= built for p in _project_files(project_dir or PROJECT_DIR))
 
 
 def _project_files(root):

@@ -222,7 +222,7 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
                       build: bool = True, executor: str = "in_process") -> None:
     """Run a study and report like every pipeline command (shared by `run`, `demo` and `review`)."""
     from peerlake.console import console, print_chain_head, report_run, run_quietly
-    from peerlake.orchestration.studies import run_study
+    from peerlake.llm_calls.gateway import Gateway
     from peerlake.studies import StudyError, load_study, resolve_papers, study_pdfs
     from peerlake.warehouse.studies import StudyFiles
 
@@ -237,9 +237,20 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
             raise StudyError(f"study {name!r} covers no ingested manuscript ({study.paper_source()}); "
                              "ingest PDFs with `peerlake ingest pdf DIR` or change the study's [papers] "
                              f"({StudyFiles(log.lake).path(name)})")
-        _preflight(log, study, remote=executor in ("celery", "dask"))
+        gateway = Gateway(log)  # its catch-up reads every call in the log: once for both checks
+        _preflight(log, study, remote=executor in ("celery", "dask"), gateway=gateway)
     except (StudyError, FileNotFoundError, ValueError) as exc:
         _refuse(exc)
+    from peerlake.orchestration.noop_run import forget_completed, nothing_new, record_completed
+
+    # A run that would make no call and build nothing ends here, before Dagster and the dbt project load.
+    noop, why = nothing_new(log, study, gateway, probes=probes, build=build, executor=executor)
+    if noop is not None:
+        console.print(f"Nothing new for study {name}: every call is in the log and the published marts are "
+                      "current; no Dagster run was needed.", highlight=False, soft_wrap=True)
+        report_run(noop.build)
+        print_chain_head()
+        return noop
     from peerlake.orchestration.executors import ExecutorError, check_ready
 
     try:
@@ -250,6 +261,11 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
         console.print(f"papers folder {folder}: {_folder_tally(Path(folder))}", highlight=False)
     if executor != "in_process":
         console.print(f"The study's steps run on the {executor} executor's workers; the build runs here.")
+    from peerlake.llm_calls.progress import notice
+    from peerlake.orchestration.studies import run_study
+
+    notice(f"a Dagster run is needed: {why}")
+    forget_completed(log.lake, name)
     result = run_quietly(run_study, command, study=name, probes=probes, tags={"peerlake/command": command},
                          max_cost_usd=max_cost, build=build, executor=executor)
     _exit_if_stopped(name, result)
@@ -261,19 +277,25 @@ def run_study_command(name: str, probes: bool, command: str, max_cost: float | N
         console.print(f"[bold red]Study {name} failed[/] (runs {result.study.run_id}"
                       f"{', ' + result.build.run_id if result.build else ''}).")
         raise typer.Exit(1)
+    if not _calls_failed(result) and not _left_undone(result):
+        record_completed(log.lake, name, study.sha256, result.study.run_id)
     return result
 
 
-def _preflight(log, study, remote: bool = False) -> None:
+def _preflight(log, study, remote: bool = False, gateway=None) -> None:
     """Before Dagster starts: refuse (exit 2, one line each) a model of the study that cannot answer — an
     unknown name, no key, no model file, no server (costs.study_checks) — and warn of a retired one. With
     `remote` steps (celery, dask workers: their own environment, files and network) only warn."""
     from peerlake.console import console
     from peerlake.costs.study_checks import study_findings
     from peerlake.llm_calls.gateway import Gateway
-    from peerlake.orchestration.assets.judgments import judged_reviews
 
-    findings = study_findings(log, study, Gateway(log), judged_reviews=lambda: judged_reviews(log, study)[1])
+    def judged() -> list:  # the reviews the judges would read; the module imports Dagster, so only when asked
+        from peerlake.orchestration.assets.judgments import judged_reviews
+
+        return judged_reviews(log, study)[1]
+
+    findings = study_findings(log, study, gateway or Gateway(log), judged_reviews=judged)
     for f in findings:
         if not f.blocking or remote:
             where = " (checked on this machine; the workers read their own)" if f.blocking else ""
@@ -557,13 +579,21 @@ def next_commands(name: str, reviews_meta: dict, lake_root: Path) -> list[str]:
     return lines
 
 
+def _calls_failed(result) -> dict[str, int]:
+    return {asset: m["failed"] for asset, m in sorted(result.study.asset_metadata.items())
+            if isinstance(m.get("failed"), int) and m["failed"] > 0}
+
+
+def _left_undone(result) -> int:
+    return sum(m.get("left_undone", 0) for m in result.study.asset_metadata.values()
+               if isinstance(m.get("left_undone", 0), int))
+
+
 def fail_if_calls_failed(result, name: str) -> None:
     """Exit 1 when any review, judgment or probe of the run failed (a fatal provider error, or retries
     exhausted): the study is incomplete, and a script must not read it as done. Left undone by a
     cost cap is not a failure."""
-    failed = {asset: m["failed"] for asset, m in sorted(result.study.asset_metadata.items())
-              if isinstance(m.get("failed"), int) and m["failed"] > 0}
-    if failed:
+    if failed := _calls_failed(result):
         _fail(f"study {name}: {sum(failed.values())} model call(s) failed "
               f"({', '.join(f'{a} {n}' for a, n in failed.items())}): its results are incomplete. The errors: "
               f"`make ui` → Runs → {result.study.run_id}, or fct_llm_calls where not is_ok; fix the cause and "
