@@ -227,3 +227,15 @@ def test_the_command_refuses_a_judge_it_cannot_label_before_serving(label_lake, 
     assert result.exit_code == 2 and "ReviewCritique" in result.output, result.output
     result = CliRunner().invoke(app, ["label", STUDY, "--judge", "constructiveness", "--dimension", "aspect"])
     assert result.exit_code == 2 and "actionability, specificity" in result.output, result.output
+
+
+def test_the_choices_are_the_judges_own():
+    from peerlake.report.viewer.label import choices
+
+    # depth: the aspects the judgment recorded (its taxonomy, in file order), else the taxonomy it names
+    assert choices("depth", "aspect", {"aspects": ["novelty", "methodology"]}) == ("novelty", "methodology")
+    assert choices("depth", "aspect", {"depth_taxonomy": "prism-reference"}) == (
+        "soundness", "clarity", "contribution", "other")  # prompts/taxonomies/prism-reference.toml
+    assert choices("depth", "role", {}) == ("claim", "premise")
+    assert choices("novelty", "stance", {}) == ("not_novel", "somewhat_novel", "novel", "unclear")
+    assert choices("constructiveness", "tone", {}) == ("0", "1", "2")
