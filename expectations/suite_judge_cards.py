@@ -1,11 +1,12 @@
 """Suite `judge_cards`: a measured row has an estimate and an interval in order, every agreement figure is at
 most 1 (κ, α, ICC and r never exceed perfect agreement), a row without an estimate says why, and
-"unvalidated" is only ever the no-human-labels row (never a measured one)."""
+"unvalidated" is only ever the no-human-labels row (never a measured one); a row of mapped human labels
+names the mapping by its SHA-256."""
 
 MODEL = "judge_cards"
 KEY = "judge_card_id"
 STAGE = "statistics"
-COLUMNS = [KEY, "statistic", "estimate", "ci_low", "ci_high", "status", "null_reason", "n"]
+COLUMNS = [KEY, "statistic", "estimate", "ci_low", "ci_high", "status", "null_reason", "n", "label_mapping_sha256"]
 
 
 def expectations() -> list:
@@ -26,4 +27,6 @@ def expectations() -> list:
         gx.expectations.ExpectColumnValuesToBeInSet(column="statistic", value_set=["human_kappa"],
                                                     row_condition=Column("status") == "unvalidated"),
         gx.expectations.ExpectColumnValuesToBeBetween(column="n", min_value=1, row_condition=measured),
+        gx.expectations.ExpectColumnValuesToMatchRegex(column="label_mapping_sha256",
+                                                       regex=r"^[0-9a-f]{64}(?:, [0-9a-f]{64})*$"),
     ]

@@ -2,8 +2,10 @@
 configuration), each an estimate with a 95 % interval, its n and how it was computed (`method`).
 
 - retest_icc / retest_alpha: a score's repeats (ICC(1), interval α) and a span label's repeats (α);
-- human_kappa / human_alpha: the judge's label of each human reference span against the human's;
-  human_human_alpha beside them: the annotators' α on the same spans, the ceiling a judge can reach;
+- human_kappa / human_alpha: the judge's label of each human-labelled item (a span, a sentence, a
+  comment, a raised criticism: int_judge_card_items) against the people's reference label;
+  human_human_alpha beside them: the annotators' α on the same items, the ceiling a judge can reach;
+  each names the label mapping that made the people's labels the judge's (label_mapping, its sha256);
 - judge_judge_alpha / judge_judge_pearson: two configurations on the same spans / review scores.
 
 A configuration with no human-labelled span says so in a `human_kappa` row with status "unvalidated"
@@ -22,11 +24,22 @@ NONE = "none"  # the judge's label of a span no unit of its matches
 CONFIG = ["study_id", "judge", "judge_config", "judge_provider", "judge_model"]
 COLUMNS = {"judge_card_id": "string", "study_id": "string", "judge": "string", "judge_config": "string",
            "judge_provider": "string", "judge_model": "string", "dataset": "string", "dimension": "string",
+           "label_mapping": "string", "label_mapping_sha256": "string",
            "statistic": "string", "other_judge_config": "string", "measurement_level": "string",
            "estimate": "float64", "ci_low": "float64", "ci_high": "float64", "n": "int64", "n_reviews": "int64",
            "method": "string", "status": "string", "null_reason": "string"}
 STATISTICS = ("retest_icc", "retest_alpha", "human_kappa", "human_alpha", "human_human_alpha",
               "judge_judge_alpha", "judge_judge_pearson")
+# how the judge's label of a human-labelled item was found (int_judge_card_items, int_judge_card_text_items)
+MATCHED = {
+    "depth": "each (human span, repeat): the label of the judge's unit with the highest character IoU "
+             "(>= span_match_iou), else 'none'",
+    "novelty": "each (human-labelled sentence, repeat): the stance of the judge's first claim holding the "
+               "sentence or lying in it, else 'none'",
+    "constructiveness": "each (human-rated comment, repeat): the rating of the judge's first comment whose anchor "
+                        "quote lies in it or holds it, else 'none' (no value)",
+    "flaws": "each (human-labelled segment the judge's raise quotes, pool repeat): the validity call of its flaw",
+}
 BOOT = "95% percentile bootstrap over reviews ({n} resamples, seed {seed})"
 
 
@@ -52,6 +65,16 @@ def _coded(frame: pd.DataFrame, cols: list[str], level: str) -> np.ndarray:
     return values.reshape(len(frame), len(cols)).T
 
 
+def _mapping(items: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The label mapping (name, sha256) of a group's human labels; null for a dataset's own labels."""
+    if "label_mapping_sha256" not in items:
+        return None, None
+    pairs = items[["label_mapping", "label_mapping_sha256"]].dropna().drop_duplicates()
+    if pairs.empty:
+        return None, None
+    return ", ".join(sorted(pairs["label_mapping"])), ", ".join(sorted(pairs["label_mapping_sha256"]))
+
+
 class Card:
     """Rows of one mart build: the bootstrap settings and the rows so far."""
 
@@ -59,12 +82,14 @@ class Card:
         self.n_resamples, self.seed, self.rows = n_resamples, seed, []
 
     def add(self, config: dict, statistic: str, *, dataset=None, dimension: str, other=None, level=None,
-            estimate=NAN, ci=(NAN, NAN), n=0, n_reviews=0, method: str, status=None, null_reason=None):
+            estimate=NAN, ci=(NAN, NAN), n=0, n_reviews=0, method: str, status=None, null_reason=None,
+            mapping=(None, None)):
         measured = estimate is not None and not np.isnan(estimate)
         self.rows.append({
             "judge_card_id": join_id(config["study_id"], config["judge_config"], dataset or "", dimension, statistic,
                                      other or ""),
-            **{k: config[k] for k in CONFIG}, "dataset": dataset, "dimension": dimension, "statistic": statistic,
+            **{k: config[k] for k in CONFIG}, "dataset": dataset, "dimension": dimension,
+            "label_mapping": mapping[0], "label_mapping_sha256": mapping[1], "statistic": statistic,
             "other_judge_config": other, "measurement_level": level,
             "estimate": float(estimate) if measured else NAN,
             "ci_low": float(ci[0]) if measured else NAN, "ci_high": float(ci[1]) if measured else NAN,
@@ -120,36 +145,38 @@ def _retest_labels(card: Card, config: dict, items: pd.DataFrame) -> None:
                              aggfunc="first")
         wide = wide[wide.notna().sum(axis=1) >= 2]
         if wide.empty:
-            card.add(config, "retest_alpha", dataset=dataset, dimension=dimension, level=level,
+            card.add(config, "retest_alpha", dataset=dataset, dimension=dimension, level=level, mapping=_mapping(g),
                      null_reason="fewer_than_2_repeats", method="Krippendorff alpha, repeats as raters")
             continue
         data = _coded(wide.reset_index(drop=True), list(wide.columns), level)
         reviews = wide.index.get_level_values("review_key").to_numpy()
         est, ci = card.alpha(data, level, reviews)
-        card.add(config, "retest_alpha", dataset=dataset, dimension=dimension, level=level, estimate=est, ci=ci,
+        card.add(config, "retest_alpha", dataset=dataset, dimension=dimension, level=level, mapping=_mapping(g),
+                 estimate=est, ci=ci,
                  n=len(wide), n_reviews=len(set(reviews)), null_reason="one_value",
                  method=f"Krippendorff alpha ({level}) of the judge's label of each human span, repeats as raters; "
                         f"{card.boot_method}")
 
 
 def _human(card: Card, config: dict, items: pd.DataFrame, annotators: pd.DataFrame) -> bool:
-    """The judge against the human reference labels, and the annotators' ceiling on the same spans.
-    True when the configuration has any human-labelled span."""
+    """The judge against the human reference labels, and the annotators' ceiling on the same items.
+    True when the configuration has any human-labelled item."""
     found = False
     for (dataset, dimension), g in items.groupby(["dataset", "dimension"], sort=True):
         found = found or len(g) > 0
-        level = _level(g["human_label"])
+        level, mapping = _level(g["human_label"]), _mapping(g)
         data = _coded(g.reset_index(drop=True), ["judge_label", "human_label"], level)
         reviews, n, n_rev = g["review_key"].to_numpy(), len(g), g["review_key"].nunique()
         weights = None if level == "nominal" else "quadratic"
         k, ci = card.kappa(data, weights, reviews)
-        where = "each (human span, repeat): the label of the judge's unit with the highest character IoU " \
-                "(>= span_match_iou), else 'none'"
-        card.add(config, "human_kappa", dataset=dataset, dimension=dimension, level=level, estimate=k, ci=ci, n=n,
+        where = MATCHED.get(config["judge"], MATCHED["depth"])
+        card.add(config, "human_kappa", dataset=dataset, dimension=dimension, level=level, mapping=mapping,
+                 estimate=k, ci=ci, n=n,
                  n_reviews=n_rev, method=f"Cohen kappa ({weights or 'unweighted'}) vs the reference labels, {where}; "
                                      f"{card.boot_method}")
         a, ci = card.alpha(data, level, reviews)
-        card.add(config, "human_alpha", dataset=dataset, dimension=dimension, level=level, estimate=a, ci=ci, n=n,
+        card.add(config, "human_alpha", dataset=dataset, dimension=dimension, level=level, mapping=mapping,
+                 estimate=a, ci=ci, n=n,
                  n_reviews=n_rev, method=f"Krippendorff alpha ({level}), judge and reference as raters, {where}; "
                                      f"{card.boot_method}")
         ann = annotators[(annotators["dataset"] == dataset) & (annotators["dimension"] == dimension)
@@ -158,23 +185,26 @@ def _human(card: Card, config: dict, items: pd.DataFrame, annotators: pd.DataFra
                                aggfunc="first")
         wide = wide[wide.notna().sum(axis=1) >= 2] if len(wide) else wide
         if wide.empty:
-            card.add(config, "human_human_alpha", dataset=dataset, dimension=dimension, level=level,
+            card.add(config, "human_human_alpha", dataset=dataset, dimension=dimension, level=level, mapping=mapping,
                      null_reason="fewer_than_2_annotators", method="Krippendorff alpha, annotators as raters")
             continue
         hdata = _coded(wide.reset_index(drop=True), list(wide.columns), level)
         hreviews = wide.index.get_level_values("review_key").to_numpy()
         a, ci = card.alpha(hdata, level, hreviews)
-        card.add(config, "human_human_alpha", dataset=dataset, dimension=dimension, level=level, estimate=a, ci=ci,
+        card.add(config, "human_human_alpha", dataset=dataset, dimension=dimension, level=level, mapping=mapping,
+                 estimate=a, ci=ci,
                  n=len(wide), n_reviews=len(set(hreviews)), null_reason="one_value",
-                 method=f"Krippendorff alpha ({level}) of {wide.shape[1]} annotators on the same human spans (each "
-                        f"annotator's label: their span with the highest IoU, else 'none'); the ceiling; "
+                 method=f"Krippendorff alpha ({level}) of {wide.shape[1]} annotators on the same human items (a span: "
+                        f"each annotator's span with the highest IoU, else 'none'; a sentence or comment: each "
+                        f"person's own label); the ceiling; "
                         f"{card.boot_method}")
     return found
 
 
 def _between_labels(card: Card, configs: dict, items: pd.DataFrame) -> None:
     keys = ["study_id", "dataset", "dimension", "review_key", "item_id", "repeat_index"]
-    side = items[[*keys, "judge_config", "judge_label", "human_label"]]
+    side = items[[*keys, "judge_config", "judge_label", "human_label",
+                  *[c for c in ("label_mapping", "label_mapping_sha256") if c in items]]]
     pairs = side.merge(side, on=keys, suffixes=("_x", "_y"))
     pairs = pairs[pairs["judge_config_x"] < pairs["judge_config_y"]]
     for (study, dataset, dimension, cx, cy), g in pairs.groupby(
@@ -184,6 +214,8 @@ def _between_labels(card: Card, configs: dict, items: pd.DataFrame) -> None:
         reviews = g["review_key"].to_numpy()
         a, ci = card.alpha(data, level, reviews)
         card.add(configs[(study, cx)], "judge_judge_alpha", dataset=dataset, dimension=dimension, other=cy,
+                 mapping=_mapping(g.rename(columns={"label_mapping_x": "label_mapping",
+                                                    "label_mapping_sha256_x": "label_mapping_sha256"})),
                  level=level, estimate=a, ci=ci, n=len(g), n_reviews=g["review_key"].nunique(),
                  null_reason="one_value",
                  method=f"Krippendorff alpha ({level}) of two judge configurations' labels of the same human spans "
@@ -218,7 +250,7 @@ def card_table(scopes: pd.DataFrame, scores: pd.DataFrame, items: pd.DataFrame, 
         _retest_labels(card, cfg, labelled)
         if not _human(card, cfg, labelled, annotators):
             card.add(cfg, "human_kappa", dimension="*", status="unvalidated", null_reason="no_human_labels",
-                     method="no human-labelled span of a review this judge judged (peerlake ingest labels)")
+                     method="no human-labelled item of a review this judge judged (peerlake ingest labels)")
     _between_labels(card, configs, items)
     _between_scores(card, configs, agreement)
     return pd.DataFrame(card.rows, columns=list(COLUMNS)).astype(COLUMNS)

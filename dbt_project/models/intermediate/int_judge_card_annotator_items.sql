@@ -1,7 +1,9 @@
 -- One row per (human reference span, another annotator of the same review): that annotator's label
 -- of the span, the label of their own span with the highest character IoU with it (at least
 -- var('span_match_iou')), else 'none'. The annotators' agreement on these is the human ceiling a
--- judge card puts beside the judge's agreement (SubstanReview's annotation_IAA files).
+-- judge card puts beside the judge's agreement (SubstanReview's annotation_IAA files). The items of the
+-- text-matched judges (int_judge_card_text_items: DISAPERE stance, RevUtil ratings) are the same item
+-- for every person, so each person's own label of a reference item is theirs (no matching needed).
 with
 
 spans as (
@@ -14,6 +16,13 @@ reference as (
 
     select * from spans
     where annotator is null
+
+),
+
+text_labels as (
+
+    select * from {{ ref('int_judge_card_human_labels') }}
+    where judge in ('novelty', 'constructiveness', 'flaws')
 
 ),
 
@@ -106,6 +115,25 @@ final as (
 
     from pairs
     left join best on pairs.item_id = best.item_id and pairs.annotator = best.annotator
+
+    union all
+
+    select
+        concat_ws('|', people.item_id, people.dimension, people.annotator) as judge_card_annotator_item_id,
+        people.item_id,
+        people.dataset,
+        people.dimension,
+        people.review_key,
+        people.annotator,
+        people.label as annotator_label
+
+    from text_labels as people
+    where
+        people.annotator is not null
+        and exists (
+            select 1 from text_labels as ref
+            where ref.is_reference and ref.item_id = people.item_id and ref.dimension = people.dimension
+        )
 
 )
 

@@ -1,8 +1,11 @@
 -- One row per human span label a judge card compares a judge with: SubstanReview-style span
 -- annotations (span_annotation_imported: the newest per review, dataset and annotator; role = the
 -- label of dimension 'role'; Major_claim has no role and no row) and span labels imported with
--- `peerlake ingest labels` (reference_label_imported with start/end). Offsets index the text the
--- judge reads. annotator null = the reference (adjudicated) label; the others feed the human ceiling.
+-- `peerlake ingest labels` (reference_label_imported with start/end), and DISAPERE's sentences under
+-- its label mapping (int_judge_card_human_labels, dimension role: claim | premise | none; the final
+-- dataset's row is the reference, and each person's row, the final annotator's included, a rater).
+-- Offsets index the text the judge reads. annotator null = the reference (adjudicated) label; the others
+-- feed the human ceiling. label_mapping(_sha256): the mapping that made the label, null when none did.
 with
 
 annotations as (
@@ -52,7 +55,9 @@ from_annotations as (
         'role' as dimension,
         role as label,
         judged_start as span_start,
-        judged_end as span_end
+        judged_end as span_end,
+        cast(null as varchar) as label_mapping,
+        cast(null as varchar) as label_mapping_sha256
 
     from annotation_spans
     where role is not null and judged_start is not null and judged_end > judged_start
@@ -69,10 +74,53 @@ from_labels as (
         coalesce(label ->> 'dimension', 'role') as dimension,
         label ->> 'label' as label,
         cast(label ->> 'start' as integer) as span_start,
-        cast(label ->> 'end' as integer) as span_end
+        cast(label ->> 'end' as integer) as span_end,
+        cast(null as varchar) as label_mapping,
+        cast(null as varchar) as label_mapping_sha256
 
     from {{ ref('stg_events__reference_labels') }}
     where label ->> 'start' is not null
+
+),
+
+mapped as (
+
+    select * from {{ ref('int_judge_card_human_labels') }}
+    where dimension = 'role' and judged_start is not null and judged_end > judged_start
+
+),
+
+from_mapped as (
+
+    select
+        human_label_row_id as human_label_id,
+        dataset,
+        review_key,
+        cast(null as varchar) as annotator,
+        label,
+        judged_start,
+        judged_end,
+        label_mapping,
+        label_mapping_sha256
+
+    from mapped
+    where is_reference
+
+    union all
+
+    select
+        concat_ws('|', human_label_row_id, annotator) as human_label_id,
+        dataset,
+        review_key,
+        annotator,
+        label,
+        judged_start,
+        judged_end,
+        label_mapping,
+        label_mapping_sha256
+
+    from mapped
+    where annotator is not null
 
 ),
 
@@ -81,6 +129,19 @@ final as (
     select * from from_annotations
     union all
     select * from from_labels
+    union all
+    select
+        human_label_id as human_span_id,
+        dataset,
+        review_key,
+        annotator,
+        'role' as dimension,
+        label,
+        judged_start as span_start,
+        judged_end as span_end,
+        label_mapping,
+        label_mapping_sha256
+    from from_mapped
 
 )
 

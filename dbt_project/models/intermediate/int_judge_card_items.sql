@@ -2,8 +2,10 @@
 -- that far: the human's label beside the judge's. The judge's label is its unit's value of the span's
 -- dimension (e.g. role) for the unit with the highest character IoU with the span, at least
 -- var('span_match_iou') (default 0.5, as quality_judge_validation); 'none' when no unit matches.
--- Only judges whose units carry their extent (start + text: the depth judge) have items. This is the
--- (human, judge) pair table of judge_cards and of prediction-powered comparisons.
+-- Span items are of judges whose units carry their extent (start + text: the depth judge); the items of
+-- the novelty, constructiveness and flaw judges, matched by text, are int_judge_card_text_items, unioned
+-- here. label_mapping(_sha256): the mapping that made the human label (null: the dataset's own). This is
+-- the (human, judge) pair table of judge_cards and of prediction-powered comparisons.
 with
 
 judged as (
@@ -80,7 +82,9 @@ items as (
         reference.human_span_id as item_id,
         reference.label as human_label,
         reference.span_start,
-        reference.span_end
+        reference.span_end,
+        reference.label_mapping,
+        reference.label_mapping_sha256
 
     from judged
     inner join reference on judged.review_key = reference.review_key
@@ -139,10 +143,16 @@ final as (
         items.item_id,
         items.human_label,
         coalesce(best.unit_label, 'none') as judge_label,
-        best.iou as match_iou
+        best.iou as match_iou,
+        items.label_mapping,
+        items.label_mapping_sha256
 
     from items
     left join best on items.judged_review_id = best.judged_review_id and items.item_id = best.item_id
+
+    union all
+
+    select * from {{ ref('int_judge_card_text_items') }}
 
 )
 

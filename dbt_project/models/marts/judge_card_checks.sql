@@ -1,6 +1,7 @@
 -- One row per (study, judge configuration, requirement of [judging.require]): the judge card's value
--- against the threshold. Not measured fails (a judge without human labels is unvalidated, never
--- valid); failure names the check for the gate and the CLI. Definitions: judge_card_checks.yml.
+-- against the threshold (the judge's own, [judging.require.<judge>], or the study's common one). Not
+-- measured fails (a judge without human labels is unvalidated, never valid); failure names the check
+-- for the gate and the CLI. Definitions: judge_card_checks.yml.
 with
 
 requirements as (
@@ -90,7 +91,15 @@ checked as (
             when requirements.requirement != 'position_shift_max' and measured.measured >= requirements.threshold
                 then 'pass'
             else 'fail'
-        end as check_status
+        end as check_status,
+        -- where a judge's human labels come from (docs/judges/human-labels.md)
+        case requirements.judge
+            when 'depth' then 'peerlake ingest labels --format disapere, or validate-judges substanreview'
+            when 'novelty' then 'peerlake ingest labels --format disapere'
+            when 'constructiveness' then 'peerlake ingest labels --format revutil'
+            when 'flaws' then 'peerlake ingest labels --format reviewcritique'
+            else 'peerlake ingest labels'
+        end as labels_hint
 
     from requirements
     left join measured
@@ -120,7 +129,7 @@ final as (
                     'judge ', judge, ' ', judge_config, ' in study ', study_id, ' - ', requirement, ' ',
                     threshold, ' - not measured (',
                     case requirement
-                        when 'kappa_min' then 'no human labels: peerlake ingest labels'
+                        when 'kappa_min' then concat('no human labels of reviews it judged: ', labels_hint)
                         when 'retest_alpha_min' then 'no repeats: [judging] repeats >= 2'
                         else 'no position probe: peerlake probe-judges'
                     end, ')'

@@ -12,7 +12,7 @@ def model(dbt, session):
     scopes = dbt.ref("int_judging_scopes").project("study_id, judge, judge_config, judge_provider, judge_model") \
         .distinct().df()
     scores = dbt.ref("int_judge_card_score_repeats").project(
-        "study_id, judge, judge_config, review_key as subject_key, repeat_index, metric, score_value as value").df()
+        "study_id, judge, judge_config, subject_key, repeat_index, metric, score_value as value").df()
     return card_table(scopes, scores, dbt.ref("int_judge_card_items").df(),
                       dbt.ref("int_judge_card_annotator_items").df(), dbt.ref("quality_judge_agreement").df(),
                       n_resamples=int(cfg("n_resamples")), seed=int(cfg("seed")))
