@@ -152,10 +152,9 @@ def _retest_labels(card: Card, config: dict, items: pd.DataFrame) -> None:
         reviews = wide.index.get_level_values("review_key").to_numpy()
         est, ci = card.alpha(data, level, reviews)
         card.add(config, "retest_alpha", dataset=dataset, dimension=dimension, level=level, mapping=_mapping(g),
-                 estimate=est, ci=ci,
-                 n=len(wide), n_reviews=len(set(reviews)), null_reason="one_value",
-                 method=f"Krippendorff alpha ({level}) of the judge's label of each human span, repeats as raters; "
-                        f"{card.boot_method}")
+                 estimate=est, ci=ci, n=len(wide), n_reviews=len(set(reviews)), null_reason="one_value",
+                 method=f"Krippendorff alpha ({level}) of the judge's label of each human-labelled item, repeats as "
+                        f"raters; {card.boot_method}")
 
 
 def _human(card: Card, config: dict, items: pd.DataFrame, annotators: pd.DataFrame) -> bool:

@@ -73,6 +73,9 @@ def labels() -> list:
             out.append(_label("disapere", RN, i, text, who, ref,
                               {"role": None, "is_unit": None, "novelty_stance": stance},
                               given={"review_action": "arg_evaluative", "aspect": "asp_originality"}))
+    # a3 labelled the first sentence too, but not as an originality statement: no stance, so 'none' in the ceiling
+    out.append(_label("disapere", RN, 0, SENTENCES[0], "a3", False, {"role": "claim", "is_unit": True},
+                      given={"review_action": "arg_evaluative", "aspect": "asp_soundness-correctness"}))
     for i, text in enumerate(COMMENTS):
         # the old mapping's rows say the opposite, and are older: the card must not read them
         out.append(_label("revutil", RC, i, text, None, True, {"actionability": 2 - ACT_MAJORITY[i]}, sha=OLD_REVUTIL))
@@ -209,8 +212,11 @@ def test_novelty_against_disapere_originality_sentences(db):
     assert kappa["estimate"] == pytest.approx(0.4) and kappa["dataset"] == "disapere" and kappa["n"] == 6
     # α: n_novel 4, n_not 3, n_somewhat 1, n_none 2, n_unclear 2 (n 12); D_o 6/12, D_e (144 − 34)/132
     assert cards[(N, "stance", "human_alpha")]["estimate"] == pytest.approx(1 - (6 / 12) / (110 / 132))
-    # a1 vs a2: (novel,novel) (not,not) (unclear,not): n_novel 2, n_not 3, n_unclear 1; D_o 2/6, D_e 22/30
-    assert cards[(N, "stance", "human_human_alpha")]["estimate"] == pytest.approx(1 - (2 / 6) / (22 / 30))
+    # a1, a2 (and a3 on the first: 'none'): (novel,novel,none) (not,not) (unclear,not). The first sentence's
+    # 6 ordered pairs weigh 1/2: o_nn 1, o_n–none 1 + 1; then o_not,not 2, o_unclear–not 1 + 1. n_novel 2,
+    # n_none 1, n_not 3, n_unclear 1 (n 7): D_o = 4/7, D_e = (49 − 15)/42
+    ceiling = cards[(N, "stance", "human_human_alpha")]
+    assert ceiling["estimate"] == pytest.approx(1 - (4 / 7) / (34 / 42)) and ceiling["n"] == 3
     # repeats: (novel,novel) (not,somewhat) (none,none): D_o 2/6, D_e (36 − 10)/30
     assert cards[(N, "stance", "retest_alpha")]["estimate"] == pytest.approx(1 - (2 / 6) / (26 / 30))
 

@@ -3,7 +3,10 @@
 -- var('span_match_iou')), else 'none'. The annotators' agreement on these is the human ceiling a
 -- judge card puts beside the judge's agreement (SubstanReview's annotation_IAA files). The items of the
 -- text-matched judges (int_judge_card_text_items: DISAPERE stance, RevUtil ratings) are the same item
--- for every person, so each person's own label of a reference item is theirs (no matching needed).
+-- for every person, so each person's own label of a reference item is theirs (no matching needed). A
+-- DISAPERE annotator who labelled the sentence but not as an originality statement has stance 'none',
+-- as the judge with no claim there has: the ceiling is not only over the sentences both people saw as
+-- originality statements.
 with
 
 spans as (
@@ -19,10 +22,54 @@ reference as (
 
 ),
 
-text_labels as (
+labels as (
 
     select * from {{ ref('int_judge_card_human_labels') }}
+
+),
+
+text_labels as (
+
+    select * from labels
     where judge in ('novelty', 'constructiveness', 'flaws')
+
+),
+
+text_people as (
+
+    select
+        item_id,
+        dataset,
+        dimension,
+        review_key,
+        annotator,
+        label
+
+    from text_labels
+    where annotator is not null
+
+    union
+
+    select
+        sentences.item_id,
+        sentences.dataset,
+        'stance' as dimension,
+        sentences.review_key,
+        sentences.annotator,
+        'none' as label
+
+    from labels as sentences
+    where
+        sentences.dataset = 'disapere'
+        and sentences.dimension = 'role'
+        and sentences.annotator is not null
+        and not exists (
+            select 1 from text_labels as stances
+            where
+                stances.dimension = 'stance'
+                and stances.item_id = sentences.item_id
+                and stances.annotator = sentences.annotator
+        )
 
 ),
 
@@ -127,10 +174,9 @@ final as (
         people.annotator,
         people.label as annotator_label
 
-    from text_labels as people
+    from text_people as people
     where
-        people.annotator is not null
-        and exists (
+        exists (
             select 1 from text_labels as ref
             where ref.is_reference and ref.item_id = people.item_id and ref.dimension = people.dimension
         )
