@@ -158,6 +158,7 @@ def test_the_gate_blocks_a_judge_below_its_kappa_and_names_the_check(db):
     assert rows[(A, "retest_alpha_min")][0] == "fail" and rows[(B, "retest_alpha_min")][0] == "pass"
     # C has no human labels and no repeats: not measured, and that is no pass
     assert rows[(C, "kappa_min")][0] == "not_measured" and "no human labels" in rows[(C, "kappa_min")][1]
+    assert "peerlake ingest labels --format disapere" in rows[(C, "kappa_min")][1]  # where depth's labels come from
     result = run_gate("judge_card_checks", db)
     assert not result.success
     assert f"judge depth {A} in study {STUDY} - kappa_min" in result.describe()
