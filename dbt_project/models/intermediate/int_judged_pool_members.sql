@@ -99,18 +99,23 @@ expected as (
 
 recorded as (
 
-    select distinct
-        study_id,
-        judge_config,
-        pool_key,
-        pool_paper_id,
-        pool_system,
-        unnest(  -- noqa: AL03
-            from_json(units, '[{"kind": "VARCHAR", "review_key": "VARCHAR"}]'), recursive := true
-        )
+    -- distinct over an unnest in the same select drops rows on DuckDB 2.0.1 (a pool of members a, b kept only
+    -- a): the unnest runs in a subquery, the distinct over its rows
+    select distinct *
+    from (
+        select
+            study_id,
+            judge_config,
+            pool_key,
+            pool_paper_id,
+            pool_system,
+            unnest(  -- noqa: AL03
+                from_json(units, '[{"kind": "VARCHAR", "review_key": "VARCHAR"}]'), recursive := true
+            )
 
-    from pools
-    where null_reason is null
+        from pools
+        where null_reason is null
+    ) as members
 
 ),
 
