@@ -27,8 +27,10 @@ from typing import Any, TextIO
 
 from peerlake.llm_calls.stopping import is_building, request_stop
 
-STOPPING = ("stopping after the calls in flight… (again to stop at once: a call in flight is then made "
-            "again next time)")
+# The embedded model stops between tokens and hosted APIs' requests are abandoned (llm_calls.providers.base
+# until_stopped): both within about a second, made again next time; a self-hosted server's call finishes.
+STOPPING = ("stopping: no new call starts; calls in flight are cancelled and made again next time (a "
+            "self-hosted server's finish first)… (again to stop at once)")
 STOPPING_BUILD = ("stopping the build: dbt and the gates are cancelled and nothing will be published (the "
                   "published marts stay served)… (again to stop at once)")
 

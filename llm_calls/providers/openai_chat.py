@@ -281,7 +281,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     key_provider = "openai_compatible"
     supports_batch = False  # llama.cpp's and Ollama's servers have no /batches; calls go one by one
     # A self-hosted server's call in flight finishes and is recorded after a stop, as before: it costs
-    # nothing, and `peerlake run` says "stopping after the calls in flight" (tests/commands/test_signals.py).
+    # nothing, and `peerlake run` says a self-hosted server's calls finish first (tests/commands/test_signals.py).
     cancels_on_stop = False
 
     def response_format(self, schema: dict) -> dict:

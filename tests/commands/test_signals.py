@@ -62,7 +62,7 @@ def test_the_first_signal_stops_the_run_after_the_calls_in_flight(tmp_path, sign
         out, err = proc.communicate(timeout=120)
         took = time.monotonic() - sent
         assert proc.returncode == 128 + signum, (out, err)
-        assert "stopping after the calls in flight" in err and "stopped on request" in out, (out, err)
+        assert "stopping: no new call starts" in err and "stopped on request" in out, (out, err)
         # within one call: the calls in flight finish (DELAY_S), none starts after the signal
         assert took < DELAY_S + 30 and server.requests == in_flight < SAMPLES, (took, server.requests)
         made = _ok_calls(lake)

@@ -78,7 +78,7 @@ def test_an_answer_that_came_before_the_stop_is_recorded_and_replays_next_time(m
 
 
 def test_a_self_hosted_call_in_flight_still_finishes_and_is_recorded(make_gateway, server, lake_log):
-    """openai_compatible keeps the old contract (the run says "stopping after the calls in flight")."""
+    """openai_compatible keeps the old contract (a self-hosted server's call in flight finishes)."""
     gw = make_gateway(timeout_s=60.0)
     server.script(Reply(delay_s=2.0))
     _stop_once_in_flight(server)
