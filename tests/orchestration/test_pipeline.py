@@ -106,16 +106,25 @@ def test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only(
     # ... and no dbt unit test: they test the models' code, which no build before this one ran
     assert _dbt_kinds_of_last_build(inst) == {"model", "test"}
 
-    # Nothing new: the study's run replays, and no dbt, no gate, no publish follows.
+    # Nothing new: decided before Dagster loads (orchestration.noop_run): no run, no dbt, no gate, no publish.
     again = run_cli(["demo"], env)
     assert again.returncode == 0, again.stdout + again.stderr
     said = _said(again)
     assert "Nothing to build" in said and "Model calls this run: 0 new" in said
-    assert "calls_replayed" in said  # ... and it says the replay tally waits for `peerlake build`
+    assert "no Dagster run was needed" in said
     assert review_server.requests == 4
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
-    assert len(inst.get_runs()) == runs + 1  # the study's run only
+    assert len(inst.get_runs()) == runs
     assert _checks(inst) == checks
+    assert published.stat().st_mtime_ns == stamp
+
+    # A run through Dagster (--no-build always takes it) replays the study's calls and records the tally
+    # (calls_replayed, run_estimated), which waits for the next build.
+    replayed = run_cli(["run", "demo", "--no-build"], env)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "4 reviews (0 model calls made, 4 replayed, 0 failed)" in replayed.stdout
+    assert review_server.requests == 4
+    assert len(DagsterInstance.from_config(str(lake_root / "dagster")).get_runs()) == runs + 1  # the study's run
     assert published.stat().st_mtime_ns == stamp
 
     # `peerlake build` folds the run records in: the cost models downstream of them, and their gates only.
@@ -189,8 +198,8 @@ def test_demo_replays_builds_only_what_changed_and_a_prompt_edit_rereviews_only(
                if c.purpose in ("judge_depth_units", "judge_constructiveness_comments"))
 
     # The runs are in the Dagster instance under the lake, so `make ui` shows them: each demo that builds is
-    # two runs (the study's partition of ingest and reviews, then the build), the rerun one, each build one,
-    # each run without the build one; a build with nothing to do and the refused review start none.
+    # two runs (the study's partition of ingest and reviews, then the build), each build one, each run without
+    # the build one; the rerun with nothing new, a build with nothing to do and the refused review start none.
     inst = DagsterInstance.from_config(str(lake_root / "dagster"))
     assert len(inst.get_runs()) == runs + 1 + 1 + 1 + 1 + 2 + 1
 
