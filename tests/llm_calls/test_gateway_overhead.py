@@ -17,13 +17,16 @@ def _reqs(n: int, tag: str = "o"):
 
 def test_recording_overlaps_calls_and_in_flight_stays_bounded(lake_log):
     k = 3
-    with FakeLlmServer(delay_s=0.03) as srv:
+    with FakeLlmServer(delay_s=0.1) as srv:
         gw = Gateway(lake_log, providers=providers_for(srv), max_concurrency=k)
         seen_in_flight: list[int] = []
         real_append = gw.log.append
 
         def slow_append(ev):
-            # What the server has in flight while this worker records its answer (a slow disk).
+            # What the server has in flight while this worker records its answer (a slow disk), read midway:
+            # the worker that took the freed slot needs a moment (a thread, a connection) to reach the server,
+            # and on a loaded machine a read at the very start of the recording could come before it.
+            time.sleep(0.02)
             seen_in_flight.append(srv.in_flight)
             time.sleep(0.02)
             return real_append(ev)
