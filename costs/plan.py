@@ -82,7 +82,7 @@ def wall_time_note(rows: list[dict], gateway) -> str | None:
     from peerlake.llm_calls.tokens import CHARS_PER_TOKEN
 
     new = [r for r in rows if r["new"] and r["calls"]]
-    if not new or not hasattr(gateway, "throughput"):
+    if not new:
         return None
     throughput = gateway.throughput()
 
