@@ -18,8 +18,9 @@ from peerlake.warehouse.events import PaperIngested, PaperVariantRecorded
 from peerlake.warehouse.log import EventLog
 
 # A revision's final manuscript (reviewing.revision) is text-level: built from the package's records,
-# not from a PDF, so it names its base's PDF as the bytes its text came from.
-KINDS = ("contradiction", "hidden_text", "revision")
+# not from a PDF, so it names its base's PDF as the bytes its text came from; so is a stress edit
+# (ingest.stress, judging.stress).
+KINDS = ("contradiction", "hidden_text", "revision", "stress")
 
 
 def variant_key(kind: str, base_package_sha256: str, experiment_config: str, details: dict,

@@ -1,11 +1,13 @@
 """The robustness experiments, one partition per study.
 
 - `paper_variants` makes the experiments' manuscripts before anyone reviews: the contradiction
-  benchmark (a knowledge graph per paper, one rewritten paragraph per distance) and the hidden-text
-  injection. Each variant is a paper of its own, so the study's reviewers read it like any other.
+  benchmark (a knowledge graph per paper, one rewritten paragraph per distance), the hidden-text
+  injection and the stress suite's edits (judging.stress). Each variant is a paper of its own, so the
+  study's reviewers read it like any other.
 - `experiment_<name>` runs that experiment's judge over every review of the study's papers:
   detection (contradictions), injection mention (hidden_text), withdrawal match, score prediction,
-  focus. Every judgment is a `judgment_recorded` event; the marts compute every number from them.
+  focus, stress mention (stress). Every judgment is a `judgment_recorded` event; the marts compute
+  every number from them.
 
 A study without the experiment skips the asset; a second run replays every call and writes nothing."""
 
@@ -38,8 +40,9 @@ def _code_version(modules) -> str:
 @asset(group_name="experiments", deps=[manuscripts], kinds={"llm"}, partitions_def=studies,
        code_version=_code_version([builder(e) for e in BUILDERS]),
        description="The study's experiment manuscripts: a contradiction inserted per graph distance "
-                   "([contradictions]) and hidden text injected ([hidden_text]) → paper_variant events, each "
-                   "built variant ingested as a paper the study's reviewers then read.")
+                   "([contradictions]), hidden text injected ([hidden_text]) and the stress suite's edits "
+                   "([stress]) → paper_variant events, each built variant ingested as a paper the study's "
+                   "reviewers then read.")
 def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer: ReviewerResource) -> MaterializeResult:
     log = lake.event_log()
     study = lake.study(log, study_of(context))
@@ -54,17 +57,17 @@ def paper_variants(context: AssetExecutionContext, lake: LakeResource, reviewer:
     built: list[str] = []
     meta: dict = {"study": study.name, "base_papers": len(papers)}
     for exp in todo:
-        if exp.name == "contradictions":
+        mod = builder(exp.name)
+        if getattr(mod, "TEMPLATES", ()):  # a builder with prompts calls a model: it gets a judge's context
             cfg = exp.builder_config(study)
-            mod = builder(exp.name)
             ctx = JudgeContext(log=log, gateway=gateway, cfg=cfg, study=study.name,
                                judge_config=cfg.identity(mod.JUDGE, mod.TEMPLATES))
             with calls_of(context, study):
                 report = mod.build(ctx, papers, exp.builder_spec)
             events = list(report.variants)
-            meta.update({f"contradictions_{k}": v for k, v in _counts(report).items()})
+            meta.update({f"{exp.name}_{k}": v for k, v in _counts(report).items()})
         else:
-            events = builder(exp.name).build(log, papers, exp.builder_spec, study=study.name)
+            events = mod.build(log, papers, exp.builder_spec, study=study.name)
         ok = [e.variant_id for e in events if e.built]
         built += ok
         meta[f"{exp.name}_variants"] = len(events)

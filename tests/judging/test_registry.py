@@ -36,8 +36,8 @@ def test_order_is_what_studies_already_wrote():
     # code version hashes them in it. The regression oracle is the lists as they were written by hand.
     assert registry.judge_names() == ("depth", "novelty", "flaws", "constructiveness")
     assert registry.experiment_names() == ("contradictions", "hidden_text", "withdrawals", "score_prediction",
-                                           "focus")
-    assert registry.variant_experiments() == ("contradictions", "hidden_text")
+                                           "focus", "stress")
+    assert registry.variant_experiments() == ("contradictions", "hidden_text", "stress")
 
 
 def test_every_experiment_judge_reads_a_table_and_a_builder_makes_manuscripts():

@@ -63,7 +63,7 @@ def test_discovered_assets_are_the_asset_modules_the_registries_and_the_dbt_proj
     manifest = json.loads(peerlake_dbt.manifest_path.read_text())
     models = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "model"}
     registered = {f"judgments_{j}" for j in judge_names()} | {f"experiment_{e}" for e in experiment_names()}
-    assert len(registered) == len(judge_names()) + len(experiment_names()) == 9
+    assert len(registered) == len(judge_names()) + len(experiment_names()) == 10
     assert defined == PYTHON_ASSETS | registered | models
     # Every other node is a dbt source whose events no asset writes alone: named by its meta.dagster.asset_key.
     source_keys = {"/".join(s["config"]["meta"]["dagster"]["asset_key"]) for s in manifest["sources"].values()
