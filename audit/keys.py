@@ -39,7 +39,7 @@ PRIMARY_KEYS: dict[str, str] = {
     "dim_judge_configs": "judge_config_id", "judge_rankings": "judge_ranking_id",
     "judge_ranking_agreement": "judge_ranking_agreement_id", "judge_ranking_flips": "judge_ranking_flip_id",
     "judge_panel_agreement": "judge_panel_agreement_id", "judge_pair_differences": "judge_pair_difference_id",
-    "quality_sources": "quality_source_id",
+    "quality_sources": "quality_source_id", "stress_cards": "stress_card_id",
 }
 
 # The columns a row shares with the models upstream of it: each step's input rows are filtered by them.
