@@ -97,6 +97,13 @@ def _counts(report) -> dict:
     return out
 
 
+def _declared_tolerances(exp) -> dict:
+    """{"tolerances": {...}} when the experiment's spec declares what its marts' verdicts tolerate (the stress
+    suite's: int_stress_tolerances reads them from this resolution), else nothing."""
+    tolerances = getattr(exp.builder_spec, "tolerances", None)
+    return {"tolerances": tolerances()} if callable(tolerances) else {}
+
+
 def _experiment_asset(experiment: str):
     module = judge_module(experiment)
 
@@ -128,7 +135,8 @@ def _experiment_asset(experiment: str):
         record_resolution(log, study, paper_ids, [], asset=f"experiment_{experiment}",
                           judges=[{"judge": module.JUDGE, "judge_config": config_id, "provider": cfg.provider,
                                    "model": cfg.model, "repeats": cfg.repeats,
-                                   "review_keys": sorted({r.review_key for r in reviews})}])
+                                   "review_keys": sorted({r.review_key for r in reviews}),
+                                   **_declared_tolerances(exp)}])
         log.seal()
         undone = [k for k in keys if k[3] is not None and REFUSED in k[3]]
         failed = [k for k in keys if k[3] is not None and REFUSED not in k[3]]
