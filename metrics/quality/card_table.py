@@ -40,6 +40,10 @@ MATCHED = {
                         "quote lies in it or holds it, else 'none' (no value)",
     "flaws": "each (human-labelled segment the judge's raise quotes, pool repeat): the validity call of its flaw",
 }
+# labels people entered in the browser (`peerlake label`; datasets entered_blind, entered_judge_shown)
+ENTERED = ("each (label a person entered, repeat), every person's label its own item: a span, the label of the "
+           "judge's unit matching it as for imported labels; the whole review, the label most of the judge's units "
+           "carry, else 'none'")
 BOOT = "95% percentile bootstrap over reviews ({n} resamples, seed {seed})"
 
 
@@ -168,7 +172,7 @@ def _human(card: Card, config: dict, items: pd.DataFrame, annotators: pd.DataFra
         reviews, n, n_rev = g["review_key"].to_numpy(), len(g), g["review_key"].nunique()
         weights = None if level == "nominal" else "quadratic"
         k, ci = card.kappa(data, weights, reviews)
-        where = MATCHED.get(config["judge"], MATCHED["depth"])
+        where = ENTERED if str(dataset).startswith("entered") else MATCHED.get(config["judge"], MATCHED["depth"])
         card.add(config, "human_kappa", dataset=dataset, dimension=dimension, level=level, mapping=mapping,
                  estimate=k, ci=ci, n=n,
                  n_reviews=n_rev, method=f"Cohen kappa ({weights or 'unweighted'}) vs the reference labels, {where}; "
@@ -204,6 +208,8 @@ def _between_labels(card: Card, configs: dict, items: pd.DataFrame) -> None:
     keys = ["study_id", "dataset", "dimension", "review_key", "item_id", "repeat_index"]
     side = items[[*keys, "judge_config", "judge_label", "human_label",
                   *[c for c in ("label_mapping", "label_mapping_sha256") if c in items]]]
+    # an item two people labelled in the browser is one row per person: the judges' labels of it once
+    side = side.drop_duplicates([*keys, "judge_config"])
     pairs = side.merge(side, on=keys, suffixes=("_x", "_y"))
     pairs = pairs[pairs["judge_config_x"] < pairs["judge_config_y"]]
     for (study, dataset, dimension, cx, cy), g in pairs.groupby(

@@ -7,6 +7,11 @@
 -- DISAPERE annotator who labelled the sentence but not as an originality statement has stance 'none',
 -- as the judge with no claim there has: the ceiling is not only over the sentences both people saw as
 -- originality statements.
+-- Labels entered in the browser (datasets entered_*) have no reference: a whole review's item is each
+-- person's own label of it; a span's item (its offsets) is, for each person who entered a span in that
+-- review on that dimension in the study, the label of their span with the highest IoU with it (at least
+-- var('span_match_iou')), else 'none' (their own span is their label). The card keeps the items two
+-- people labelled.
 with
 
 spans as (
@@ -19,6 +24,99 @@ reference as (
 
     select * from spans
     where annotator is null
+
+),
+
+entered_spans as (
+
+    select * from spans
+    where study_id is not null
+
+),
+
+entered_span_items as (
+
+    select distinct
+        item_id,
+        study_id,
+        judge,
+        dataset,
+        dimension,
+        review_key,
+        span_start,
+        span_end
+
+    from entered_spans
+
+),
+
+entered_raters as (
+
+    select distinct
+        study_id,
+        judge,
+        dataset,
+        dimension,
+        review_key,
+        annotator
+
+    from entered_spans
+
+),
+
+entered_span_pairs as (
+
+    select
+        entered_span_items.*,
+        entered_raters.annotator
+
+    from entered_span_items
+    inner join entered_raters
+        on
+            entered_span_items.study_id = entered_raters.study_id
+            and entered_span_items.judge = entered_raters.judge
+            and entered_span_items.dataset = entered_raters.dataset
+            and entered_span_items.dimension = entered_raters.dimension
+            and entered_span_items.review_key = entered_raters.review_key
+
+),
+
+entered_span_best as (
+
+    select
+        entered_span_pairs.item_id,
+        entered_span_pairs.dimension,
+        entered_span_pairs.annotator,
+        entered_spans.label,
+        (
+            least(entered_spans.span_end, entered_span_pairs.span_end)
+            - greatest(entered_spans.span_start, entered_span_pairs.span_start)
+        )
+        / (
+            (entered_spans.span_end - entered_spans.span_start)
+            + (entered_span_pairs.span_end - entered_span_pairs.span_start)
+            - (
+                least(entered_spans.span_end, entered_span_pairs.span_end)
+                - greatest(entered_spans.span_start, entered_span_pairs.span_start)
+            )
+        ) as iou,
+        entered_spans.span_start
+
+    from entered_span_pairs
+    inner join entered_spans
+        on
+            entered_span_pairs.study_id = entered_spans.study_id
+            and entered_span_pairs.judge = entered_spans.judge
+            and entered_span_pairs.dataset = entered_spans.dataset
+            and entered_span_pairs.dimension = entered_spans.dimension
+            and entered_span_pairs.review_key = entered_spans.review_key
+            and entered_span_pairs.annotator = entered_spans.annotator
+            and entered_span_pairs.span_end > entered_spans.span_start
+            and entered_span_pairs.span_start < entered_spans.span_end
+    qualify row_number() over (
+        partition by entered_span_pairs.item_id, entered_span_pairs.dimension, entered_span_pairs.annotator
+        order by iou desc, entered_spans.span_start asc
+    ) = 1
 
 ),
 
@@ -180,6 +278,35 @@ final as (
             select 1 from text_labels as ref
             where ref.is_reference and ref.item_id = people.item_id and ref.dimension = people.dimension
         )
+
+    union all
+
+    select
+        concat_ws('|', item_id, dimension, annotator) as judge_card_annotator_item_id,
+        item_id,
+        dataset,
+        dimension,
+        review_key,
+        annotator,
+        label as annotator_label
+
+    from labels
+    where study_id is not null and judged_start is null
+
+    union all
+
+    select
+        concat_ws('|', pairs.item_id, pairs.dimension, pairs.annotator) as judge_card_annotator_item_id,
+        pairs.item_id,
+        pairs.dataset,
+        pairs.dimension,
+        pairs.review_key,
+        pairs.annotator,
+        case when best.iou >= {{ var('span_match_iou', 0.5) }} then best.label else 'none' end as annotator_label
+
+    from entered_span_pairs as pairs
+    left join entered_span_best as best
+        on pairs.item_id = best.item_id and pairs.dimension = best.dimension and pairs.annotator = best.annotator
 
 )
 

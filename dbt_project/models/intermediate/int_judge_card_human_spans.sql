@@ -2,10 +2,16 @@
 -- annotations (span_annotation_imported: the newest per review, dataset and annotator; role = the
 -- label of dimension 'role'; Major_claim has no role and no row) and span labels imported with
 -- `peerlake ingest labels` (reference_label_imported with start/end), and DISAPERE's sentences under
--- its label mapping (int_judge_card_human_labels, dimension role: claim | premise | none; the final
--- dataset's row is the reference, and each person's row, the final annotator's included, a rater).
--- Offsets index the text the judge reads. annotator null = the reference (adjudicated) label; the others
--- feed the human ceiling. label_mapping(_sha256): the mapping that made the label, null when none did.
+-- its label mapping (int_judge_card_human_labels, dimension role: claim | premise | none, and aspect on
+-- prism-reference; the final dataset's row is the reference, and each person's row, the final
+-- annotator's included, a rater). Offsets index the text the judge reads. annotator null = the reference
+-- (adjudicated) label; the others feed the human ceiling. label_mapping(_sha256): the mapping that made
+-- the label, null when none did.
+-- Spans entered in the browser (`peerlake label`, datasets entered_*) are rows with their person, the study
+-- they were entered in, the judge and the judged text's hash (null on the other rows): no reference, each
+-- person's span is compared with the judge (depth, by offsets: int_judge_card_items) and with the other
+-- people's spans (the ceiling, int_judge_card_annotator_items); item_id names the span's item (the same for
+-- two people who chose the same offsets; human_span_id on the other rows).
 with
 
 annotations as (
@@ -57,7 +63,12 @@ from_annotations as (
         judged_start as span_start,
         judged_end as span_end,
         cast(null as varchar) as label_mapping,
-        cast(null as varchar) as label_mapping_sha256
+        cast(null as varchar) as label_mapping_sha256,
+        cast(null as varchar) as study_id,
+        cast(null as varchar) as judge,
+        cast(null as varchar) as text_sha256,
+        cast(null as boolean) as is_judge_shown,
+        cast(null as varchar) as item_id
 
     from annotation_spans
     where role is not null and judged_start is not null and judged_end > judged_start
@@ -76,17 +87,36 @@ from_labels as (
         cast(label ->> 'start' as integer) as span_start,
         cast(label ->> 'end' as integer) as span_end,
         cast(null as varchar) as label_mapping,
-        cast(null as varchar) as label_mapping_sha256
+        cast(null as varchar) as label_mapping_sha256,
+        cast(null as varchar) as study_id,
+        cast(null as varchar) as judge,
+        cast(null as varchar) as text_sha256,
+        cast(null as boolean) as is_judge_shown,
+        cast(null as varchar) as item_id
 
     from {{ ref('stg_events__reference_labels') }}
     where label ->> 'start' is not null
 
 ),
 
-mapped as (
+labels as (
 
     select * from {{ ref('int_judge_card_human_labels') }}
-    where dimension = 'role' and judged_start is not null and judged_end > judged_start
+    where judged_start is not null and judged_end > judged_start
+
+),
+
+mapped as (
+
+    select * from labels
+    where dataset = 'disapere' and dimension in ('role', 'aspect')
+
+),
+
+entered as (
+
+    select * from labels
+    where study_id is not null
 
 ),
 
@@ -97,6 +127,7 @@ from_mapped as (
         dataset,
         review_key,
         cast(null as varchar) as annotator,
+        dimension,
         label,
         judged_start,
         judged_end,
@@ -113,6 +144,7 @@ from_mapped as (
         dataset,
         review_key,
         annotator,
+        dimension,
         label,
         judged_start,
         judged_end,
@@ -135,13 +167,36 @@ final as (
         dataset,
         review_key,
         annotator,
-        'role' as dimension,
+        dimension,
         label,
         judged_start as span_start,
         judged_end as span_end,
         label_mapping,
-        label_mapping_sha256
+        label_mapping_sha256,
+        cast(null as varchar) as study_id,
+        cast(null as varchar) as judge,
+        cast(null as varchar) as text_sha256,
+        cast(null as boolean) as is_judge_shown,
+        cast(null as varchar) as item_id
     from from_mapped
+    union all
+    select
+        human_label_row_id as human_span_id,
+        dataset,
+        review_key,
+        annotator,
+        dimension,
+        label,
+        judged_start as span_start,
+        judged_end as span_end,
+        label_mapping,
+        label_mapping_sha256,
+        study_id,
+        judge,
+        text_sha256,
+        is_judge_shown,
+        item_id
+    from entered
 
 )
 

@@ -6,6 +6,11 @@
 -- the novelty, constructiveness and flaw judges, matched by text, are int_judge_card_text_items, unioned
 -- here. label_mapping(_sha256): the mapping that made the human label (null: the dataset's own). This is
 -- the (human, judge) pair table of judge_cards and of prediction-powered comparisons.
+-- DISAPERE's aspect is compared only with a depth judge on prism-reference (its mapping's taxonomy; the
+-- default). A depth span a person entered in the browser (datasets entered_*) is compared with the judges of
+-- that study only, and only where the judge read the text the span indexes (the hash its judgment recorded):
+-- one row per (judged review, repeat, person's span), item_id the span's item (shared by two people who
+-- chose the same offsets, so the ceiling sets them side by side).
 with
 
 judged as (
@@ -21,7 +26,9 @@ judged as (
         repeat_index,
         units,
         -- the judge read a prefix of long reviews: a span starting beyond it could not be found
-        coalesce(cast(inputs ->> 'chars_judged' as integer), cast(inputs ->> 'chars' as integer)) as chars_judged
+        coalesce(cast(inputs ->> 'chars_judged' as integer), cast(inputs ->> 'chars' as integer)) as chars_judged,
+        inputs ->> 'text_sha256' as text_sha256,
+        coalesce(inputs ->> 'depth_taxonomy', 'prism-reference') as depth_taxonomy
 
     from {{ ref('int_judged_reviews') }}
     where is_judged and null_reason is null
@@ -61,8 +68,9 @@ spanned as (
 
 reference as (
 
+    -- the adjudicated spans, and each span a person entered for depth (no adjudication: each is compared)
     select * from {{ ref('int_judge_card_human_spans') }}
-    where annotator is null
+    where annotator is null or (study_id is not null and judge = 'depth')
 
 ),
 
@@ -79,7 +87,8 @@ items as (
         reference.dataset,
         reference.dimension,
         judged.review_key,
-        reference.human_span_id as item_id,
+        reference.human_span_id as span_id,
+        coalesce(reference.item_id, reference.human_span_id) as item_id,
         reference.label as human_label,
         reference.span_start,
         reference.span_end,
@@ -87,10 +96,24 @@ items as (
         reference.label_mapping_sha256
 
     from judged
-    inner join reference on judged.review_key = reference.review_key
+    inner join reference
+        on
+            judged.review_key = reference.review_key
+            and (
+                reference.study_id is null
+                or (
+                    judged.study_id = reference.study_id
+                    and judged.judge = reference.judge
+                    and judged.text_sha256 = reference.text_sha256
+                )
+            )
     where
         judged.judge_config in (select spanned.judge_config from spanned)
         and (judged.chars_judged is null or reference.span_start < judged.chars_judged)
+        and not (
+            reference.dataset = 'disapere' and reference.dimension = 'aspect'
+            and judged.depth_taxonomy != 'prism-reference'
+        )
 
 ),
 
@@ -98,7 +121,7 @@ matched_overlaps as (
 
     select
         items.judged_review_id,
-        items.item_id,
+        items.span_id,
         json_extract_string(unit_spans.unit, '$.' || items.dimension) as unit_label,
         (least(unit_spans.unit_end, items.span_end) - greatest(unit_spans.unit_start, items.span_start))
         / (
@@ -122,7 +145,7 @@ best as (
     from matched_overlaps
     where iou >= {{ var('span_match_iou', 0.5) }}
     qualify row_number() over (
-        partition by judged_review_id, item_id order by iou desc, unit_start asc
+        partition by judged_review_id, span_id order by iou desc, unit_start asc
     ) = 1
 
 ),
@@ -130,7 +153,7 @@ best as (
 final as (
 
     select
-        concat_ws('|', items.judged_review_id, items.item_id) as judge_card_item_id,
+        concat_ws('|', items.judged_review_id, items.span_id) as judge_card_item_id,
         items.study_id,
         items.judge,
         items.judge_config,
@@ -148,7 +171,7 @@ final as (
         items.label_mapping_sha256
 
     from items
-    left join best on items.judged_review_id = best.judged_review_id and items.item_id = best.item_id
+    left join best on items.judged_review_id = best.judged_review_id and items.span_id = best.span_id
 
     union all
 

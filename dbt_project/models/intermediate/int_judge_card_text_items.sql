@@ -11,6 +11,13 @@
 --     (a validity call is only made of a raised criticism).
 -- Texts are compared lower-cased with whitespace runs as one space. Depth's items are spans
 -- (int_judge_card_items); int_judge_card_items unions these rows.
+--   labels entered in the browser (`peerlake label`, datasets entered_*), each person's compared with each
+--   judgment of the study by a configuration of that judge that read the same text (its recorded hash):
+--   a novelty or constructiveness span, as above (the first claim holding it or lying in it, the first
+--   comment whose anchor quote lies in it or holds it; tone on the judge's own 0-2); a whole review (any
+--   judge, depth's role or aspect too), the label most of the judge's units carry on the dimension (on a
+--   tie, the one its first unit of those carries), 'none' when no unit carries one. Depth's spans are
+--   int_judge_card_items'. One row per (judgment, person's label); item_id the item, the same for two people.
 with
 
 labels as (
@@ -27,6 +34,17 @@ reference as (
         lower(regexp_replace(trim(item_text), '\s+', ' ', 'g')) as item_norm
 
     from labels
+
+),
+
+entered as (
+
+    select
+        *,
+        lower(regexp_replace(trim(item_text), '\s+', ' ', 'g')) as item_norm
+
+    from {{ ref('int_judge_card_human_labels') }}
+    where study_id is not null and not (judge = 'depth' and judged_start is not null)
 
 ),
 
@@ -263,18 +281,168 @@ flaw_items as (
 
 ),
 
+entered_judged as (
+
+    select
+        judged_review_id,
+        study_id,
+        judge,
+        judge_config,
+        judge_provider,
+        judge_model,
+        review_key,
+        repeat_index,
+        units,
+        inputs ->> 'text_sha256' as text_sha256,
+        coalesce(cast(inputs ->> 'chars_judged' as integer), cast(inputs ->> 'chars' as integer)) as chars_judged
+
+    from {{ ref('int_judged_reviews') }}
+    where is_judged and null_reason is null and judge in (select distinct entered.judge from entered)
+
+),
+
+entered_units as (
+
+    select
+        judged_review_id,
+        unit_index,
+        unit,
+        lower(regexp_replace(trim(coalesce(unit ->> 'claim_text', unit ->> 'anchor_quote', '')), '\s+', ' ', 'g'))
+            as unit_norm
+
+    from (
+        select
+            judged_review_id,
+            generate_subscripts(from_json(units, '["JSON"]'), 1) as unit_index,
+            unnest(from_json(units, '["JSON"]')) as unit
+        from entered_judged
+    ) as unit_rows
+
+),
+
+entered_items as (
+
+    select
+        entered_judged.judged_review_id as judged_id,
+        entered_judged.study_id,
+        entered_judged.judge,
+        entered_judged.judge_config,
+        entered_judged.judge_provider,
+        entered_judged.judge_model,
+        entered_judged.repeat_index,
+        entered_judged.review_key,
+        entered.dataset,
+        entered.dimension,
+        entered.item_id,
+        entered.annotator,
+        entered.human_label_row_id,
+        entered.item_norm,
+        entered.item_text is null as is_whole,
+        entered.label as human_label,
+        entered.label_mapping,
+        entered.label_mapping_sha256
+
+    from entered_judged
+    inner join entered
+        on
+            entered_judged.study_id = entered.study_id
+            and entered_judged.judge = entered.judge
+            and entered_judged.review_key = entered.review_key
+            and entered_judged.text_sha256 = entered.text_sha256
+    where
+        entered.judged_start is null or entered_judged.chars_judged is null
+        or entered.judged_start < entered_judged.chars_judged
+
+),
+
+entered_span_matches as (
+
+    select
+        entered_items.judged_id,
+        entered_items.human_label_row_id,
+        json_extract_string(entered_units.unit, '$.' || entered_items.dimension) as judge_label
+
+    from entered_items
+    inner join entered_units
+        on
+            entered_items.judged_id = entered_units.judged_review_id
+            and entered_units.unit_norm != ''
+            and (
+                contains(entered_units.unit_norm, entered_items.item_norm)
+                or contains(entered_items.item_norm, entered_units.unit_norm)
+            )
+    where not entered_items.is_whole
+    qualify row_number() over (
+        partition by entered_items.judged_id, entered_items.human_label_row_id order by entered_units.unit_index
+    ) = 1
+
+),
+
+entered_whole_counts as (
+
+    select
+        entered_items.judged_id,
+        entered_items.human_label_row_id,
+        json_extract_string(entered_units.unit, '$.' || entered_items.dimension) as judge_label,
+        count(*) as n_units,
+        min(entered_units.unit_index) as first_unit
+
+    from entered_items
+    inner join entered_units on entered_items.judged_id = entered_units.judged_review_id
+    where
+        entered_items.is_whole
+        and json_extract_string(entered_units.unit, '$.' || entered_items.dimension) is not null
+    group by 1, 2, 3
+
+),
+
+entered_whole_matches as (
+
+    select
+        judged_id,
+        human_label_row_id,
+        judge_label
+
+    from entered_whole_counts
+    qualify row_number() over (
+        partition by judged_id, human_label_row_id order by n_units desc, first_unit asc
+    ) = 1
+
+),
+
+entered_rows as (
+
+    select
+        entered_items.* exclude (human_label_row_id, item_norm, is_whole),  -- noqa: RF02
+        coalesce(entered_span_matches.judge_label, entered_whole_matches.judge_label, 'none') as judge_label
+
+    from entered_items
+    left join entered_span_matches
+        on
+            entered_items.judged_id = entered_span_matches.judged_id
+            and entered_items.human_label_row_id = entered_span_matches.human_label_row_id
+    left join entered_whole_matches
+        on
+            entered_items.judged_id = entered_whole_matches.judged_id
+            and entered_items.human_label_row_id = entered_whole_matches.human_label_row_id
+
+),
+
 unioned as (
 
     select * from per_review
     union all by name
     select * from flaw_items
+    union all by name
+    select * from entered_rows
 
 ),
 
 final as (
 
     select
-        concat_ws('|', judged_id, item_id, dimension) as judge_card_item_id,
+        -- a person's label of an item two people labelled is its own row (annotator: null on the others)
+        concat_ws('|', judged_id, item_id, dimension, annotator) as judge_card_item_id,
         study_id,
         judge,
         judge_config,
