@@ -17,6 +17,7 @@ from peerlake.report import (
     quality,
     revision,
     score_prediction,
+    stress,
     systems,
     withdrawals,
 )
@@ -248,7 +249,8 @@ def _distribution(data: ReportData, labels: dict) -> str:
 
 SECTIONS = [_overview, _histograms, _within, _rank, _budget, _validity, _granularity, _distribution,
             systems.section, quality.section, judges.section, contradictions.section, hidden_text.section,
-            withdrawals.section, score_prediction.section, focus.section, consistency.section, revision.section]
+            stress.section, withdrawals.section, score_prediction.section, focus.section, consistency.section,
+            revision.section]
 
 
 def render_report(duckdb_path: Path, study: str | None = None, data: ReportData | None = None,

@@ -49,7 +49,7 @@ class ReportData:
 
 
 # The robustness experiments' sections name their own tables in their module's NEEDS.
-EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "withdrawals", "score_prediction", "focus",
+EXPERIMENT_SECTIONS = ("contradictions", "hidden_text", "stress", "withdrawals", "score_prediction", "focus",
                        "consistency", "revision")
 # So do these: the judge panel's section (#45) reads dim_judge_configs, judge_rankings,
 # judge_ranking_agreement, judge_ranking_flips, judge_panel_agreement and judge_pair_differences.
