@@ -7,7 +7,8 @@ review, corrected by the judge's error on the reviews a human also labelled.
           PPI mean estimator with λ = 1, as ppi_py.ppi_mean_ci computes it (tests cross-check). Every review
           labelled (N = 0): the classical mean of Y. Fewer than MIN_LABELS labelled reviews: no estimate.
   naive   the judge's values alone: mean(Ŷ over all reviews), se = σ̂(Ŷ)/√(n + N) (ppi_py.classical_mean_ci).
-  diff    system − human: the two groups' reviews are disjoint, so their variances add.
+  diff    system − human: the two groups' reviews are disjoint, so their variances add. Each side's own
+          mean is kept too: a side with labels is debiased when the other has too few for a difference.
 
 Planning (plan_labels): the width of a PPI interval of one mean is 2·z·√(σ²_f/N + σ²_r/n), σ²_f the judge
 values' variance and σ²_r the variance of Y − Ŷ; labels alone need n = σ²_Y·(2z/W)². Dorner, Nastl & Hardt
@@ -100,7 +101,12 @@ def plan_labels(width: float, var_human: float, var_residual: float, var_judge: 
 PPI_COLUMNS = {"n_human_labels": "int64", "naive_diff": "float64", "naive_ci_low": "float64",
                "naive_ci_high": "float64", "ppi_diff": "float64", "ppi_ci_low": "float64", "ppi_ci_high": "float64",
                "ppi_null_reason": "string", "n_judged": "int64", "ppi_var_human": "float64",
-               "ppi_var_residual": "float64", "ppi_var_judge": "float64"}
+               "ppi_var_residual": "float64", "ppi_var_judge": "float64",
+               # each side's own PPI mean: a side with labels is debiased even when the other has none
+               **{f"{c}_{side}": t for side in ("system", "human") for c, t in (
+                   ("ppi_mean", "float64"), ("ppi_mean_ci_low", "float64"), ("ppi_mean_ci_high", "float64"),
+                   ("n_labelled", "int64"), ("n_unlabelled", "int64"))}}
+COUNTS = [c for c, t in PPI_COLUMNS.items() if t == "int64"]
 
 
 def _side(values, labels: dict) -> tuple[list, list, list]:
@@ -118,22 +124,29 @@ def _side(values, labels: dict) -> tuple[list, list, list]:
 def ppi_row(system: dict, human: dict, labels: dict) -> dict:
     """One quality_comparison row's PPI columns from the judge's value per review of each side
     ({review_key: Ŷ}) and the human labels ({review_key: Y}): the naive difference of the judge's review
-    means and the prediction-powered one, each with its 95 % interval, and the variances plan_labels needs."""
+    means and the prediction-powered one, each with its 95 % interval; each side's PPI mean with its
+    interval and its labelled (n) and unlabelled (N) reviews; and the variances plan_labels needs."""
     sy, syh, srest = _side(system, labels)
     hy, hyh, hrest = _side(human, labels)
     naive = difference(naive_mean([*syh, *srest]), naive_mean([*hyh, *hrest]))
     n_labels = len(sy) + len(hy)
     reason = ("no_human_labels" if n_labels == 0 else "too_few_labels_system" if len(sy) < MIN_LABELS
               else "too_few_labels_human" if len(hy) < MIN_LABELS else None)
-    ppi = difference(ppi_mean(sy, syh, srest), ppi_mean(hy, hyh, hrest)) if reason is None else Estimate(None, None, 0)
+    mine, theirs = ppi_mean(sy, syh, srest), ppi_mean(hy, hyh, hrest)
+    ppi = difference(mine, theirs) if reason is None else Estimate(None, None, 0)
     ys, yhats = np.array([*sy, *hy], dtype=float), np.array([*syh, *hyh], dtype=float)
     judged = np.array([*syh, *srest, *hyh, *hrest], dtype=float)
+    sides = {}
+    for side, est, rest in (("system", mine, srest), ("human", theirs, hrest)):
+        sides.update({f"ppi_mean_{side}": est.mean, f"ppi_mean_ci_low_{side}": est.ci[0],
+                      f"ppi_mean_ci_high_{side}": est.ci[1], f"n_labelled_{side}": est.n_labels,
+                      f"n_unlabelled_{side}": len(rest)})
     return {"n_human_labels": n_labels, "naive_diff": naive.mean, "naive_ci_low": naive.ci[0],
             "naive_ci_high": naive.ci[1], "ppi_diff": ppi.mean, "ppi_ci_low": ppi.ci[0], "ppi_ci_high": ppi.ci[1],
             "ppi_null_reason": reason, "n_judged": int(judged.size),
             "ppi_var_human": float(ys.var()) if ys.size else None,
             "ppi_var_residual": float((ys - yhats).var()) if ys.size else None,
-            "ppi_var_judge": float(judged.var()) if judged.size else None}
+            "ppi_var_judge": float(judged.var()) if judged.size else None, **sides}
 
 
 def with_ppi(table, metrics, labels):
@@ -156,6 +169,5 @@ def with_ppi(table, metrics, labels):
         out.append(ppi_row(mine.groupby("review_key")["value"].mean().to_dict(),
                            theirs.groupby("review_key")["value"].mean().to_dict(), ys))
     extra = pd.DataFrame(out, columns=list(PPI_COLUMNS), index=table.index)
-    extra["n_human_labels"] = extra["n_human_labels"].fillna(0)
-    extra["n_judged"] = extra["n_judged"].fillna(0)
+    extra[COUNTS] = extra[COUNTS].fillna(0)
     return pd.concat([table, extra.astype(PPI_COLUMNS)], axis=1)

@@ -1,7 +1,7 @@
 """Each system against the human reviews, paired by paper, per study and quality metric —
 mean difference with a paired paper-bootstrap 95% interval, Wilcoxon signed-rank, Cliff's δ unpaired (PRISM's,
 with its band) and paired, Holm across the metrics of a (study, system); and the naive and
-prediction-powered (PPI) differences with the number of human labels behind them."""
+prediction-powered (PPI) differences, each side's PPI mean, and the labelled and unlabelled reviews behind them."""
 
 
 def model(dbt, session):

@@ -86,6 +86,14 @@ def test_ppi_corrects_the_judges_overstatement_by_hand(db):
     assert (ratio["ppi_ci_low"], ratio["ppi_ci_high"]) == (pytest.approx(1 / 6 - half, abs=1e-6),
                                                            pytest.approx(1 / 6 + half, abs=1e-6))
     assert (ratio["n_human_labels"], ratio["n_judged"], ratio["ppi_null_reason"]) == (6, 24, None)
+    # each side's own PPI mean, the two terms of that difference, and its n labelled and N unlabelled reviews
+    assert ratio["ppi_mean_system"] == pytest.approx(2 / 3)
+    assert (ratio["ppi_mean_ci_low_system"], ratio["ppi_mean_ci_high_system"]) == (
+        pytest.approx(2 / 3 - half, abs=1e-6), pytest.approx(2 / 3 + half, abs=1e-6))
+    assert (ratio["ppi_mean_human"], ratio["ppi_mean_ci_low_human"], ratio["ppi_mean_ci_high_human"]) == \
+        pytest.approx((0.5, 0.5, 0.5))
+    assert (ratio["n_labelled_system"], ratio["n_unlabelled_system"], ratio["n_labelled_human"],
+            ratio["n_unlabelled_human"]) == (3, 9, 3, 9)
     # plan-labels' inputs over the 6 labelled: Y = 1/2 ×5 and 1 → mean 7/12, σ̂² = (5·(1/12)² + (5/12)²)/6 = 5/144;
     # Y − Ŷ = −1/2, 0, −1/2, 0, 0, 0 → mean −1/6, σ̂² = (2·(1/3)² + 4·(1/6)²)/6 = 1/18;
     # Ŷ over all 24: 1 ×12 and 1/2 ×12 → σ̂² = 1/16
@@ -96,4 +104,8 @@ def test_ppi_corrects_the_judges_overstatement_by_hand(db):
 def test_a_metric_without_human_labels_has_no_ppi(db):
     doa = _rows(db)["qc|sysx|doa"]
     assert (doa["n_human_labels"], doa["ppi_diff"], doa["ppi_null_reason"]) == (0, None, "no_human_labels")
+    # DoA's human value needs each premise's grounding, which no label gives: every review is unlabelled
+    assert (doa["ppi_mean_system"], doa["ppi_mean_human"]) == (None, None)
+    assert (doa["n_labelled_system"], doa["n_unlabelled_system"], doa["n_labelled_human"],
+            doa["n_unlabelled_human"]) == (0, 12, 0, 12)
     assert doa["naive_diff"] == pytest.approx(1 / 3)
