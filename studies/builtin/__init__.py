@@ -17,6 +17,8 @@ text, and its SHA-256 the study's version in every lake that ran it, so nothing 
   (Selector × Scorer) with the two embedded models as the roles: L the 1.5B model (settings.
   LOCAL_MODEL_NAME), H the 0.5B one (settings.LOCAL_SMALL_MODEL_NAME). About 40 calls; the numbers test
   the machinery, not the science.
+- stress-demo: the stress suite (judging.stress, issue #49) on two demo papers, one template reviewer
+  taking two samples of every manuscript (the noise its shifts are measured in needs two).
 """
 
 from importlib.resources import files
@@ -27,7 +29,8 @@ JUDGING_DEMO = "judging-demo"
 SYSTEMS_DEMO = "systems-demo"
 ROBUSTNESS_DEMO = "robustness-demo"
 REVISION_DEMO = "revision-demo"
-BUILTIN_STUDIES = (DEMO, JUDGING_DEMO, SYSTEMS_DEMO, ROBUSTNESS_DEMO, REVISION_DEMO)
+STRESS_DEMO = "stress-demo"
+BUILTIN_STUDIES = (DEMO, JUDGING_DEMO, SYSTEMS_DEMO, ROBUSTNESS_DEMO, REVISION_DEMO, STRESS_DEMO)
 
 # Built-in study texts of earlier releases: a lake that still holds one is upgraded to the current
 # text (a study the user edited is left alone). The last demo judged demo-001 (now judging-demo's

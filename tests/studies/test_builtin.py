@@ -17,6 +17,7 @@ RECORDED = {
     "systems-demo": "d0ceb313d48f1181ecb3b05362c998b86ebafb10a3b8b825a1d58cfc2879dd3e",
     "robustness-demo": "ee662a73629730cc1f28cff05fee680604102b9f0d483da26846e4162058cd8c",
     "revision-demo": "c9cd71f4207e665c7f23010c7e14f8546f61fa167ac8e74bcf557ca5dd0ec762",
+    "stress-demo": "3728386a72b8388ac09768dd6c5cebed21df0cb913dce2f4936aefab9f2bb4fe",
 }
 
 
