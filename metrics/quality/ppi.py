@@ -103,9 +103,11 @@ PPI_COLUMNS = {"n_human_labels": "int64", "naive_diff": "float64", "naive_ci_low
                "ppi_null_reason": "string", "n_judged": "int64", "ppi_var_human": "float64",
                "ppi_var_residual": "float64", "ppi_var_judge": "float64",
                # each side's own PPI mean: a side with labels is debiased even when the other has none
-               **{f"{c}_{side}": t for side in ("system", "human") for c, t in (
-                   ("ppi_mean", "float64"), ("ppi_mean_ci_low", "float64"), ("ppi_mean_ci_high", "float64"),
-                   ("n_labelled", "int64"), ("n_unlabelled", "int64"))}}
+               # (named as mean_system_ci_low: an interval <x>_ci_low/_ci_high around <x>, audit.builds_diff)
+               **{c: t for side in ("system", "human") for c, t in (
+                   (f"ppi_mean_{side}", "float64"), (f"ppi_mean_{side}_ci_low", "float64"),
+                   (f"ppi_mean_{side}_ci_high", "float64"), (f"n_labelled_{side}", "int64"),
+                   (f"n_unlabelled_{side}", "int64"))}}
 COUNTS = [c for c, t in PPI_COLUMNS.items() if t == "int64"]
 
 
@@ -138,8 +140,8 @@ def ppi_row(system: dict, human: dict, labels: dict) -> dict:
     judged = np.array([*syh, *srest, *hyh, *hrest], dtype=float)
     sides = {}
     for side, est, rest in (("system", mine, srest), ("human", theirs, hrest)):
-        sides.update({f"ppi_mean_{side}": est.mean, f"ppi_mean_ci_low_{side}": est.ci[0],
-                      f"ppi_mean_ci_high_{side}": est.ci[1], f"n_labelled_{side}": est.n_labels,
+        sides.update({f"ppi_mean_{side}": est.mean, f"ppi_mean_{side}_ci_low": est.ci[0],
+                      f"ppi_mean_{side}_ci_high": est.ci[1], f"n_labelled_{side}": est.n_labels,
                       f"n_unlabelled_{side}": len(rest)})
     return {"n_human_labels": n_labels, "naive_diff": naive.mean, "naive_ci_low": naive.ci[0],
             "naive_ci_high": naive.ci[1], "ppi_diff": ppi.mean, "ppi_ci_low": ppi.ci[0], "ppi_ci_high": ppi.ci[1],

@@ -88,9 +88,9 @@ def test_ppi_corrects_the_judges_overstatement_by_hand(db):
     assert (ratio["n_human_labels"], ratio["n_judged"], ratio["ppi_null_reason"]) == (6, 24, None)
     # each side's own PPI mean, the two terms of that difference, and its n labelled and N unlabelled reviews
     assert ratio["ppi_mean_system"] == pytest.approx(2 / 3)
-    assert (ratio["ppi_mean_ci_low_system"], ratio["ppi_mean_ci_high_system"]) == (
+    assert (ratio["ppi_mean_system_ci_low"], ratio["ppi_mean_system_ci_high"]) == (
         pytest.approx(2 / 3 - half, abs=1e-6), pytest.approx(2 / 3 + half, abs=1e-6))
-    assert (ratio["ppi_mean_human"], ratio["ppi_mean_ci_low_human"], ratio["ppi_mean_ci_high_human"]) == \
+    assert (ratio["ppi_mean_human"], ratio["ppi_mean_human_ci_low"], ratio["ppi_mean_human_ci_high"]) == \
         pytest.approx((0.5, 0.5, 0.5))
     assert (ratio["n_labelled_system"], ratio["n_unlabelled_system"], ratio["n_labelled_human"],
             ratio["n_unlabelled_human"]) == (3, 9, 3, 9)

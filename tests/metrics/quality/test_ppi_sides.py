@@ -24,11 +24,11 @@ SYSTEM_MEAN, SYSTEM_HALF = 0.25, 1.959964 * math.sqrt(25 / 288)
 def test_each_side_has_its_own_ppi_mean_by_hand():
     row = ppi_row(SYSTEM, HUMAN, LABELS)
     assert row["ppi_mean_system"] == pytest.approx(SYSTEM_MEAN)
-    assert (row["ppi_mean_ci_low_system"], row["ppi_mean_ci_high_system"]) == (
+    assert (row["ppi_mean_system_ci_low"], row["ppi_mean_system_ci_high"]) == (
         pytest.approx(SYSTEM_MEAN - SYSTEM_HALF, abs=1e-6), pytest.approx(SYSTEM_MEAN + SYSTEM_HALF, abs=1e-6))
     assert (row["n_labelled_system"], row["n_unlabelled_system"]) == (2, 3)
     # the human side has one labelled review (fewer than 2): no mean of its own, and so no difference
-    assert (row["ppi_mean_human"], row["ppi_mean_ci_low_human"], row["ppi_mean_ci_high_human"]) == (None, None, None)
+    assert (row["ppi_mean_human"], row["ppi_mean_human_ci_low"], row["ppi_mean_human_ci_high"]) == (None, None, None)
     assert (row["n_labelled_human"], row["n_unlabelled_human"]) == (1, 2)
     assert (row["ppi_diff"], row["ppi_null_reason"]) == (None, "too_few_labels_human")
     # the counts across the sides: 3 labelled, 8 judged (x9's label is on no judged review)
@@ -44,7 +44,7 @@ def test_every_review_labelled_is_the_labels_own_mean():
     row = ppi_row(SYSTEM, {"h1": 0.5, "h2": 0.5}, {"s1": 0.5, "s2": 0.5, "h1": 0.5, "h2": 1.0})
     assert (row["n_labelled_human"], row["n_unlabelled_human"]) == (2, 0)
     assert row["ppi_mean_human"] == pytest.approx(0.75)
-    assert row["ppi_mean_ci_high_human"] == pytest.approx(0.75 + 1.959964 * 0.25 / math.sqrt(2), abs=1e-6)
+    assert row["ppi_mean_human_ci_high"] == pytest.approx(0.75 + 1.959964 * 0.25 / math.sqrt(2), abs=1e-6)
     # both sides labelled: the difference is the sides' means, their variances added
     assert row["ppi_diff"] == pytest.approx(SYSTEM_MEAN - 0.75)
     se = math.sqrt(25 / 288 + 0.0625 / 2)
