@@ -81,7 +81,7 @@ def demo(model: str = typer.Option(None, "--model", help="the reviewers' model a
     made = _count_llm_events() - before
     wall = time.monotonic() - t0
     reviews_meta = result.study.asset_metadata.get("ai_reviews", {})
-    from peerlake.orchestration.assets.report import read_summary
+    from peerlake.report.summary import read_summary
 
     rows = [r for r in read_summary(settings.duckdb_path()) if r["study_id"] == "demo"]
     # the configuration's id, as `peerlake audit` and the marts name it (reviewer_config), not the prompt hash

@@ -53,7 +53,7 @@ def print_quality(study: str) -> None:
     """The PRISM profile of each review the study's judges read, from the published marts (nothing
     when the study names no judge)."""
     from peerlake.judging.registry import review_metrics
-    from peerlake.orchestration.assets.report import read_quality
+    from peerlake.report.summary import read_quality
 
     quality = read_quality(settings.duckdb_path(), study) if settings.duckdb_path().exists() else []
     headline = [m for m in review_metrics() if m.headline]  # one column each, as the mart has them

@@ -50,7 +50,7 @@ def test_review_and_demo_exit_1_when_a_call_failed_too(monkeypatch, tmp_path, fa
     monkeypatch.setenv("PEERLAKE_HOME", str(tmp_path / "lake"))
     result = _result({"ai_reviews": {"reviewer_configs": "c", "reviews": 3, "failed": failed}})
     monkeypatch.setattr("peerlake.commands.study.run_study_command", lambda *a, **k: result)
-    monkeypatch.setattr("peerlake.orchestration.assets.report.read_summary", lambda db: [])
+    monkeypatch.setattr("peerlake.report.summary.read_summary", lambda db: [])
     monkeypatch.setattr("peerlake.cli.print_quality", lambda study: None)
     for args in (["review", "--no-build"], ["demo"]):
         out = CliRunner().invoke(app, args)

@@ -86,6 +86,20 @@ def test_a_second_run_with_nothing_new_makes_no_call_builds_nothing_and_imports_
     assert Lake(lake).duckdb_path.stat().st_mtime_ns == published  # no build
 
 
+def test_a_demo_rerun_with_nothing_new_prints_its_summary_without_dagster(server, lake):
+    """`peerlake demo` (the same study, run by `make demo`) prints the summary table from the published marts
+    (report.summary), not through the Dagster asset's module: its no-op is the run's no-op plus that read."""
+    requests = server.requests
+    res = _run(["demo"], server, lake)
+    assert res.returncode == 0, (res.stdout, res.stderr[-3000:])
+    imported = _imported(res.stderr)
+    assert "peerlake.report.summary" in imported
+    assert not {m for m in imported if m == "dagster" or m.startswith(("dagster.", "dagster_"))}, _why(res)
+    said = _said(res)
+    assert "AI reviewers of study demo" in said and "Model calls this run: 0 new llm_call events" in said, said
+    assert server.requests == requests
+
+
 def test_a_dry_run_between_two_runs_leaves_the_second_a_no_op(server, lake):
     dry = _run(["run", "demo", "--dry-run"], server, lake)
     assert dry.returncode == 0, (dry.stdout, dry.stderr[-3000:])
