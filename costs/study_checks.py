@@ -30,12 +30,13 @@ def study_uses(study: Study) -> tuple[list[ModelUse], set[tuple[str, str]]]:
         uses += [ModelUse(r.provider, r.model, r.base_url, f"revision {r.letter}") for r in revision.models]
     experiment_uses = []
     if study.experiments:
-        from peerlake.studies.experiments import experiments
+        from peerlake.studies.experiments import builder, experiments
 
         for exp in experiments(study):
             cfg = exp.judge_config(study)
             experiment_uses.append(ModelUse(cfg.provider, cfg.model, cfg.base_url, f"[{exp.name}] judge"))
-            if exp.name == "contradictions":  # the one builder that calls a model (orchestration.assets.experiments)
+            # a builder with prompts calls a model (contradictions, stress: orchestration.assets.experiments)
+            if exp.builder_spec is not None and getattr(builder(exp.name), "TEMPLATES", ()):
                 cfg = exp.builder_config(study)
                 experiment_uses.append(ModelUse(cfg.provider, cfg.model, cfg.base_url, f"[{exp.name}] builder"))
     return uses + experiment_uses, {(u.provider, u.model) for u in experiment_uses}
