@@ -1,6 +1,7 @@
 """The robustness experiments a study may run and the modules behind each: a builder that
-makes new manuscripts (contradiction benchmark, hidden-text injection) and a judge that reads the
-reviews (detection, injection mention, withdrawal match, score prediction, focus).
+makes new manuscripts (contradiction benchmark, hidden-text injection, the stress suite's edits) and a
+judge that reads the reviews (detection, injection mention, withdrawal match, score prediction, focus,
+stress mention).
 
 A study's experiment table (`[contradictions]`, `[hidden_text]` …) is checked here against the keys
 its modules own, so a typo is refused with the known keys before any call is made."""
@@ -69,7 +70,8 @@ class Experiment:
         return hashlib.sha256(f"{base}|{extra(self.judge_spec)}".encode()).hexdigest()[:16]
 
     def builder_config(self, study: Study) -> JudgeConfig:
-        """The contradiction builder's model ([contradictions.builder]; the study's [judging] model)."""
+        """The model of a builder that calls one ([contradictions.builder], [stress.builder]; the study's
+        [judging] model for the keys it leaves unset)."""
         return judge_config_from(self.table.get("builder", {}), study.judging.model_settings(), repeats=1)
 
 

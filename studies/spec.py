@@ -14,8 +14,9 @@ from peerlake.warehouse import settings
 DEMO = "demo"  # the bundled synthetic corpus (papers.corpus), and the built-in study that reviews it
 DEFAULT = "default"  # the study `peerlake review` writes when none is named
 # The robustness experiments (a contradiction benchmark, hidden-text injection, withdrawn papers' real
-# errors, score prediction from review text, focus) and the judges are declared by their own modules in
-# judging/ (judging.registry finds them), so a study knows every one without a list kept here.
+# errors, score prediction from review text, focus, the stress suite) and the judges are declared by
+# their own modules in judging/ (judging.registry finds them), so a study knows every one without a list
+# kept here.
 EXPERIMENTS = experiment_names()
 VARIANT_EXPERIMENTS = variant_experiments()  # the ones that make new manuscripts
 # The revision crossover (reviewing.revision): Writer / Selector / Scorer cells.
@@ -115,6 +116,9 @@ class JudgingSpec:
     provider and model, at temperature 0 as PRISM)."""
 
     papers: tuple[str, ...] = ()
+    # review keys (external:<system>:<id>, human:<id> ...): judge only these of the study's reviews; () = all.
+    # `peerlake validate-judges` judges N labelled reviews, and a paper's other reviews would cost calls.
+    reviews: tuple[str, ...] = ()
     sources: tuple[str, ...] = REVIEW_SOURCES
     peerlake_samples: int | None = None
     human_per_paper: int | None = None
@@ -122,6 +126,9 @@ class JudgingSpec:
     retrieval: str = "offline"
     max_claims: int | None = None  # the novelty_claims cap's older name (judging/caps.py)
     verify_top: int = 3
+    # novelty: a review of a paper the lake has no manuscript of still has its claims extracted (their stances;
+    # no search, so NS is null), as holding the claims against DISAPERE's labels needs; off: no call for it
+    claims_without_paper: bool = False
     # [judging.caps] (judging/caps.py), 0 = no cap: a cap left out has the judge model's default (the
     # embedded model's values on `local`; none on a hosted model, as PRISM's prompts: "extract ALL").
     caps: tuple[tuple[str, int | None], ...] = ()
