@@ -134,3 +134,18 @@ def test_defaults_and_what_the_variants_identity_leaves_out():
     assert other.experiment_config() == spec.experiment_config()
     assert Spec.from_table({"paraphrase_max_sections": 1}).experiment_config() != spec.experiment_config()
     assert re.fullmatch(r"[0-9a-f]{16}", spec.experiment_config())
+
+
+def test_an_unknown_stress_key_is_refused_with_the_closest_known_one():
+    from peerlake.studies import StudyError, parse_study
+    from peerlake.studies.experiments import experiments
+
+    study = parse_study("s", '[papers]\ncorpus = "demo"\n[stress]\nnoise_kk = 2\n')
+    with pytest.raises(StudyError) as err:
+        experiments(study)
+    assert "[stress] has unknown key(s) noise_kk; did you mean `noise_k`? known:" in str(err.value)
+    ok = parse_study("s", '[papers]\ncorpus = "demo"\n[stress]\nedits = ["typos"]\n[stress.judge]\nrepeats = 3\n'
+                          '[stress.builder]\nmodel = "editor-m"\n')
+    (exp,) = experiments(ok)
+    assert exp.builder_spec.edits == ("typos",) and exp.judge_config(ok).repeats == 3
+    assert exp.builder_config(ok).model == "editor-m" and ok.makes_variants
