@@ -17,7 +17,10 @@ tail, counted `over_max_claims`. Candidate relevance is the backend's normalized
 
 Each step is batched over all its subjects. The verdict's score (+2 … −2) and every aggregate are
 computed in dbt from the rows; a search or call that failed leaves the review unrecorded (retried by
-the next run), anything else that cannot be judged is null with a reason.
+the next run), anything else that cannot be judged is null with a reason: a review of a paper the lake
+has no manuscript of is null (paper:no_manuscript) without a call, unless the study sets [judging]
+claims_without_paper (`peerlake validate-judges disapere`): then its claims and stances are extracted and,
+with no contribution to search for, none is scored.
 """
 
 import copy
@@ -47,7 +50,8 @@ STANCES = ("not_novel", "somewhat_novel", "novel", "unclear")
 VERDICTS = ("SUPPORTED", "OVERSTATED", "AMBIGUOUS", "UNDERSTATED", "UNSUPPORTED")
 # relevance: "score" = the backend's normalized score when it gives one, else PRISM's (n − rank)/n;
 # "rank" = PRISM's always (judging/candidates.py). PRISM's Semantic Scholar search has no score.
-DEFAULTS = {"verify_top": 3, "retrieval": "offline", "retrieval_limit": 10, "relevance": "score"}
+DEFAULTS = {"verify_top": 3, "retrieval": "offline", "retrieval_limit": 10, "relevance": "score",
+            "claims_without_paper": False}
 CAP = "novelty_claims"
 METRICS = (ReviewMetric("ns", "Novelty: NS", headline=True), ReviewMetric("sr", "Novelty: supported share"),
            ReviewMetric("ssr", "Novelty: supported-or-understated share"))
@@ -110,7 +114,8 @@ def resources(log) -> dict:
 def options(spec) -> dict:
     """The keyword options a study's [judging] table gives `judge` (the `judgments` asset's hook; the
     claims cap is JudgeConfig.cap("novelty_claims"), which [judging] max_claims maps onto)."""
-    return {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
+    return {"retrieval": spec.retrieval, "verify_top": spec.verify_top,
+            "claims_without_paper": spec.claims_without_paper}
 
 
 def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list[Judgment]:
@@ -124,9 +129,14 @@ def judge(ctx: JudgeContext, reviews: Sequence[JudgedReview], **options) -> list
             job.judgment.null_reason = "empty_review"  # nothing to read: no call at all
     papers = _read_papers(ctx, sorted({j.review.paper_id for j in jobs if j.open}))
     _extract_papers(ctx, papers)
-    for job in jobs:
-        if job.open:
-            _inherit(job.judgment, papers[job.review.paper_id])
+    for job in [j for j in jobs if j.open]:
+        paper = papers[job.review.paper_id]
+        if opts["claims_without_paper"] and paper.judgment.null_reason == "no_manuscript":
+            # the claims step reads the review only; with no contributions there is no search, so every
+            # claim is a no_candidates row and NS is null (no_scored_claims), but the stances are there
+            job.judgment.inputs["paper"] = "no_manuscript"
+        else:
+            _inherit(job.judgment, paper)
     _extract_claims(ctx, [j for j in jobs if j.open], ctx.cfg.cap(CAP))
     _search(ctx, papers, [j for j in jobs if j.open], opts)
     _verify(ctx, papers, [j for j in jobs if j.open], int(opts["verify_top"]))

@@ -30,8 +30,9 @@ REVIEWER_KEYS = {"template", "samples", "provider", "model", "temperature", "max
 TOP_KEYS = {"name", "description", "papers", "reviewers", "external_systems", "judges", "judging", "costs",
             REVISION, *EXPERIMENTS}
 COSTS_KEYS = {"max_cost_usd", "batch"}
-JUDGING_KEYS = {"papers", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval", "max_claims",
-                "verify_top", "caps", "depth_taxonomy", "probes", "require", "panel", "primary",
+JUDGING_KEYS = {"papers", "reviews", "sources", "peerlake_samples", "human_per_paper", "repeats", "retrieval",
+                "max_claims", "verify_top", "claims_without_paper", "caps", "depth_taxonomy", "probes", "require",
+                "panel", "primary",
                 *JUDGE_MODEL_KEYS}
 PANEL_KEYS = {"name", *JUDGE_MODEL_KEYS}  # a [[judging.panel]] member's
 
@@ -138,6 +139,12 @@ def _judging(name: str, table: dict, judges: tuple[str, ...] = ()) -> JudgingSpe
         v = table.get(key)
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
             raise StudyError(f"study {name!r}: judging.{key} must be a whole number >= 1")
+    reviews = table.get("reviews", [])
+    if not isinstance(reviews, list) or not all(isinstance(r, str) and r.strip() for r in reviews):
+        raise StudyError(f"study {name!r}: judging.reviews must be a list of review keys, e.g. "
+                         "[\"external:disapere:r1\"]")
+    if not isinstance(table.get("claims_without_paper", False), bool):
+        raise StudyError(f"study {name!r}: judging.claims_without_paper must be true or false")
     sources = tuple(table.get("sources", REVIEW_SOURCES))
     if bad := sorted(set(sources) - set(REVIEW_SOURCES)):
         raise StudyError(f"study {name!r}: judging.sources has {', '.join(bad)}; known: {', '.join(REVIEW_SOURCES)}")
@@ -165,10 +172,12 @@ def _judging(name: str, table: dict, judges: tuple[str, ...] = ()) -> JudgingSpe
     spec = JudgingSpec(panel=panel, primary=primary,
                        probes=probes, probe_seed=probe_seed, probe_tolerances=probe_tolerances,
                        require=_require(name, table.get("require", {}), judges),
-                       papers=tuple(str(p) for p in table.get("papers", ())), sources=sources,
+                       papers=tuple(str(p) for p in table.get("papers", ())), reviews=tuple(reviews),
+                       sources=sources,
                        peerlake_samples=table.get("peerlake_samples"), human_per_paper=table.get("human_per_paper"),
                        repeats=table.get("repeats", 1), retrieval=table.get("retrieval", "offline"),
                        max_claims=table.get("max_claims"), verify_top=table.get("verify_top", 3),
+                       claims_without_paper=table.get("claims_without_paper", False),
                        caps=tuple(sorted(caps.items())), depth_taxonomy=depth_taxonomy.strip(),
                        provider=table.get("provider"),
                        model=table.get("model"), temperature=float(t),

@@ -82,6 +82,9 @@ def judged_reviews(log, study: Study, resolution: Resolution | None = None) -> t
             reviews += system_reviews(log, judged, systems)
     if "external" in spec.sources and study.external_systems:
         reviews += external_reviews(log, judged, study.external_systems)
+    if spec.reviews:
+        wanted = set(spec.reviews)
+        reviews = [r for r in reviews if r.review_key in wanted]
     return paper_ids, reviews
 
 
