@@ -150,17 +150,20 @@ mention_judge as (
 mention_counts as (
 
     select
-        study_id,
-        reviewer_config,
-        variant_id,
+        mentions_per_review.study_id,
+        mentions_per_review.reviewer_config,
+        mentions_per_review.variant_id,
         'stress_mention' as detection_judge,
-        any_value(judge_config) as detection_judge_config,
+        any_value(mentions_per_review.judge_config) as detection_judge_config,
         count(*) as n_reviews_judged,
-        count(*) filter (where is_mentioned) as n_reviews_mentioning
+        count(*) filter (where mentions_per_review.is_mentioned) as n_reviews_mentioning
 
     from mentions_per_review
-    inner join mention_judge using (study_id, judge_config)
-    group by study_id, reviewer_config, variant_id
+    inner join mention_judge
+        on
+            mentions_per_review.study_id = mention_judge.study_id
+            and mentions_per_review.judge_config = mention_judge.judge_config
+    group by mentions_per_review.study_id, mentions_per_review.reviewer_config, mentions_per_review.variant_id
 
 ),
 
@@ -193,17 +196,20 @@ detection_judge as (
 detection_counts as (
 
     select
-        study_id,
-        reviewer_config,
-        variant_id,
+        detections_per_review.study_id,
+        detections_per_review.reviewer_config,
+        detections_per_review.variant_id,
         'detection' as detection_judge,
-        any_value(judge_config) as detection_judge_config,
+        any_value(detections_per_review.judge_config) as detection_judge_config,
         count(*) as n_reviews_judged,
-        count(*) filter (where is_mentioned) as n_reviews_mentioning
+        count(*) filter (where detections_per_review.is_mentioned) as n_reviews_mentioning
 
     from detections_per_review
-    inner join detection_judge using (study_id, judge_config)
-    group by study_id, reviewer_config, variant_id
+    inner join detection_judge
+        on
+            detections_per_review.study_id = detection_judge.study_id
+            and detections_per_review.judge_config = detection_judge.judge_config
+    group by detections_per_review.study_id, detections_per_review.reviewer_config, detections_per_review.variant_id
 
 ),
 
@@ -231,17 +237,21 @@ final as (
         coalesce(original_scores.n_scored, 0) as n_original_scored,
         -- detection is asked of soundness edits only; the mention judge first, the detection judge for a
         -- contradiction it did not read
-        case when pairs.family = 'soundness' then
-            coalesce(mention_counts.detection_judge, detection_counts.detection_judge)
+        case
+            when pairs.family = 'soundness'
+                then coalesce(mention_counts.detection_judge, detection_counts.detection_judge)
         end as detection_judge,
-        case when pairs.family = 'soundness' then
-            coalesce(mention_counts.detection_judge_config, detection_counts.detection_judge_config)
+        case
+            when pairs.family = 'soundness'
+                then coalesce(mention_counts.detection_judge_config, detection_counts.detection_judge_config)
         end as detection_judge_config,
-        case when pairs.family = 'soundness' then
-            coalesce(mention_counts.n_reviews_judged, detection_counts.n_reviews_judged, 0)
+        case
+            when pairs.family = 'soundness'
+                then coalesce(mention_counts.n_reviews_judged, detection_counts.n_reviews_judged, 0)
         end as n_reviews_judged,
-        case when pairs.family = 'soundness' then
-            coalesce(mention_counts.n_reviews_mentioning, detection_counts.n_reviews_mentioning, 0)
+        case
+            when pairs.family = 'soundness'
+                then coalesce(mention_counts.n_reviews_mentioning, detection_counts.n_reviews_mentioning, 0)
         end as n_reviews_mentioning
 
     from pairs
