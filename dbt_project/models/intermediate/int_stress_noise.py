@@ -10,6 +10,11 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from peerlake.metrics.stats.repeatability import variance_table
 
+    # only the studies with a stress pair: the scores of every study would all pass through pandas (a million
+    # reviews at scale) for the few that run an experiment with variants
+    pairs = dbt.ref("int_stress_pairs").df()
     variants = dbt.ref("stg_events__paper_variants").filter("is_built").df()
-    scores = dbt.ref("int_study_review_scores").filter("is_parsed and source = 'peerlake'").df()[SCORE_COLUMNS]
+    studies = ", ".join("'" + s.replace("'", "''") + "'" for s in sorted(set(pairs["study_id"]))) or "null"
+    scores = dbt.ref("int_study_review_scores").filter(
+        f"is_parsed and source = 'peerlake' and study_id in ({studies})").df()[SCORE_COLUMNS]
     return variance_table(scores[~scores["paper_id"].isin(variants["variant_id"])])
