@@ -84,6 +84,8 @@ def register(app: typer.Typer) -> None:
         site.write_lists()
         done = len(session.done())
         console.print(f"{len(session.items)} items ({why}), {done} labelled by {session.annotator} already; "
-                      f"{judge} · {session.dimension}, {'blind' if session.blind else 'the judge shown'}",
+                      f"{judge} · {session.dimension}, {'blind' if session.blind else 'the judge shown'}. "
+                      f"The labels reach the {judge} judge's card (judge_cards, dataset "
+                      f"{'entered_blind' if session.blind else 'entered_judge_shown'}) at the next `peerlake build`.",
                       highlight=False, soft_wrap=True)
         _serve(site, port, not no_open, "label")
