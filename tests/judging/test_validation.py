@@ -97,3 +97,64 @@ def test_repeats_and_temperature_reach_the_study_for_the_cards_retest(judge_log)
     save_study(judge_log, STUDY, study_file(["substanreview-1"], repeats=2, temperature=0.7))
     judging = load_study(judge_log, STUDY).judging
     assert (judging.repeats, judging.temperature) == (2, 0.7)
+
+
+def test_each_dataset_anchors_the_judges_its_mapping_names():
+    from peerlake.commands.validate import ANCHORS
+    from peerlake.ingest.label_mapping import load
+
+    for dataset in ("disapere", "revutil", "reviewcritique"):
+        assert set(ANCHORS[dataset]) == {d.judge for d in load(dataset).dimensions}, dataset
+
+
+def test_the_study_judges_only_the_chosen_reviews_and_novelty_reads_claims_without_the_paper(judge_log):
+    from peerlake.commands.validate import study_name
+
+    keys = ["external:disapere:r1", "external:disapere:r7"]
+    save_study(judge_log, study_name("disapere"), study_file(["f1", "f7"], dataset="disapere", reviews=keys))
+    study = load_study(judge_log, "disapere-validation")
+    assert (study.judges, study.external_systems, study.ids) == (("depth", "novelty"), ("disapere",), ("f1", "f7"))
+    assert (study.judging.reviews, study.judging.claims_without_paper) == (tuple(keys), True)
+    # a study that names no review judges them all, and novelty keeps its rule: no manuscript, no call
+    save_study(judge_log, STUDY, study_file(["substanreview-1"]))
+    judging = load_study(judge_log, STUDY).judging
+    assert (judging.reviews, judging.claims_without_paper) == ((), False)
+
+
+@pytest.mark.parametrize(("key", "value", "says"), [
+    ("reviews", '"external:disapere:r1"', "judging.reviews must be a list of review keys"),
+    ("reviews", '[""]', "judging.reviews must be a list of review keys"),
+    ("claims_without_paper", '"yes"', "judging.claims_without_paper must be true or false")])
+def test_a_bad_judging_key_is_refused_by_name(key, value, says):
+    from peerlake.studies import StudyError
+    from peerlake.studies.parse import parse_study
+
+    text = ('name = "v"\nreviewers = []\nexternal_systems = ["disapere"]\njudges = ["novelty"]\n'
+            f'[papers]\nids = ["f1"]\n[judging]\n{key} = {value}\n')
+    with pytest.raises(StudyError, match=says):
+        parse_study("v", text)
+
+
+def test_the_embedded_model_is_said_to_test_the_machinery(capsys):
+    from peerlake.commands.validate import _embedded_note
+    from peerlake.warehouse.settings import LOCAL_MODEL_NAME
+
+    _embedded_note({"revutil": [{"judge_model": "gpt-4.1"}]}, 2)
+    assert capsys.readouterr().out == ""  # a hosted model's card is a card
+    _embedded_note({"revutil": [{"judge_model": LOCAL_MODEL_NAME}], "disapere": []}, 2)
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"embedded {LOCAL_MODEL_NAME}: it tests the machinery" in out
+    assert "not what a judge can reach" in out and "these figures are not a judge's quality" in out
+    assert "on 2 review(s) per dataset" in out
+
+
+def test_all_names_each_folder_it_could_not_read_and_goes_on(lake, tmp_path):
+    from peerlake.cli import app
+
+    result = CliRunner().invoke(app, ["validate-judges", "all", "--data", str(tmp_path / "nowhere"), "--limit", "1"])
+    assert result.exit_code == 1
+    said = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert [line.split(":")[1].strip() for line in said] == ["substanreview", "disapere", "revutil", "reviewcritique"]
+    assert f"{tmp_path / 'nowhere' / 'revutil'} is not a RevUtil folder or CSV file (give the folder holding " \
+           "all_human_annotations_processed.csv)" in result.output
+    assert "failed (its error is above)" in result.output  # the summary's rows
