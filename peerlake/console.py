@@ -160,8 +160,8 @@ def run_quietly(fn, name: str, **kwargs):
     logs = settings.lake_root() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     path = logs / f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{name}.log"
-    console.print(f"Running the Dagster assets in-process (log: {path}); Ctrl-C stops after the model calls in "
-                  "flight, and a build before it publishes",
+    console.print(f"Running the Dagster assets in-process (log: {path}); Ctrl-C stops within seconds: calls in "
+                  "flight are cancelled and made again next time, and a build stops before it publishes",
                   highlight=False, soft_wrap=True)
     with logging_to(path) as run:
         return run(fn, **kwargs)
