@@ -11,7 +11,8 @@
 -- they were entered in, the judge and the judged text's hash (null on the other rows): no reference, each
 -- person's span is compared with the judge (depth, by offsets: int_judge_card_items) and with the other
 -- people's spans (the ceiling, int_judge_card_annotator_items); item_id names the span's item (the same for
--- two people who chose the same offsets; human_span_id on the other rows).
+-- two people who chose the same offsets; human_span_id on the other rows) and judge_config the configuration
+-- whose judgment the person labelled (its taxonomy is the aspects they chose from).
 with
 
 annotations as (
@@ -68,7 +69,8 @@ from_annotations as (
         cast(null as varchar) as judge,
         cast(null as varchar) as text_sha256,
         cast(null as boolean) as is_judge_shown,
-        cast(null as varchar) as item_id
+        cast(null as varchar) as item_id,
+        cast(null as varchar) as judge_config
 
     from annotation_spans
     where role is not null and judged_start is not null and judged_end > judged_start
@@ -92,7 +94,8 @@ from_labels as (
         cast(null as varchar) as judge,
         cast(null as varchar) as text_sha256,
         cast(null as boolean) as is_judge_shown,
-        cast(null as varchar) as item_id
+        cast(null as varchar) as item_id,
+        cast(null as varchar) as judge_config
 
     from {{ ref('stg_events__reference_labels') }}
     where label ->> 'start' is not null
@@ -177,7 +180,8 @@ final as (
         cast(null as varchar) as judge,
         cast(null as varchar) as text_sha256,
         cast(null as boolean) as is_judge_shown,
-        cast(null as varchar) as item_id
+        cast(null as varchar) as item_id,
+        cast(null as varchar) as judge_config
     from from_mapped
     union all
     select
@@ -195,7 +199,8 @@ final as (
         judge,
         text_sha256,
         is_judge_shown,
-        item_id
+        item_id,
+        judge_config
     from entered
 
 )

@@ -10,7 +10,8 @@
 -- default). A depth span a person entered in the browser (datasets entered_*) is compared with the judges of
 -- that study only, and only where the judge read the text the span indexes (the hash its judgment recorded):
 -- one row per (judged review, repeat, person's span), item_id the span's item (shared by two people who
--- chose the same offsets, so the ceiling sets them side by side).
+-- chose the same offsets, so the ceiling sets them side by side). An entered aspect is compared only with
+-- configurations on the taxonomy of the one whose judgment was labelled (the aspects the person chose from).
 with
 
 judged as (
@@ -55,6 +56,16 @@ unit_spans as (
 
     from unit_rows
     where unit ->> 'start' is not null and unit ->> 'text' is not null
+
+),
+
+config_taxonomies as (
+
+    select distinct
+        judge_config,
+        depth_taxonomy
+
+    from judged
 
 ),
 
@@ -107,12 +118,17 @@ items as (
                     and judged.text_sha256 = reference.text_sha256
                 )
             )
+    left join config_taxonomies as labelled on reference.judge_config = labelled.judge_config
     where
         judged.judge_config in (select spanned.judge_config from spanned)
         and (judged.chars_judged is null or reference.span_start < judged.chars_judged)
         and not (
             reference.dataset = 'disapere' and reference.dimension = 'aspect'
             and judged.depth_taxonomy != 'prism-reference'
+        )
+        and (
+            reference.study_id is null or reference.dimension != 'aspect'
+            or judged.depth_taxonomy = labelled.depth_taxonomy
         )
 
 ),

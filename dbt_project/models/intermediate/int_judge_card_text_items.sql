@@ -18,6 +18,7 @@
 --   judge, depth's role or aspect too), the label most of the judge's units carry on the dimension (on a
 --   tie, the one its first unit of those carries), 'none' when no unit carries one. Depth's spans are
 --   int_judge_card_items'. One row per (judgment, person's label); item_id the item, the same for two people.
+--   A depth aspect only with configurations on the taxonomy of the one labelled (the aspects chosen from).
 with
 
 labels as (
@@ -294,10 +295,21 @@ entered_judged as (
         repeat_index,
         units,
         inputs ->> 'text_sha256' as text_sha256,
-        coalesce(cast(inputs ->> 'chars_judged' as integer), cast(inputs ->> 'chars' as integer)) as chars_judged
+        coalesce(cast(inputs ->> 'chars_judged' as integer), cast(inputs ->> 'chars' as integer)) as chars_judged,
+        inputs ->> 'depth_taxonomy' as depth_taxonomy
 
     from {{ ref('int_judged_reviews') }}
     where is_judged and null_reason is null and judge in (select distinct entered.judge from entered)
+
+),
+
+entered_taxonomies as (
+
+    select distinct
+        judge_config,
+        depth_taxonomy
+
+    from entered_judged
 
 ),
 
@@ -349,9 +361,16 @@ entered_items as (
             and entered_judged.judge = entered.judge
             and entered_judged.review_key = entered.review_key
             and entered_judged.text_sha256 = entered.text_sha256
+    left join entered_taxonomies as labelled on entered.judge_config = labelled.judge_config
     where
-        entered.judged_start is null or entered_judged.chars_judged is null
-        or entered.judged_start < entered_judged.chars_judged
+        (
+            entered.judged_start is null or entered_judged.chars_judged is null
+            or entered.judged_start < entered_judged.chars_judged
+        )
+        and (
+            entered.dimension != 'aspect'
+            or coalesce(entered_judged.depth_taxonomy, '') = coalesce(labelled.depth_taxonomy, '')
+        )
 
 ),
 
