@@ -58,7 +58,7 @@ class _Clocks:
     """Seconds spent in the named parts of ingest, by wrapping the functions that do them (this process only)."""
 
     PARTS: ClassVar[dict[str, tuple[str, str]]] = {  # part -> (module, attribute)
-        "images": ("peerlake.ingest.extraction", "_extract_images"),  # decoding and re-encoding each image once
+        "images": ("peerlake.ingest.extraction", "stored_images"),  # each image's raw stream, read and hashed
         "mupdf_text_pages": ("pymupdf", "Page.get_textpage"),  # MuPDF's text page (raw pays one per page too)
         "layout_text": ("peerlake.ingest.extraction", "text_blocks"),  # includes its text pages
         "layout_images": ("peerlake.ingest.extraction", "image_blocks"),  # includes get_image_info's text pages

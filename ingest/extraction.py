@@ -1,7 +1,8 @@
 """PDF bytes → a manuscript package and its image bytes.
 
 The package is a pure function of the PDF bytes (no paper id, no clock), so the same bytes always
-give the same package blob. Each distinct image is returned once under its SHA-256.
+give the same package blob. Each distinct image is returned once, as the raw stream the PDF holds,
+under the SHA-256 of those bytes; it is decoded only when a reader asks (ingest/images.py).
 """
 
 import re
@@ -11,6 +12,7 @@ import pymupdf
 
 from peerlake.ingest.anonymization import EMAIL, anonymize
 from peerlake.ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
+from peerlake.ingest.images import stored_images
 from peerlake.ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
 from peerlake.ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, reading_order, text_blocks
 from peerlake.warehouse.blobs import sha256_hex
@@ -71,6 +73,7 @@ def extract_package(pdf_bytes: bytes, max_pages: int | None = None,
 def _extract(pdf_bytes: bytes, max_pages: int | None,
              max_images: int | None) -> tuple[ManuscriptPackage, dict[str, bytes]]:
     doc = _open_pdf(pdf_bytes, max_pages)
+    pdf_sha256 = sha256_hex(pdf_bytes)
     try:
         pages: list[tuple[float, float, list[Block]]] = []
         xrefs: set[int] = set()
@@ -84,7 +87,7 @@ def _extract(pdf_bytes: bytes, max_pages: int | None,
                 raise ManuscriptError(f"has more than {max_images} images (at page {i + 1}; "
                                       "PEERLAKE_INGEST_MAX_IMAGES)")
             pages.append((page.rect.width, page.rect.height, reading_order(blocks, page.rect.width)))
-        image_bytes, image_meta = _extract_images(doc, xrefs)
+        image_bytes, image_meta = stored_images(doc, xrefs, pdf_sha256)
         meta_title = (doc.metadata or {}).get("title") or ""
     finally:
         doc.close()
@@ -129,7 +132,7 @@ def _extract(pdf_bytes: bytes, max_pages: int | None,
     title = titles[0] if titles else meta_title.strip() or next(
         (r.text[:200] for r in records if r.kind not in ("page_marker", "image")), "")
     pkg = ManuscriptPackage(
-        pdf_sha256=sha256_hex(pdf_bytes),
+        pdf_sha256=pdf_sha256,
         title=title,
         n_pages=len(pages),
         n_chars=sum(len(r.text) for r in records if r.kind not in ("page_marker", "image")),
@@ -199,24 +202,6 @@ def _hidden_records(records, hidden_items: list[tuple[Item, str]]) -> list[dict]
 def extract_records(pdf_bytes: bytes) -> ManuscriptPackage:
     """Read a PDF into a package of ordered records (images named, not returned)."""
     return extract_package(pdf_bytes)[0]
-
-
-def _extract_images(doc: pymupdf.Document, xrefs: set[int]) -> tuple[dict[str, bytes], dict[int, dict]]:
-    """Each distinct image once, in its stored format, keyed by the SHA-256 of those bytes."""
-    by_sha: dict[str, bytes] = {}
-    meta: dict[int, dict] = {}
-    for xref in sorted(xrefs):
-        try:
-            img = doc.extract_image(xref)
-        except Exception:  # an image MuPDF cannot decode is left out, not fatal to the paper
-            continue
-        if not img or not img.get("image"):
-            continue
-        sha = sha256_hex(img["image"])
-        by_sha[sha] = img["image"]
-        meta[xref] = {"sha256": sha, "ext": img.get("ext", "bin"), "width": img.get("width", 0),
-                      "height": img.get("height", 0), "pages": []}
-    return by_sha, meta
 
 
 def _mark_title(items: list[Item], pages, body_size: float) -> None:

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from peerlake.warehouse.blobs import BlobCorrupted, BlobStore
 
 # Bump when record extraction or anonymization changes: packages from older code stay readable,
-# and the version says which rules produced them.
-PACKAGE_VERSION = 2
+# and the version says which rules produced them. 3: an image is its raw PDF stream, named by the
+# SHA-256 of those bytes and decoded only when read (ingest/images.py); 2 stored MuPDF's decoded and
+# re-encoded image (a PNG unless the PDF held a JPEG) under that PNG's hash. A lake keeps its version-2
+# packages: re-ingesting the same PDF is a no-op, so no paper changes identity unless new bytes come.
+PACKAGE_VERSION = 3
 
 TRUNCATION_NOTE = "[… truncated …]"
 
@@ -54,7 +57,9 @@ class ManuscriptPackage:
     extractor: str  # which code read the source: "pymupdf-<version>/records-v<n>", "asap-…"
     removed: list[dict] = field(default_factory=list)  # {record_id, reason, text} hidden from review_text
     package_version: int = PACKAGE_VERSION
-    images: list[dict] = field(default_factory=list)  # {sha256, ext, width, height, pages}
+    # {sha256, ext, width, height, pages}: the blob under sha256 is the image as a reader gets it (v2), or
+    # (v3, with filter, pdf_sha256, xref) the raw stream of object xref of that PDF, decoded to `ext` on read.
+    images: list[dict] = field(default_factory=list)
     n_furniture: int = 0  # running headers, footers and page numbers left out of the records
     # Records whose text the rendered page does not show ({record_id, reason}: white_text, tiny_text,
     # invisible_text, off_page; ingest.hidden_text). They stay in the records — a text-layer reader
@@ -188,5 +193,6 @@ def load_package(blobs: BlobStore, package_sha256: str, check_images: bool = Tru
 
 
 def image_bytes(blobs: BlobStore, sha256: str) -> bytes:
-    """One extracted image (hash re-checked)."""
+    """One image's stored bytes (hash re-checked): a version-2 package's decoded image, a version-3
+    package's raw PDF stream (llm_calls.images.figure_source decodes it)."""
     return blobs.get(sha256)

@@ -36,10 +36,19 @@ B characters, drawn again at half the size until it fits. So the recorded reques
 went, at what size and within what share of the request: the bytes sent are a pure function of the
 stored image and the entry, made again at each call, never stored. `fit_figures` chooses the entries
 within a provider's limits (llm_calls/image_limits.py).
+
+A figure of a version-3 manuscript package is stored as the PDF holds it (ingest/images.py), so its entry
+also names where to decode it: `"pdf_sha256"`, `"xref"` (the image object) and `"page"` (for errors).
+`figure_source` decodes it when a request carrying it is first sent — never at ingest, never for a call
+answered from the log — with MuPDF's `extract_image`, the bytes a version-2 package stored, after checking
+the object's raw stream still hashes to `sha256`. An image that cannot be decoded (a damaged stream, which
+version 2 stored as MuPDF's black-padded PNG; one over MAX_FIGURE_PIXELS, which version 2 left out) fails
+that call with FigureUnreadable naming the paper, page and image; not retried.
 """
 
 import base64
 import dataclasses
+import hashlib
 import json
 import math
 import threading
@@ -91,13 +100,13 @@ def with_image_data(req: LlmRequest, blobs: Any) -> LlmRequest:
     messages = []
     for m in req.messages:
         if m.get(IMAGES_KEY):
-            images = [{**img, "data": _wire_data(img, blobs)} for img in m[IMAGES_KEY]]
+            images = [{**img, "data": _wire_data(img, blobs, req.subject_id)} for img in m[IMAGES_KEY]]
             m = {**m, IMAGES_KEY: images}
         messages.append(m)
     return dataclasses.replace(req, messages=tuple(messages))
 
 
-def _wire_data(img: dict, blobs: Any) -> str:
+def _wire_data(img: dict, blobs: Any, paper: str | None = None) -> str:
     if "width" not in img:  # a page render or any image sent as stored
         return base64.b64encode(blobs.get(img["sha256"])).decode("ascii")
     key = (img["sha256"], img["width"], img["height"], img["max_bytes"])
@@ -105,8 +114,78 @@ def _wire_data(img: dict, blobs: Any) -> str:
         if key not in _RENDERED:
             if len(_RENDERED) >= 256:  # a few requests' figures: the k samples of one paper reuse them
                 _RENDERED.pop(next(iter(_RENDERED)))
-            _RENDERED[key] = base64.b64encode(render_figure(blobs.get(img["sha256"]), *key[1:])).decode("ascii")
+            source = figure_source(blobs, img, paper)
+            try:
+                png = render_figure(source, *key[1:])
+            except Exception as exc:
+                if "xref" not in img:
+                    raise
+                # A JPEG's bytes pass extract_image untouched: a corrupt one first fails here.
+                raise FigureUnreadable(f"{_where(img, paper)} cannot be drawn ({_cause(exc)})") from None
+            _RENDERED[key] = base64.b64encode(png).decode("ascii")
         return _RENDERED[key]
+
+
+class FigureUnreadable(ValueError):
+    """A figure stored as its PDF stream cannot be decoded (the message names paper, page and image)."""
+
+
+# A 600-dpi A4 scan is 35 M px; 50 M px of RGB is 150 MB decoded. Above it an image's declared size is
+# taken for a hostile file (a 100,000 x 100,000 px Flate stream of a few KB), refused before decoding.
+MAX_FIGURE_PIXELS = 50_000_000
+
+
+def figure_source(blobs: Any, img: dict, paper: str | None = None) -> bytes:
+    """The image an entry names, as MuPDF's `extract_image` gives it: the stored blob, or (an entry with
+    `xref`: a version-3 package) that object of the stored PDF decoded now (see the module docstring)."""
+    if "xref" not in img:
+        return blobs.get(img["sha256"])
+    import pymupdf  # 0.75 s to import: only when a request carries figures
+
+    where = _where(img, paper)
+    pdf = blobs.get(img["pdf_sha256"])  # hash re-checked: the PDF ingest read
+    try:
+        with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+            xref = int(img["xref"])
+            if hashlib.sha256(doc.xref_stream_raw(xref) or b"").hexdigest() != img["sha256"]:
+                raise FigureUnreadable(f"{where}: the object's stream does not hash to the image's sha256")
+            width, height = (_declared(doc, xref, k) for k in ("Width", "Height"))
+            if width * height > MAX_FIGURE_PIXELS:
+                raise FigureUnreadable(f"{where} declares {width:,} x {height:,} px, over the "
+                                       f"{MAX_FIGURE_PIXELS:,}-pixel limit (MAX_FIGURE_PIXELS); not decoded")
+            pymupdf.TOOLS.mupdf_warnings(reset=True)
+            image = doc.extract_image(xref)
+            # A damaged Flate stream is not an exception: MuPDF warns, pads the image with black, goes on.
+            damage = [w for w in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines()
+                      if "error" in w or "truncated" in w]
+            if damage:
+                raise FigureUnreadable(f"{where}: its stream is damaged ({'; '.join(damage[:3])})")
+    except FigureUnreadable:
+        raise
+    except Exception as exc:  # MuPDF raises several types for a broken stream
+        raise FigureUnreadable(f"{where} cannot be decoded ({_cause(exc)})") from None
+    if not image or not image.get("image"):
+        raise FigureUnreadable(f"{where}: MuPDF decoded no bytes")
+    return image["image"]
+
+
+def _declared(doc, xref: int, key: str) -> int:
+    kind, value = doc.xref_get_key(xref, key)
+    if kind == "xref":
+        value = doc.xref_object(int(value.split()[0]))
+    return int(float(value))
+
+
+def _where(img: dict, paper: str | None) -> str:
+    """Which image: a request's entry names its page, a package's entry its pages."""
+    page = img.get("page") or (img.get("pages") or ["?"])[0]
+    return (f"paper {paper or '(unknown)'}, page {page}: image {str(img['sha256'])[:12]} "
+            f"(object {img.get('xref')} of PDF {str(img.get('pdf_sha256'))[:12]})")
+
+
+def _cause(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text if len(text) <= 200 else text[:200] + '…'}"
 
 
 _RENDER_LOCK = threading.Lock()
@@ -185,8 +264,11 @@ def fit_figures(provider: str, model: str, figures: list[dict], text_bytes: int,
     images = []
     for f in usable[:count]:
         width, height = _fitted(int(f["width"]), int(f["height"]), limits, max_long_edge_px)
-        images.append({"sha256": f["sha256"], "media_type": FIGURE_MEDIA_TYPE, "width": width, "height": height,
-                       "max_bytes": share})
+        entry = {"sha256": f["sha256"], "media_type": FIGURE_MEDIA_TYPE, "width": width, "height": height,
+                 "max_bytes": share}
+        if "xref" in f:  # stored as its PDF stream: where figure_source decodes it
+            entry.update(pdf_sha256=f["pdf_sha256"], xref=f["xref"], page=(f.get("pages") or [None])[0])
+        images.append(entry)
     return FigureFit(images, dropped, limits.source)
 
 
