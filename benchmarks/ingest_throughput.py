@@ -3,7 +3,9 @@ cost of ingesting all 487 ASAP ICLR 2017 papers.
 
 (a) The 7 CC BY PDFs in ../shared/data/cc_by_pdfs: raw = `page.get_text()` over every page (what a
 naive pipeline would feed a model); ingest = `ingest_pdf` into a fresh lake (layout dict pass,
-column detection, records, sections, images extracted and stored by hash, package blob, event).
+column detection, records, sections, images stored by hash, package blob, event). Since package
+version 3 (#50) an image is stored as the raw stream the PDF holds and decoded only when a reader asks
+(ingest/images.py), so `images` below is reading and hashing those streams; it was ~45 % of ingest.
 The two sides run INTERLEAVED, one of each per round (raw, then ingest), because the load of a
 shared machine changes between rounds; the result is the median of the rounds' ratios (goal >= 0.8).
 Where ingest's time goes is clocked in every round (images, MuPDF text pages, the Python layout
@@ -52,6 +54,7 @@ def raw_text(paths: list[Path]) -> tuple[float, int]:
 
 
 GOAL = 0.8  # ingest pages/s over raw pymupdf pages/s, median round
+GOAL_50 = 0.5  # #50's goal for the same ratio once images are decoded lazily (0.16 before it)
 
 
 class _Clocks:
@@ -173,6 +176,8 @@ def main() -> int:
         "ingest_over_raw_median": round(median, 3),
         "goal": GOAL,
         "passes": median >= GOAL,
+        "goal_issue_50": GOAL_50,
+        "passes_issue_50": median >= GOAL_50,
         "ingest_over_raw_rounds": [round(x, 3) for x in ratios],
         "raw_pymupdf_pages_per_s": round(pages / raw_med, 1),
         "ingest_pages_per_s": round(pages / ingest_med, 1),
@@ -191,7 +196,8 @@ def main() -> int:
     print(f"raw pymupdf : {result['raw_pymupdf_pages_per_s']:8.1f} pages/s (median round)")
     print(f"ingest      : {result['ingest_pages_per_s']:8.1f} pages/s (median round)")
     print(f"ratio       : median {median:.3f} over rounds {result['ingest_over_raw_rounds']} -> "
-          f"{'PASS' if result['passes'] else 'FAIL'} (goal >= {GOAL})")
+          f"{'PASS' if result['passes'] else 'FAIL'} (goal >= {GOAL}); "
+          f"{'PASS' if result['passes_issue_50'] else 'FAIL'} (#50's goal >= {GOAL_50})")
     print("ingest time : " + ", ".join(f"{k} {v:.0%}" for k, v in result["ingest_time_shares"].items()))
     if (a := result["asap_487"]) is not None:
         print(f"ASAP 487    : {a['papers']} papers, {a['reviews']} reviews, {a['statuses']} statuses in "
