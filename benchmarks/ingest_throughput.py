@@ -11,7 +11,7 @@ shared machine changes between rounds; the result is the median of the rounds' r
 Where ingest's time goes is clocked in every round (images, MuPDF text pages, the Python layout
 pass, fsyncs, the package JSON). (b) The ASAP tarball is extracted to a temporary folder (never into
 the repo) and `import_asap` ingests every paper, review and decision into a fresh lake, then seals it.
-Run: .venv/bin/python benchmarks/ingest_throughput.py [--repeat 7] [--no-asap]
+Run: .venv/bin/python benchmarks/ingest_throughput.py [--repeat 7] [--no-asap] [--layout-floor]
 """
 
 import argparse
@@ -51,6 +51,19 @@ def raw_text(paths: list[Path]) -> tuple[float, int]:
                 page.get_text()
                 pages += 1
     return time.perf_counter() - t0, pages
+
+
+def layout_only(paths: list[Path]) -> float:
+    """The layout pass alone (every page's text and image blocks, as extract_package reads them): its ratio
+    to raw is the most ingest can reach without changing that pass, whatever else gets cheaper."""
+    from peerlake.ingest.pdf_layout import image_blocks, text_blocks  # unwrapped: the clocks patch extraction's
+
+    t0 = time.perf_counter()
+    for p in paths:
+        with pymupdf.open(p) as doc:
+            for page in doc:
+                text_blocks(page) + image_blocks(page)
+    return time.perf_counter() - t0
 
 
 GOAL = 0.8  # ingest pages/s over raw pymupdf pages/s, median round
@@ -137,6 +150,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7, help="rounds of (raw pymupdf, ingest), alternating")
     ap.add_argument("--no-asap", action="store_true", help="skip (b), the 487 ASAP papers")
+    ap.add_argument("--layout-floor", action="store_true",
+                    help="also time the layout pass alone in every round (after ingest), as a ratio to raw")
     args = ap.parse_args()
     pdfs = sorted((DATA / "cc_by_pdfs").glob("*.pdf"))
     if not pdfs:
@@ -147,10 +162,12 @@ def main() -> int:
     raw_text(pdfs)  # warm-up, both sides alike: imports, the OS's file cache
     ingest_all(pdfs, clocks)
     clocks.seconds = dict.fromkeys(clocks.PARTS, 0.0)
-    rounds = []
+    rounds, floors = [], []
     for _ in range(args.repeat):
         raw_s, pages = raw_text(pdfs)
         rounds.append((raw_s, ingest_all(pdfs, clocks)))
+        if args.layout_floor:
+            floors.append(raw_s / layout_only(pdfs))
     ratios = [r / i for r, i in rounds]
     median = statistics.median(ratios)
     raw_med = statistics.median(r for r, _ in rounds)
@@ -184,6 +201,7 @@ def main() -> int:
         "raw_seconds_median": round(raw_med, 3),
         "ingest_seconds_median": round(ingest_med, 3),
         "ingest_time_shares": {k: round(v / ingest_total, 3) for k, v in shares.items()},
+        "layout_pass_over_raw_median": round(statistics.median(floors), 3) if floors else None,
         "asap_487": None if args.no_asap else asap_cost(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "pymupdf": pymupdf.VersionBind,
@@ -199,6 +217,9 @@ def main() -> int:
           f"{'PASS' if result['passes'] else 'FAIL'} (goal >= {GOAL}); "
           f"{'PASS' if result['passes_issue_50'] else 'FAIL'} (#50's goal >= {GOAL_50})")
     print("ingest time : " + ", ".join(f"{k} {v:.0%}" for k, v in result["ingest_time_shares"].items()))
+    if floors:
+        print(f"layout pass : alone, median {result['layout_pass_over_raw_median']:.3f} of raw over rounds "
+              f"{[round(x, 3) for x in floors]} (the most ingest reaches without changing it)")
     if (a := result["asap_487"]) is not None:
         print(f"ASAP 487    : {a['papers']} papers, {a['reviews']} reviews, {a['statuses']} statuses in "
               f"{a['import_seconds'] + a['seal_seconds']:.2f} s ({a['ms_per_paper']} ms/paper; "
