@@ -136,7 +136,8 @@ def _interval(row: dict | None) -> str:
     if row["estimate"] is None or row["estimate"] != row["estimate"]:  # null or NaN: not defined
         return f"— ({row['null_reason'] or 'undefined'})"
     lo, hi = row["ci_low"], row["ci_high"]
-    ci = "" if lo is None or lo != lo else f" [{lo:.2f}, {hi:.2f}]"
+    # one review: resampling reviews cannot make an interval
+    ci = " (no interval)" if lo is None or lo != lo else f" [{lo:.2f}, {hi:.2f}]"
     return f"{row['estimate']:.2f}{ci}"
 
 
@@ -237,8 +238,9 @@ def prepare(dataset: str, data: Path, split: str, limit: int | None, model_keys:
         raise DatasetError(str(exc)) from None
     finally:
         log.close()
-    n = len(prepared.reviews) or len(paper_ids)
-    typer.echo(f"{prepared.study}: the {', '.join(prepared.judges)} judge(s) on {n} review(s)")
+    n, k = len(prepared.reviews) or len(paper_ids), len(prepared.judges)
+    typer.echo(f"{prepared.study}: the {' and '.join(prepared.judges)} judge{'s' * (k > 1)} on {n} "
+               f"review{'s' * (n != 1)}")
     return prepared
 
 
