@@ -12,8 +12,11 @@ import pytest
 
 from peerlake.ingest.manuscripts import extract_package, ingest_pdf, load_package
 from peerlake.llm_calls import images as llm_images
+from peerlake.llm_calls.gateway import Gateway, LlmCallFailed
 from peerlake.llm_calls.images import FigureUnreadable, figure_source, fit_figures, with_image_data
 from peerlake.llm_calls.types import LlmRequest
+from tests.doubles.fake_server import FakeLlmServer
+from tests.llm_calls.support import FAKE_KEYS, llm_events, providers_for
 
 # Made by version 2's extract_package before this change (so not by the code under test), with pymupdf 1.28.2.
 V2 = json.loads(Path(__file__).with_name("package_v2_images.json").read_text())
@@ -143,3 +146,23 @@ def test_a_stored_stream_that_no_longer_matches_its_name_is_refused(log, shared)
     [img] = package.images
     with pytest.raises(FigureUnreadable, match=rf"object {img['xref'] + 1} .* does not hash to the image's sha256"):
         figure_source(log.blobs, {**img, "xref": img["xref"] + 1}, "lit-graph")
+
+
+def test_a_call_whose_figure_cannot_be_decoded_fails_once_and_its_event_names_the_image(log, tmp_path, monkeypatch):
+    """Through the gateway: nothing reaches the provider, the error is recorded on the call's event, no retry."""
+    for k, v in FAKE_KEYS.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(llm_images, "_RENDERED", {})
+    path = tmp_path / "hostile.pdf"
+    path.write_bytes(_hostile_pdf())
+    package = load_package(log.blobs, ingest_pdf(log, path).event.package_sha256)
+    flate = sorted(package.images, key=lambda i: i["xref"])[1]
+    [entry] = fit_figures("anthropic", "claude-haiku-4-5", [flate], text_bytes=1000).images
+    with FakeLlmServer() as server:
+        with pytest.raises(LlmCallFailed, match="not retryable"):
+            Gateway(log, providers=providers_for(server)).call(_request("hostile", [entry]))
+        assert server.bodies == []
+    [ev] = llm_events(log)
+    assert ev.error_type == "FigureUnreadable"
+    assert f"paper hostile, page 1: image {flate['sha256'][:12]} (object {flate['xref']}" in ev.error_message
+    assert "its stream is damaged" in ev.error_message
