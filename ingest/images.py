@@ -10,7 +10,7 @@ where a reader decodes it: object `xref` of the PDF `pdf_sha256` (kept as a blob
 a raw Flate stream is no image file without its dictionary (size, colour space, predictor).
 
 Two image objects with the same raw stream are one image, as two equal PNGs were in version 2 (a stream
-whose dictionaries differ, say in palette, would be drawn as the first; no paper seen does that).
+whose dictionaries differ, say in palette, would be drawn as the first; none of the 7 CC BY PDFs has one).
 
 A reader that needs pixels decodes them when it first asks (llm_calls.images.figure_source: the gateway,
 right before a request carrying the figure is sent), with MuPDF's `extract_image` as version 2 did at
