@@ -11,9 +11,10 @@ before the grammar constrains sampling. The prompt-prefix cache is kept between 
 4k-token prompt costs ~55 s to evaluate at ~73 tok/s), so a same-seed call at temperature > 0 is not
 bit-reproducible; reproducibility comes from replaying the recorded event instead.
 
-A run asked to stop (Ctrl-C: llm_calls.stopping) stops a generation between two tokens, and a prompt's
-reading between two batches of n_batch tokens (seconds, not the minutes a long answer takes): the call
-raises CallsStopped, nothing is recorded, and the next run makes it again. An answer completed before
+A run asked to stop (Ctrl-C: llm_calls.stopping) stops a generation or a prompt's reading inside the
+forward pass it is in (llama.cpp's abort callback: well under a second, where a batch of n_batch prompt
+tokens takes 7–30 s on 2 cores): the call raises CallsStopped, nothing is recorded, and the next run
+makes it again. An answer completed before
 the stop is recorded as usual.
 """
 
@@ -93,31 +94,61 @@ def schema_warnings(schema: Any, where: str = "$") -> list[str]:
 
 
 def stop_between_tokens(llm: Any) -> Any:
-    """Make a loaded Llama stop once the run is asked to stop: its token generator and its prompt reading
-    (`eval`, which `generate` calls through the instance) check the flag between tokens and between batches
-    of n_batch prompt tokens, and raise CallsStopped there. llama.cpp cannot be interrupted from a logits
-    processor (a C callback swallows the exception), so the instance's own two methods are wrapped; an
-    abandoned generation leaves the context as far as it evaluated, which the next call's prefix match
-    reuses or discards. Returns `llm`."""
+    """Make a loaded Llama stop once the run is asked to stop: a prompt's reading inside the batch it is in,
+    through llama.cpp's abort callback (the compute graph asks it between nodes, so a batch of n_batch
+    tokens, tens of seconds on a loaded 2-core machine, stops in well under a second), and a generation
+    between two tokens. An aborted llama_decode raises RuntimeError, read here as the stop
+    it is. llama.cpp cannot be interrupted from a logits processor (a C callback swallows the exception),
+    so the instance's own two methods are wrapped; an abandoned generation leaves the context as far as it
+    evaluated, and Llama.eval drops the cache past its token count before it evaluates again. Returns `llm`."""
     generate, evaluate = llm.generate, llm.eval
 
     def stopped(where: str) -> CallsStopped:
         return CallsStopped(f"the embedded model stopped {where}: the run was asked to stop; the call is made "
                             "again next time")
 
+    # generate reads the prompt through eval, then evals each token it writes: which one a stop cut
+    writing = [False]
+
     def checked_generate(*args, **kwargs):
+        writing[0] = False
         for token in generate(*args, **kwargs):
+            writing[0] = True
             if stop_requested():
                 raise stopped("between two tokens")
             yield token
 
+    ctx = getattr(getattr(llm, "_ctx", None), "ctx", None)
+    abort = null = None
+    if ctx is not None:
+        import llama_cpp
+
+        # Asked by the compute graph's first thread between nodes. Set only while a prompt is read: each ask
+        # takes the GIL, ~5 % of a written token's time, and a token is a stop point of its own already.
+        # Kept on the instance: ctypes holds no reference, and a collected callback would crash a decode.
+        abort = llm._peerlake_abort = llama_cpp.ggml_abort_callback(lambda _data: stop_requested())
+        null = llama_cpp.ggml_abort_callback(0)
+
     def checked_eval(tokens) -> None:
         tokens = list(tokens)
         step = max(1, int(getattr(llm, "n_batch", 512)))
-        for i in range(0, len(tokens), step):
-            if stop_requested():
-                raise stopped("while reading the prompt")
-            evaluate(tokens[i:i + step])
+        where = "between two tokens" if writing[0] else "while reading the prompt"
+        guarded = abort is not None and len(tokens) > 1
+        if guarded:
+            llama_cpp.llama_set_abort_callback(ctx, abort, None)
+        try:
+            for i in range(0, len(tokens), step):
+                if stop_requested():
+                    raise stopped(where)
+                try:
+                    evaluate(tokens[i:i + step])
+                except RuntimeError:
+                    if stop_requested():  # llama_decode aborted by the callback
+                        raise stopped(where) from None
+                    raise
+        finally:
+            if guarded:
+                llama_cpp.llama_set_abort_callback(ctx, null, None)
 
     llm.generate, llm.eval = checked_generate, checked_eval
     return llm

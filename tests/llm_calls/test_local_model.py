@@ -125,3 +125,42 @@ def test_a_stop_ends_an_embedded_generation_between_tokens_and_records_nothing(l
     assert len(llm_events(lake_log)) == before  # nothing recorded for the stopped call
     after = gw.call(counting(3, 8))
     assert after.text and not after.replayed and len(llm_events(lake_log)) == before + 1
+
+
+@pytest.mark.model
+def test_a_stop_ends_the_reading_of_a_long_prompt_inside_its_batch(lake_log):
+    """Ctrl-C while the model reads a long prompt (the first minute of an embedded review): the batch in
+    progress is aborted (llama.cpp's abort callback), not finished first. Measured against the same model
+    reading a prompt of the same length whole, in this test: the stop takes a small part of that."""
+    name = machinery_model()
+    require_model(name)
+    gw = Gateway(lake_log)
+
+    def reading(topic: str) -> LlmRequest:
+        text = " ".join(f"{topic} sentence {i} says nothing in particular about {topic}." for i in range(120))
+        return LlmRequest(provider="local", model=name, purpose="test", response_schema=None,
+                          messages=({"role": "user", "content": text + " Answer with one word."},),
+                          params={"temperature": 0.0, "max_tokens": 1, "seed": 1})
+
+    started = time.monotonic()
+    gw.call(reading("apples"))  # over 1,500 prompt tokens: three or more batches of 512, read whole
+    whole = time.monotonic() - started
+    before = len(llm_events(lake_log))
+    timer = threading.Timer(0.3, request_stop)  # inside the first batch of a prompt no cache holds
+    asked = []
+    timer.start()
+    stop_at = time.monotonic() + 0.3
+    try:
+        with pytest.raises(CallsStopped, match="while reading the prompt"):
+            try:
+                gw.call(reading("pears"))
+            finally:
+                asked.append(time.monotonic())
+    finally:
+        timer.cancel()
+        clear_stop()
+    took = asked[0] - stop_at
+    assert took < whole / 6, f"the stop took {took:.1f} s; reading the whole prompt took {whole:.1f} s"
+    assert len(llm_events(lake_log)) == before  # nothing recorded for the stopped call
+    again = gw.call(reading("pears"))  # the aborted batch left nothing the next reading trips on
+    assert again.text is not None and not again.replayed and len(llm_events(lake_log)) == before + 1
