@@ -74,6 +74,7 @@ class Counts:
         # new: made by a call of this batch (not a replay), what the ETA and "in flight" read
         self.done = self.made = self.new = self.replayed = self.failed = self.unpriced = self.started = 0
         self.cost = 0.0
+        self.serial = serial
         self.clock = clock
         self.t0 = clock()
         self.first_start: float | None = None
@@ -125,6 +126,16 @@ class Counts:
     @property
     def in_flight(self) -> int:
         return self.started - self.new - self.failed
+
+    def flight(self) -> str:
+        """' · N in flight' for the heartbeat line; a serial provider (the embedded model) answers one call at a
+        time, so the others started are waiting for it, not being answered."""
+        n = self.in_flight
+        if n <= 0:
+            return ""
+        if self.serial and n > 1:
+            return f" · 1 in flight, {n - 1} waiting for the model"
+        return f" · {n} in flight"
 
     def eta_s(self) -> float:
         """The seconds the new calls left take (replays take none): from the first second, see throughput.Eta."""
@@ -183,9 +194,7 @@ class _Batch:
         while not self._done.wait(1.0):
             with self._lock:
                 if time.monotonic() - self._last >= HEARTBEAT_S:
-                    in_flight = self.counts.in_flight
-                    self._say(self.counts.line(self.description)
-                              + (f" · {in_flight} in flight" if in_flight > 0 else ""))
+                    self._say(self.counts.line(self.description) + self.counts.flight())
 
     def started(self, req: Any = None) -> None:
         with self._lock:
