@@ -50,7 +50,8 @@ def test_hooks_replace_the_branches_on_judge_names():
     from peerlake.studies import JudgingSpec
 
     spec = JudgingSpec()
-    assert registry.options_for("novelty", spec) == {"retrieval": spec.retrieval, "verify_top": spec.verify_top}
+    assert registry.options_for("novelty", spec) == {"retrieval": spec.retrieval, "verify_top": spec.verify_top,
+                                                     "claims_without_paper": spec.claims_without_paper}
     assert registry.options_for("depth", spec) == {}
     review = types.SimpleNamespace(review_key="human:a")
     assert registry.coverage_for("depth", [review]) == {"review_keys": ["human:a"]}
