@@ -1,4 +1,4 @@
-"""The one stress edit a model makes: a paraphrase of up to N body sections that keeps every number,
+"""The one stress edit a model makes: a paraphrase of every body section (or the first N) that keeps every number,
 reference and claim. Per section one rewrite call (step `paraphrase`, the section's paragraphs in, the
 same count out); then two checks, either refusing the variant with its reason:
   - deterministic: the multiset of numbers and citation markers of each section unchanged
@@ -48,7 +48,8 @@ def _limit(provider: str) -> int | None:
     return int((GRAMMAR_MAX_STRING - LENGTH_SLACK) / LENGTH_FACTOR)
 
 
-def jobs(ctx: JudgeContext, papers: list[tuple[str, ManuscriptPackage]], max_sections: int) -> list[Job]:
+def jobs(ctx: JudgeContext, papers: list[tuple[str, ManuscriptPackage]], max_sections: int | None) -> list[Job]:
+    """max_sections None: every body section the model can take."""
     limit = _limit(ctx.cfg.provider)
     out = []
     for paper_id, package in papers:
@@ -157,7 +158,8 @@ def validate(ctx: JudgeContext, todo: list[Job]) -> None:
             job.result = dataclasses.replace(job.result, checks=checks)
 
 
-def paraphrase(ctx: JudgeContext, papers: list[tuple[str, ManuscriptPackage]], max_sections: int) -> list[Job]:
+def paraphrase(ctx: JudgeContext, papers: list[tuple[str, ManuscriptPackage]],
+               max_sections: int | None) -> list[Job]:
     """Each paper's paraphrase job, its `result` set (None with `failed_call` when a call failed)."""
     out = jobs(ctx, papers, max_sections)
     todo = [j for j in out if j.result is None]

@@ -3,7 +3,8 @@
 
   papers                       list of paper ids to edit; default: every paper of the study
   edits                        list of edit names (ingest.stress.EDITS); default: all of them
-  paraphrase_max_sections      int ≥ 1, default 3: the body sections the paraphrase rewrites (ours)
+  paraphrase_max_sections      int ≥ 1 or "all", default "all": how many body sections the paraphrase rewrites,
+                               from the first (the feature asks for every one; a small model's study sets a few)
   builder                      table: the paraphrase's model (provider, model, temperature, max_output_tokens,
                                base_url); the rest from the study's [judging] (read by studies/experiments.py)
 The tolerances the stress card's verdicts use (the dbt marts read them from the study's text; ours):
@@ -27,6 +28,7 @@ TEMPLATES = ("stress_paraphrase", "stress_paraphrase_validate")
 PARSER_VERSION = "stress-edit-1"
 # Bump when an edit would change for the same inputs: every variant's key changes with it.
 EDITOR_VERSION = "stress-edits-1"
+ALL_SECTIONS = "all"  # paraphrase_max_sections: every body section
 TOLERANCES = {"invariance_max_noise_units": 1.0, "sensitivity_min_noise_units": 1.0, "noise_k": 1.96}
 KEYS = frozenset({"papers", "edits", "builder", "paraphrase_max_sections", "n_bootstrap", *TOLERANCES})
 
@@ -47,11 +49,22 @@ def _whole(table: dict, key: str, default: int, lo: int) -> int:
     return v
 
 
+def _max_sections(table: dict) -> int | None:
+    """None: every body section (the key absent or "all")."""
+    v = table.get("paraphrase_max_sections", ALL_SECTIONS)
+    if v == ALL_SECTIONS:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{EXPERIMENT}.paraphrase_max_sections: {v!r} is neither a whole number of at least 1 "
+                         f'nor "all"; give e.g. paraphrase_max_sections = 1, or leave it out for every body section')
+    return v
+
+
 @dataclass(frozen=True)
 class Spec:
     papers: tuple[str, ...] | None = None  # None: every base paper of the study
     edits: tuple[str, ...] = tuple(EDITS)
-    paraphrase_max_sections: int = 3
+    paraphrase_max_sections: int | None = None  # None: every body section
     invariance_max_noise_units: float = TOLERANCES["invariance_max_noise_units"]
     sensitivity_min_noise_units: float = TOLERANCES["sensitivity_min_noise_units"]
     noise_k: float = TOLERANCES["noise_k"]
@@ -78,7 +91,7 @@ class Spec:
             raise ValueError(f"{EXPERIMENT}.edits: unknown edit(s) {', '.join(unknown)}; {hint}known: "
                              f"{', '.join(EDITS)}")
         return cls(papers=tuple(papers) if papers is not None else None, edits=tuple(dict.fromkeys(edits)),
-                   paraphrase_max_sections=_whole(table, "paraphrase_max_sections", 3, 1),
+                   paraphrase_max_sections=_max_sections(table),
                    invariance_max_noise_units=_positive_number(table, "invariance_max_noise_units"),
                    sensitivity_min_noise_units=_positive_number(table, "sensitivity_min_noise_units"),
                    noise_k=_positive_number(table, "noise_k"), n_bootstrap=_whole(table, "n_bootstrap", 2000, 100))
@@ -87,8 +100,9 @@ class Spec:
         """16 hex: what decides a paper's variants apart from the paper and the paraphrase's calls (those
         are in each variant's key): not the list of edits (adding one leaves the others' variants as they
         are) nor the tolerances (they decide verdicts, not manuscripts)."""
-        ident = {"experiment": EXPERIMENT, "editor": EDITOR_VERSION,
-                 "paraphrase_max_sections": self.paraphrase_max_sections}
+        # "all" as a study says it, so a study that wrote 3 keeps the variants it had
+        limit = ALL_SECTIONS if self.paraphrase_max_sections is None else self.paraphrase_max_sections
+        ident = {"experiment": EXPERIMENT, "editor": EDITOR_VERSION, "paraphrase_max_sections": limit}
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
     def tolerances(self) -> dict:

@@ -5,6 +5,7 @@ that keeps every number and passes validation is built, one that drops a number 
 paper whose package is gone gets "not built: base_unreadable" and the others go on; a rerun replays the
 calls and writes nothing."""
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -16,11 +17,14 @@ from peerlake.ingest.papers import ingest_pdf, latest_versions
 from peerlake.ingest.stress import EDITS
 from peerlake.ingest.stress.presentation import paraphrase_sections
 from peerlake.judging import stress
-from peerlake.judging.stress.spec import Spec
+from peerlake.judging.stress.spec import EDITOR_VERSION, Spec
 from tests.doubles.fake_server import Reply
 
 DEMO = Path(__file__).resolve().parents[2] / "ingest" / "demo_corpus" / "papers"
 PARAPHRASE, VALIDATE = "stress_paraphrase", "stress_paraphrase_validate"
+# demo-001's body sections, by hand from ingest/demo_corpus/sources/demo-001.md
+SECTIONS_001 = ["1 Introduction", "2 Method", "3 Experimental Setup", "4 Results", "5 Analysis of the Gates",
+                "6 Related Work", "7 Conclusion"]
 
 
 @pytest.fixture
@@ -30,12 +34,12 @@ def papers(judge_log):
     return latest_versions(judge_log)
 
 
-def _script(server, log, papers):
+def _script(server, log, papers, pids=("demo-001", "demo-002", "demo-003"), max_sections=2):
     """demo-001: faithful rewrites, validated; demo-002: faithful rewrites, its Introduction rejected by the
     validation call; demo-003: its Setup rewrite writes "two hundred" for 200 (a number dropped)."""
-    for pid in ("demo-001", "demo-002", "demo-003"):
+    for pid in pids:
         package = load_package(log.blobs, papers[pid].package_sha256)
-        for s in paraphrase_sections(package, 2):
+        for s in paraphrase_sections(package, max_sections):
             paras = [f"Put differently: {r.text}" for r in s.records]
             if (pid, s.name) == ("demo-003", "2 Setup"):
                 paras = [p.replace("for 200 epochs", "for two hundred epochs") for p in paras]
@@ -94,6 +98,16 @@ def test_the_builder_records_every_edit_and_refuses_a_paraphrase_that_drops_a_nu
     assert {e.event_type for e in list(judge_log.iter_events())[events:]} == {"calls_replayed"}
 
 
+def test_by_default_the_paraphrase_rewrites_every_body_section(judge_log, judge_server, make_judge_ctx, papers):
+    _script(judge_server, judge_log, papers, pids=("demo-001",), max_sections=10**6)
+    report = stress.build(make_judge_ctx(stress), [papers["demo-001"]], Spec.from_table({"edits": ["paraphrase"]}))
+    (variant,) = report.variants
+    assert variant.built and not judge_server.unmatched
+    d = json.loads(variant.details_json)
+    assert d["params"]["sections"] == SECTIONS_001 and d["params"]["sections_skipped"] == []
+    assert len(judge_server.bodies_for(PARAPHRASE)) == len(judge_server.bodies_for(VALIDATE)) == len(SECTIONS_001)
+
+
 def test_a_failed_paraphrase_call_records_nothing_and_a_lost_package_is_not_built(
         judge_log, judge_server, make_judge_ctx, papers):
     judge_server.answer(PARAPHRASE, "Parameter-efficient fine-tuning", reply=Reply(status=400))
@@ -116,6 +130,8 @@ def test_a_failed_paraphrase_call_records_nothing_and_a_lost_package_is_not_buil
     ({"invariance_max_noise_units": "one"}, "stress.invariance_max_noise_units"),
     ({"n_bootstrap": 10}, "stress.n_bootstrap: 10 is not a whole number of at least 100"),
     ({"paraphrase_max_sections": True}, "stress.paraphrase_max_sections"),
+    ({"paraphrase_max_sections": 0}, 'paraphrase_max_sections: 0 is neither a whole number of at least 1 nor "all"'),
+    ({"paraphrase_max_sections": "every"}, "stress.paraphrase_max_sections: 'every'"),
     ({"papers": "demo-001"}, "stress.papers"),
 ])
 def test_a_bad_stress_table_is_refused_naming_the_key(table, says):
@@ -126,13 +142,18 @@ def test_a_bad_stress_table_is_refused_naming_the_key(table, says):
 
 def test_defaults_and_what_the_variants_identity_leaves_out():
     spec = Spec.from_table({})
-    assert spec.edits == tuple(EDITS) and spec.paraphrase_max_sections == 3
+    assert spec.edits == tuple(EDITS) and spec.paraphrase_max_sections is None  # every body section
+    assert Spec.from_table({"paraphrase_max_sections": "all"}) == spec
     assert spec.tolerances() == {"invariance_max_noise_units": 1.0, "sensitivity_min_noise_units": 1.0,
                                  "noise_k": 1.96, "n_bootstrap": 2000}
     # the tolerances and the list of edits decide verdicts and coverage, not manuscripts
     other = Spec.from_table({"edits": ["typos"], "noise_k": 3, "n_bootstrap": 500})
     assert other.experiment_config() == spec.experiment_config()
     assert Spec.from_table({"paraphrase_max_sections": 1}).experiment_config() != spec.experiment_config()
+    # a study that wrote 3 (the old default) keeps its variants' identity: the hash of what it said
+    ident = {"experiment": "stress", "editor": EDITOR_VERSION, "paraphrase_max_sections": 3}
+    three = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+    assert Spec.from_table({"paraphrase_max_sections": 3}).experiment_config() == three != spec.experiment_config()
     assert re.fullmatch(r"[0-9a-f]{16}", spec.experiment_config())
 
 
