@@ -75,12 +75,15 @@ def default_data_path(dataset: str) -> Path | None:
 def choose_reviews(log, dataset: str, limit: int | None) -> list[str]:
     """The reviews of `dataset` to judge: those with a reference label on a dimension of every judge the
     dataset anchors (a DISAPERE review needs an originality sentence for novelty); those labelled by two or
-    more people first (the card's human ceiling needs them), each group in SHA-256 order of the review key
-    (a fixed draw, as plan-labels draws); the first `limit` (all without one)."""
+    more people first (the card's human ceiling needs them), then within each group those with two or more
+    labelled items first (one item makes no kappa: a RevUtil review of one rated comment measures nothing),
+    each group in SHA-256 order of the review key (a fixed draw, as plan-labels draws); the first `limit`
+    (all without one)."""
     from peerlake.ingest.label_mapping import load
 
     judge_of = {d.name: d.judge for d in load(dataset).dimensions}
     judged: dict[str, set[str]] = {}
+    items: dict[str, set[str]] = {}
     people: dict[str, set[str]] = {}
     for e in log.iter_events("human_label_imported"):
         if e.dataset != dataset:
@@ -88,12 +91,14 @@ def choose_reviews(log, dataset: str, limit: int | None) -> list[str]:
         people.setdefault(e.review_key, set()).update([e.annotator] if e.annotator else [])
         if e.is_reference:
             mapped = json.loads(e.mapped_json)
-            judged.setdefault(e.review_key, set()).update(
-                judge_of[k] for k, v in mapped.items() if v is not None and k in judge_of)
+            judges = {judge_of[k] for k, v in mapped.items() if v is not None and k in judge_of}
+            judged.setdefault(e.review_key, set()).update(judges)
+            if judges:
+                items.setdefault(e.review_key, set()).add(e.item_key)
     wanted = set(ANCHORS[dataset])
-    keys = sorted((len(people[k]) < 2, hashlib.sha256(k.encode()).hexdigest(), k)
+    keys = sorted((len(people[k]) < 2, len(items[k]) < 2, hashlib.sha256(k.encode()).hexdigest(), k)
                   for k, judges in judged.items() if wanted <= judges)
-    return [k for _, _, k in keys][:limit]
+    return [k for *_, k in keys][:limit]
 
 
 def study_file(paper_ids: list[str], provider: str | None = None, model: str | None = None,
@@ -304,7 +309,8 @@ def register(app: typer.Typer) -> None:
         dataset: str = typer.Argument(..., help=f"all, or one of {', '.join(DATASETS)}"),
         split: str = typer.Option("test", "--split", help="SubstanReview's split: train | test"),
         limit: int = typer.Option(None, "--limit", min=1, help="judge n reviews of each dataset (SubstanReview: the "
-                                  "first n of the split; the others: labelled by two people first, SHA-256 order)"),
+                                  "first n of the split; the others: labelled by two people first, then those with "
+                                  "two labelled items or more, SHA-256 order)"),
         data: Path = typer.Option(None, "--data", help="the dataset's folder; with all, the folder holding "
                                   "substanreview/, disapere/, revutil/, reviewcritique/ (default ../shared/data "
                                   "beside the checkout)"),
