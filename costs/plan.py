@@ -5,6 +5,8 @@ the start of a real run (its own calls, with its run id), so `cost_estimate_accu
 """
 
 
+import json
+
 from peerlake.costs.estimate import DEFAULT_REVIEW_CHARS, Estimate, ToJudge, judge_rows, load_history, request_rows
 from peerlake.judging import registry as judge_registry
 from peerlake.reviewing.probes import decimal_config, probe_requests
@@ -58,6 +60,8 @@ def study_estimate(log, study: Study, gateway, *, probes: bool = False, judged_r
                          "from 10) is not estimated")
     if study.revision() is not None:
         est.rows += _revision_rows(log, study, res, gateway, hist, est)
+    if "stress" in study.experiments:
+        est.rows += _stress_rows(log, study, res, gateway, hist, est, list(zip(reviews, review_rows, strict=True)))
     if study.judges:
         _unread_human_note(study, res, est)
         to_judge = [ToJudge(r.review_key, len(r.text)) for r in judged_reviews]
@@ -165,6 +169,65 @@ def _revision_rows(log, study: Study, res, gateway, hist, est: Estimate) -> list
                             ("revision_scores", ("review",))):
         reqs = [r for r in exact + standins if r.purpose in purposes]
         rows += request_rows(asset, with_study(reqs, study), gateway, hist)
+    return rows
+
+
+def _stress_rows(log, study: Study, res, gateway, hist, est: Estimate, written: list) -> list[dict]:
+    """The stress suite's calls: its paraphrase's rewrites and validations (judging.stress.plan: exact where
+    the log answers what they depend on, stand-ins where not) and the mention judge on every review of a
+    soundness variant (`written`: the review requests and their rows, so a review this run writes counts)."""
+    from peerlake.ingest.package import load_package
+    from peerlake.ingest.stress import EDITS
+    from peerlake.ingest.variants import recorded_variants
+    from peerlake.judging.stress.plan import planned_requests
+    from peerlake.judging.stress_mention import JUDGE, TEMPLATES, problems
+    from peerlake.studies.experiments import experiments, study_reviews
+
+    exp = next(e for e in experiments(study) if e.name == "stress")
+    spec, rows = exp.builder_spec, []
+    recorded = list(recorded_variants(log).values())
+    variant_ids = {v.variant_id for v in recorded}
+    bases = [p for p in res.manuscripts if p.paper_id not in variant_ids
+             and (spec.papers is None or p.paper_id in spec.papers)]
+    if "paraphrase" in spec.edits:
+        papers = []
+        for p in bases:
+            try:
+                papers.append((p.paper_id, load_package(log.blobs, p.package_sha256, check_images=False)))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # the builder records it not built (base_unreadable): no call
+        exact, standins = planned_requests(exp.builder_config(study), gateway.logged, papers,
+                                           spec.paraphrase_max_sections)
+        rows += request_rows("paper_variants", with_study(exact + standins, study), gateway, hist)
+        if standins:
+            est.notes.append(f"stress: {len(standins)} paraphrase validation calls depend on rewrites not made yet "
+                             "and are estimated from stand-ins of the same shape, as an upper bound (a rewrite "
+                             "that loses a number is refused with no validation call)")
+    # the mention judge reads every review of a built soundness variant, `repeats` times
+    ids, in_study = {p.paper_id for p in bases}, set(res.paper_ids)
+    found = {vid for vid, p in problems(log).items() if p.base_paper_id in ids and vid in in_study}
+    to_judge = [ToJudge(r.review_key, len(r.text)) for r in study_reviews(log, study, res)[1] if r.paper_id in found]
+    to_judge += [ToJudge(f"peerlake:{row['request_key']}", DEFAULT_REVIEW_CHARS) for req, row in written
+                 if row["new"] and req.subject_id in found]
+    # variants this run's builder will record (counted as built: an upper bound) or has recorded and will
+    # add to the study: their reviews are not planned yet, so each covering reviewer's samples stand in
+    config = spec.experiment_config()
+    soundness = [e for e in spec.edits if EDITS[e].family == "soundness" and EDITS[e].make is not None]
+    mine = {(v.base_paper_id, json.loads(v.details_json).get("edit")): v for v in recorded
+            if v.kind == "stress" and v.experiment_config == config}
+    unmade = [(b, e) for b in sorted(ids) for e in soundness if (b, e) not in mine]
+    coming = unmade + [(b, e) for b in sorted(ids) for e in soundness
+                       if (v := mine.get((b, e))) is not None and v.built and v.variant_id not in in_study]
+    configs = study.reviewer_configs()
+    to_judge += [ToJudge(f"planned:{b}:{e}:{c.code_version()}:{k}", DEFAULT_REVIEW_CHARS)
+                 for b, e in coming for c in configs if c.covers(b) for k in range(c.samples)]
+    if unmade:
+        est.notes.append(f"stress: {len(unmade)} soundness variants not made yet are counted as built (an upper "
+                         "bound), for the mention judge's calls on their reviews; the reviews of variants not made "
+                         "yet, and the mention judge on reviewer systems' reviews, are not estimated")
+    if to_judge:
+        cfg = exp.judge_config(study)
+        rows += judge_rows(JUDGE, TEMPLATES, cfg, exp.judge_config_id(cfg), to_judge, gateway, hist)
     return rows
 
 

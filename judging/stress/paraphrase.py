@@ -121,14 +121,19 @@ def rewrite(ctx: JudgeContext, todo: list[Job]) -> None:
             job.result = dataclasses.replace(out, params=params)
 
 
+def validate_request(cfg, paper_id: str, i: int, section: Section, rewritten: list[str]):
+    """The validation call of section i of a paper's paraphrase (the dry run sizes one it cannot make yet)."""
+    return judge_request(cfg, JUDGE, "validate", "stress_paraphrase_validate", subject_id=f"stress:{paper_id}:{i}",
+                         max_tokens=160, section=section.name, original="\n\n".join(r.text for r in section.records),
+                         rewritten="\n\n".join(rewritten))
+
+
 def validate(ctx: JudgeContext, todo: list[Job]) -> None:
     """The validation call per section of every paraphrase that passed its deterministic check."""
     reqs, where = [], []
     for job in todo:
         for i, (s, new) in enumerate(zip(job.sections, job.rewrites, strict=True)):
-            reqs.append(judge_request(ctx.cfg, JUDGE, "validate", "stress_paraphrase_validate",
-                                      subject_id=f"stress:{job.paper_id}:{i}", max_tokens=160, section=s.name,
-                                      original="\n\n".join(r.text for r in s.records), rewritten="\n\n".join(new)))
+            reqs.append(validate_request(ctx.cfg, job.paper_id, i, s, new))
             where.append((job, s))
     verdicts: dict[int, list[tuple[str, object]]] = {}
     for (job, s), res in zip(where, ctx.call_many(reqs, "stress: paraphrase validation"), strict=True):
