@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from peerlake.audit.keys import audit_command, figure_id, row_key
+from peerlake.audit.keys import audit_command, figure_id, row_keys
 
 MAX_COMMANDS = 12  # a figure over hundreds of review scores lists the first few and says how to get all
 # The call viewer (`peerlake view`) writes its page beside the report pages (ROOT/viewer/, ROOT/reports/).
@@ -22,7 +22,7 @@ def audit_block(mart: str, rows: pd.DataFrame | None, what: str = "these numbers
     if rows is None or rows.empty:
         return ""
     # sorted: the marts come back in no fixed order, and the page's hash is its data version
-    keys = sorted(k for k in (row_key(mart, r) for r in rows.to_dict("records")) if k is not None)
+    keys = sorted(row_keys(mart, rows))
     if not keys:
         return ""
     shown = keys[:MAX_COMMANDS]

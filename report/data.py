@@ -6,6 +6,8 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from peerlake.audit.keys import HASHED_KEYS
+
 # table → columns the report uses from it
 NEEDS = {
     "fct_ai_review_scores": ["reviewer_config", "prompt_template", "model", "paper_id", "overall_score",
@@ -29,6 +31,11 @@ NEEDS = {
                        "reference_cost_per_review_usd"],
     "system_review_costs": ["system_config", "system_name", "paper_id", "sample_index", "is_scored", "overall_score"],
 }
+
+
+# The tables with a row per review (a million at scale) are read with only the columns the page uses (NEEDS,
+# the study and the audit key's columns): `select *` there cost most of the page's build (#50).
+LEAN = {"fct_ai_review_scores": [*NEEDS["fct_ai_review_scores"], "study_id", *HASHED_KEYS["fct_ai_review_scores"]]}
 
 
 @dataclass
@@ -74,17 +81,20 @@ def load(duckdb_path: Path, study: str | None = None) -> ReportData:
         raise FileNotFoundError(f"no warehouse at {duckdb_path}; run `peerlake build` first")
     con = duckdb.connect(str(duckdb_path), read_only=True)
     try:
-        present = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+        present: dict[str, set[str]] = {}
+        for table, column in con.execute("select table_name, column_name from information_schema.columns").fetchall():
+            present.setdefault(table, set()).add(column)
         for name, cols in all_needs().items():
             if name not in present:
                 out.missing[name] = "is not there (built before this mart existed)"
                 continue
-            df = con.execute(f'select * from "{name}"').df()
-            lacking = [c for c in cols if c not in df.columns]
+            lacking = [c for c in cols if c not in present[name]]
             if lacking:
                 out.missing[name] = f"lacks column(s) {', '.join(lacking)}"  # built by an older peerlake
                 continue
-            out.tables[name] = df
+            lean = [c for c in dict.fromkeys(LEAN.get(name, [])) if c in present[name]]
+            columns = ", ".join(f'"{c}"' for c in lean) if lean else "*"
+            out.tables[name] = con.execute(f'select {columns} from "{name}"').df()
     finally:
         con.close()
     return out.only(study)
