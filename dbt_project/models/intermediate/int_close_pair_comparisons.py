@@ -7,12 +7,13 @@ SCORE_COLUMNS = ["study_id", "reviewer_config", "paper_id", "sample_index", "ove
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from peerlake.metrics.stats.memo import previous_table, recompute_changed
+    from peerlake.metrics.stats.memo import previous_table, recompute_changed_relation
     from peerlake.metrics.stats.ranking import close_pair_table
 
-    scores = dbt.ref("int_study_review_scores").filter("is_parsed").df()[SCORE_COLUMNS]
+    # hashed per key in DuckDB, as int_rank_comparisons: only the changed keys' scores are read into pandas
+    scores = dbt.ref("int_study_review_scores").filter("is_parsed").project(", ".join(SCORE_COLUMNS))
     context = dbt.ref("int_paper_context").df()
-    inputs = scores.merge(context[["paper_id", "venue_year"]], on="paper_id", how="left")
-    return recompute_changed(inputs, ["study_id", "reviewer_config"],
-                             lambda part: close_pair_table(part[SCORE_COLUMNS], context),
-                             previous_table(session, dbt.this), session=session)
+    inputs = scores.join(dbt.ref("int_paper_context").project("paper_id, venue_year"), "paper_id", how="left")
+    return recompute_changed_relation(inputs, ["study_id", "reviewer_config"],
+                                      lambda part: close_pair_table(part[SCORE_COLUMNS], context),
+                                      previous_table(session, dbt.this), session=session)
