@@ -117,99 +117,100 @@ labels as (
 
 ),
 
-mentions_per_review as (
+detection_answers as (
 
-    -- a review mentions the problem when at least half of the judge's answered repeats say so (as the
-    -- injection judge is read); the study's reviews of the variant only
+    -- both judges' answers in one shape, so one aggregation counts them; judge_rank says which a
+    -- variant's counts come from when both read it: the mention judge first, the detection judge for a
+    -- contradiction it did not read
     select
         study_reviews.study_id,
         study_reviews.reviewer_config,
         study_reviews.paper_id as variant_id,
+        'stress_mention' as detection_judge,
+        1 as judge_rank,
         mention_judgments.judge_config,
         mention_judgments.review_key,
-        avg(cast(mention_judgments.mentions as integer)) >= 0.5 as is_mentioned
+        mention_judgments.mentions as is_yes
 
     from mention_judgments
     inner join study_reviews on mention_judgments.review_key = study_reviews.review_key
-    group by all
-    having count(mention_judgments.mentions) > 0
 
-),
-
-mention_judge as (
-
-    -- one mention judge configuration per study: the first by id (a study normally runs one)
-    select
-        study_id,
-        min(judge_config) as judge_config
-    from mentions_per_review
-    group by study_id
-
-),
-
-mention_counts as (
-
-    select
-        mentions_per_review.study_id,
-        mentions_per_review.reviewer_config,
-        mentions_per_review.variant_id,
-        'stress_mention' as detection_judge,
-        any_value(mentions_per_review.judge_config) as detection_judge_config,
-        count(*) as n_reviews_judged,
-        count(*) filter (where mentions_per_review.is_mentioned) as n_reviews_mentioning
-
-    from mentions_per_review
-    inner join mention_judge
-        on
-            mentions_per_review.study_id = mention_judge.study_id
-            and mentions_per_review.judge_config = mention_judge.judge_config
-    group by mentions_per_review.study_id, mentions_per_review.reviewer_config, mentions_per_review.variant_id
-
-),
-
-detections_per_review as (
+    union all
 
     select
         study_id,
         reviewer_config,
         variant_id,
+        'detection' as detection_judge,
+        2 as judge_rank,
         judge_config,
         review_key,
-        avg(cast(identified as integer)) >= 0.5 as is_mentioned
+        identified as is_yes
 
     from contradiction_answers
-    group by all
-    having count(identified) > 0
 
 ),
 
-detection_judge as (
+answers_per_review as (
 
+    -- a review mentions the problem when at least half of the judge's answered repeats say so (as the
+    -- injection judge is read); the study's reviews of the variant only
     select
         study_id,
+        reviewer_config,
+        variant_id,
+        detection_judge,
+        judge_rank,
+        judge_config,
+        review_key,
+        avg(cast(is_yes as integer)) >= 0.5 as is_mentioned
+
+    from detection_answers
+    group by all
+    having count(is_yes) > 0
+
+),
+
+judge_per_study as (
+
+    -- one configuration of each judge per study: the first by id (a study normally runs one)
+    select
+        study_id,
+        detection_judge,
         min(judge_config) as judge_config
-    from detections_per_review
-    group by study_id
+    from answers_per_review
+    group by study_id, detection_judge
 
 ),
 
 detection_counts as (
 
     select
-        detections_per_review.study_id,
-        detections_per_review.reviewer_config,
-        detections_per_review.variant_id,
-        'detection' as detection_judge,
-        any_value(detections_per_review.judge_config) as detection_judge_config,
+        answers_per_review.study_id,
+        answers_per_review.reviewer_config,
+        answers_per_review.variant_id,
+        answers_per_review.detection_judge,
+        any_value(answers_per_review.judge_config) as detection_judge_config,
         count(*) as n_reviews_judged,
-        count(*) filter (where detections_per_review.is_mentioned) as n_reviews_mentioning
+        count(*) filter (where answers_per_review.is_mentioned) as n_reviews_mentioning
 
-    from detections_per_review
-    inner join detection_judge
+    from answers_per_review
+    inner join judge_per_study
         on
-            detections_per_review.study_id = detection_judge.study_id
-            and detections_per_review.judge_config = detection_judge.judge_config
-    group by detections_per_review.study_id, detections_per_review.reviewer_config, detections_per_review.variant_id
+            answers_per_review.study_id = judge_per_study.study_id
+            and answers_per_review.detection_judge = judge_per_study.detection_judge
+            and answers_per_review.judge_config = judge_per_study.judge_config
+    group by
+        answers_per_review.study_id,
+        answers_per_review.reviewer_config,
+        answers_per_review.variant_id,
+        answers_per_review.detection_judge,
+        answers_per_review.judge_rank
+    qualify
+        row_number() over (
+            partition by answers_per_review.study_id, answers_per_review.reviewer_config, answers_per_review.variant_id
+            order by answers_per_review.judge_rank
+        ) = 1
 
 ),
 
@@ -235,23 +236,16 @@ final as (
         variant_scores.score - original_scores.score as shift,
         coalesce(variant_scores.n_scored, 0) as n_variant_scored,
         coalesce(original_scores.n_scored, 0) as n_original_scored,
-        -- detection is asked of soundness edits only; the mention judge first, the detection judge for a
-        -- contradiction it did not read
+        -- detection is asked of soundness edits only
+        case when pairs.family = 'soundness' then detection_counts.detection_judge end as detection_judge,
         case
-            when pairs.family = 'soundness'
-                then coalesce(mention_counts.detection_judge, detection_counts.detection_judge)
-        end as detection_judge,
-        case
-            when pairs.family = 'soundness'
-                then coalesce(mention_counts.detection_judge_config, detection_counts.detection_judge_config)
+            when pairs.family = 'soundness' then detection_counts.detection_judge_config
         end as detection_judge_config,
         case
-            when pairs.family = 'soundness'
-                then coalesce(mention_counts.n_reviews_judged, detection_counts.n_reviews_judged, 0)
+            when pairs.family = 'soundness' then coalesce(detection_counts.n_reviews_judged, 0)
         end as n_reviews_judged,
         case
-            when pairs.family = 'soundness'
-                then coalesce(mention_counts.n_reviews_mentioning, detection_counts.n_reviews_mentioning, 0)
+            when pairs.family = 'soundness' then coalesce(detection_counts.n_reviews_mentioning, 0)
         end as n_reviews_mentioning
 
     from pairs
@@ -264,10 +258,6 @@ final as (
             pairs.study_id = original_scores.study_id and pairs.reviewer_config = original_scores.reviewer_config
             and pairs.base_paper_id = original_scores.paper_id and pairs.is_built
     left join labels on pairs.study_id = labels.study_id and pairs.reviewer_config = labels.reviewer_config
-    left join mention_counts
-        on
-            pairs.study_id = mention_counts.study_id and pairs.reviewer_config = mention_counts.reviewer_config
-            and pairs.variant_id = mention_counts.variant_id
     left join detection_counts
         on
             pairs.study_id = detection_counts.study_id and pairs.reviewer_config = detection_counts.reviewer_config
