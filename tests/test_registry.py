@@ -186,7 +186,9 @@ def test_command_groups_are_the_modules_on_disk_in_the_order_listed_before():
     from peerlake.cli import app
     from peerlake.commands import COMMAND_GROUPS
 
-    on_disk = {p.stem for p in (REPO / "peerlake" / "commands").glob("*.py")} - {"__init__"}
+    commands = REPO / "peerlake" / "commands"  # a group is a module or a package (validate/)
+    on_disk = ({p.stem for p in commands.glob("*.py")} | {p.parent.name for p in commands.glob("*/__init__.py")}) - {
+        "__init__"}
     assert set(COMMAND_GROUPS) == on_disk == set(COMMAND_MODULES)
     assert COMMAND_GROUPS.names() == COMMAND_MODULES
     root = typer.main.get_command(app)
