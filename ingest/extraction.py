@@ -14,7 +14,7 @@ from peerlake.ingest.anonymization import EMAIL, anonymize
 from peerlake.ingest.classification import Item, block_kind, furniture_key, is_furniture, sectioned_records
 from peerlake.ingest.images import stored_images
 from peerlake.ingest.package import PACKAGE_VERSION, ManuscriptError, ManuscriptPackage
-from peerlake.ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, reading_order, text_blocks
+from peerlake.ingest.pdf_layout import TEXT_FLAGS, Block, image_blocks, image_info_once, reading_order, text_blocks
 from peerlake.warehouse.blobs import sha256_hex
 
 EXTRACTOR = f"pymupdf-{pymupdf.VersionBind}/records-v{PACKAGE_VERSION}"
@@ -79,7 +79,8 @@ def _extract(pdf_bytes: bytes, max_pages: int | None,
         xrefs: set[int] = set()
         for i, page in enumerate(doc):
             try:
-                blocks = text_blocks(page) + image_blocks(page)
+                images = image_info_once(page)
+                blocks = text_blocks(page, images) + image_blocks(page, image_info=images)
             except Exception as exc:
                 raise ManuscriptError(f"page {i + 1} could not be read ({type(exc).__name__}: {exc})") from None
             xrefs.update(b.xref for b in blocks if b.kind == "image")

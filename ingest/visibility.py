@@ -46,8 +46,9 @@ def span_reason(span: dict, page_rect: tuple[float, float, float, float],
     return None
 
 
-def page_backdrop(page) -> Callable[[float, float], bool]:
-    """backdrop(x, y) for a pymupdf page, reading its drawings and images on the first call only."""
+def page_backdrop(page, image_info: Callable[[], list[dict]] | None = None) -> Callable[[float, float], bool]:
+    """backdrop(x, y) for a pymupdf page, reading its drawings and images on the first call only.
+    `image_info()` gives the page's `get_image_info()` when the caller reads it anyway."""
     boxes: list[tuple[float, float, float, float]] | None = None
 
     def covered(x: float, y: float) -> bool:
@@ -60,7 +61,7 @@ def page_backdrop(page) -> Callable[[float, float], bool]:
                 fill = d.get("fill")
                 if fill is not None and min(fill) < NEAR_WHITE / 255:
                     boxes.append(tuple(d["rect"]))
-            boxes += [tuple(info["bbox"]) for info in page.get_image_info()]
+            boxes += [tuple(info["bbox"]) for info in (image_info() if image_info else page.get_image_info())]
         return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in boxes)
 
     return covered
