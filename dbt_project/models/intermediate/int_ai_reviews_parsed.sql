@@ -4,13 +4,14 @@
 -- Incremental: a build parses only the request keys that have an event the table has not seen
 -- (new answers, or a second answer to an old key), and replaces those keys' rows; a key's row
 -- depends on that key's events alone, so the table equals a full build. A change to this code or
--- to stg_events__llm_calls rebuilds it whole (macros/incremental_version.sql).
+-- to a model upstream of it rebuilds it whole (macros/incremental_version.sql).
 {{ config(
     materialized='incremental',
     unique_key='request_key',
     incremental_strategy='delete+insert',
     on_schema_change='sync_all_columns',
-    post_hook=["{{ record_code_version(['stg_events__llm_calls']) }}"]
+    pre_hook=["{{ clear_unless_written_by_this_code() }}"],
+    post_hook=["{{ record_code_version() }}"]
 ) }}
 
 with
@@ -29,12 +30,12 @@ answers as (
 
 ),
 
-{% if written_by_this_code(['stg_events__llm_calls']) %}
+{% if written_by_this_code() %}
 changed_keys as (
 
     select distinct request_key
     from answers
-    where llm_call_id not in (select llm_call_id from {{ this }})
+    where llm_call_id not in (select seen.llm_call_id from {{ this }} as seen)
 
 ),
 
@@ -43,7 +44,7 @@ review_calls as (
 
     select *
     from answers
-    {% if written_by_this_code(['stg_events__llm_calls']) %}
+    {% if written_by_this_code() %}
         where request_key in (select changed_keys.request_key from changed_keys)
     {% endif %}
     -- Replays write no event, so a second ok event for one request_key is a producer bug;

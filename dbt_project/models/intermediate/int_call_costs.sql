@@ -3,6 +3,18 @@
 -- UTC day (ASOF join on effective_from): cached-input, cache-write and, for a provider batch's
 -- answer, batch rates. The cost the gateway recorded is kept beside it. A free provider's call costs
 -- 0; an answered call with no price in force is null and flagged 'unknown_model', never 0.
+-- Incremental: a build prices only the calls the table has not seen (a call's row depends on its own
+-- event and the newest price table alone). The version covers every recorded price table, so a new
+-- one re-prices every call (macros/incremental_version.sql), as does a change to this code or above.
+{{ config(
+    materialized='incremental',
+    unique_key='llm_call_id',
+    incremental_strategy='delete+insert',
+    on_schema_change='sync_all_columns',
+    pre_hook=["{{ clear_unless_written_by_this_code(event_ids_sql('price_table_recorded')) }}"],
+    post_hook=["{{ record_code_version(event_ids_sql('price_table_recorded')) }}"]
+) }}
+
 with
 
 llm_calls as (
@@ -27,6 +39,9 @@ attempts as (
         cost_status as recorded_cost_status,
         price_table_version as recorded_price_table_version
     from llm_calls
+    {% if written_by_this_code(event_ids_sql('price_table_recorded')) %}
+        where llm_call_id not in (select seen.llm_call_id from {{ this }} as seen)
+    {% endif %}
     qualify row_number() over (partition by llm_call_id order by occurred_at) = 1
 
 ),

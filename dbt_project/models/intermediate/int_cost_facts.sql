@@ -4,6 +4,19 @@
 -- reviewer_config, judge, model and prompt are those of the call that answered it. A missing label
 -- gets a placeholder ('(no study)', '(cli)' outside Dagster) so every call counts in every dimension
 -- it has; a dimension that does not apply (a search has no model) stays null.
+-- Incremental: a build adds the llm_call attempts the table has not seen, and makes the replays and
+-- searches again (few, and a replay's labels come from its answer, which may be sealed after it);
+-- keys are never removed from the log. int_call_costs' version (its code and the price tables) is this
+-- table's context, so a re-pricing there rebuilds this whole (macros/incremental_version.sql).
+{{ config(
+    materialized='incremental',
+    unique_key='fact_id',
+    incremental_strategy='delete+insert',
+    on_schema_change='sync_all_columns',
+    pre_hook=["{{ clear_unless_written_by_this_code(table_comment_sql(ref('int_call_costs'))) }}"],
+    post_hook=["{{ record_code_version(table_comment_sql(ref('int_call_costs'))) }}"]
+) }}
+
 with
 
 call_costs as (
@@ -58,6 +71,9 @@ llm_attempts as (
         case when is_ok and cost_usd is null then 1 else 0 end as n_unpriced_calls
 
     from call_costs
+    {% if written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
+        where llm_call_id not in (select seen.fact_id from {{ this }} as seen)
+    {% endif %}
 
 ),
 

@@ -1,5 +1,16 @@
 -- One row per llm_call event: every attempt, ok and error, with usage and cost split by kind: the
 -- cost the gateway recorded, and the cost int_call_costs recomputes with the price of the call's day.
+-- Incremental: a build adds only the calls the table has not seen. int_call_costs' version (its code
+-- and the price tables) is this table's context, so a re-pricing there rebuilds this whole.
+{{ config(
+    materialized='incremental',
+    unique_key='llm_call_id',
+    incremental_strategy='delete+insert',
+    on_schema_change='sync_all_columns',
+    pre_hook=["{{ clear_unless_written_by_this_code(table_comment_sql(ref('int_call_costs'))) }}"],
+    post_hook=["{{ record_code_version(table_comment_sql(ref('int_call_costs'))) }}"]
+) }}
+
 with
 
 llm_calls as (
@@ -27,6 +38,9 @@ deduplicated as (
     -- Copies of one event (same id) are one fact; never let them double a cost.
     select *
     from llm_calls
+    {% if written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
+        where llm_call_id not in (select seen.llm_call_id from {{ this }} as seen)
+    {% endif %}
     qualify row_number() over (partition by llm_call_id order by occurred_at) = 1
 
 ),
