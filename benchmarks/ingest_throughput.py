@@ -8,9 +8,11 @@ version 3 (#50) an image is stored as the raw stream the PDF holds and decoded o
 (ingest/images.py), so `images` below is reading and hashing those streams; it was ~45 % of ingest.
 The two sides run INTERLEAVED, one of each per round (raw, then ingest), because the load of a
 shared machine changes between rounds; the result is the median of the rounds' ratios (goal >= 0.8).
-Where ingest's time goes is clocked in every round (images, MuPDF text pages, the Python layout
-pass, fsyncs, the package JSON). (b) The ASAP tarball is extracted to a temporary folder (never into
-the repo) and `import_asap` ingests every paper, review and decision into a fresh lake, then seals it.
+Where ingest's time goes is clocked in every round (images, MuPDF text pages and span dicts, the
+rest of the layout pass, reading order, records, anonymization, fsyncs, the package JSON), and the text
+pages built are counted: raw builds one per page, ingest one more on each page with images.
+(b) The ASAP tarball is extracted to a temporary folder (never into the repo) and `import_asap`
+ingests every paper, review and decision into a fresh lake, then seals it.
 Run: .venv/bin/python benchmarks/ingest_throughput.py [--repeat 7] [--no-asap] [--layout-floor]
 """
 
@@ -56,13 +58,15 @@ def raw_text(paths: list[Path]) -> tuple[float, int]:
 def layout_only(paths: list[Path]) -> float:
     """The layout pass alone (every page's text and image blocks, as extract_package reads them): its ratio
     to raw is the most ingest can reach without changing that pass, whatever else gets cheaper."""
-    from peerlake.ingest.pdf_layout import image_blocks, text_blocks  # unwrapped: the clocks patch extraction's
+    # unwrapped: the clocks patch extraction's
+    from peerlake.ingest.pdf_layout import image_blocks, image_info_once, text_blocks
 
     t0 = time.perf_counter()
     for p in paths:
         with pymupdf.open(p) as doc:
             for page in doc:
-                text_blocks(page) + image_blocks(page)
+                images = image_info_once(page)
+                text_blocks(page, images) + image_blocks(page, image_info=images)
     return time.perf_counter() - t0
 
 
@@ -76,8 +80,12 @@ class _Clocks:
     PARTS: ClassVar[dict[str, tuple[str, str]]] = {  # part -> (module, attribute)
         "images": ("peerlake.ingest.extraction", "stored_images"),  # each image's raw stream, read and hashed
         "mupdf_text_pages": ("pymupdf", "Page.get_textpage"),  # MuPDF's text page (raw pays one per page too)
+        "mupdf_dict": ("pymupdf", "TextPage.extractDICT"),  # the text page as span dicts (pymupdf's C)
         "layout_text": ("peerlake.ingest.extraction", "text_blocks"),  # includes its text pages
         "layout_images": ("peerlake.ingest.extraction", "image_blocks"),  # includes get_image_info's text pages
+        "reading_order": ("peerlake.ingest.extraction", "reading_order"),  # columns and bands, per page
+        "records": ("peerlake.ingest.extraction", "sectioned_records"),  # parts, sections, references
+        "anonymize": ("peerlake.ingest.extraction", "anonymize"),
         "package_json": ("peerlake.ingest.package", "ManuscriptPackage.to_json"),
         "fsync": ("os", "fsync"),
     }
@@ -86,6 +94,7 @@ class _Clocks:
         import importlib
 
         self.seconds = dict.fromkeys(self.PARTS, 0.0)
+        self.calls = dict.fromkeys(self.PARTS, 0)
         self.on = False
         for part, (module, attr) in self.PARTS.items():
             owner = importlib.import_module(module)
@@ -103,6 +112,7 @@ class _Clocks:
                 return fn(*a, **kw)
             finally:
                 self.seconds[part] += time.perf_counter() - t0
+                self.calls[part] += 1
 
         return timed
 
@@ -162,6 +172,7 @@ def main() -> int:
     raw_text(pdfs)  # warm-up, both sides alike: imports, the OS's file cache
     ingest_all(pdfs, clocks)
     clocks.seconds = dict.fromkeys(clocks.PARTS, 0.0)
+    clocks.calls = dict.fromkeys(clocks.PARTS, 0)
     rounds, floors = [], []
     for _ in range(args.repeat):
         raw_s, pages = raw_text(pdfs)
@@ -174,12 +185,17 @@ def main() -> int:
     ingest_total = sum(i for _, i in rounds)
     ingest_med = statistics.median(i for _, i in rounds)
     s = clocks.seconds
-    # Shares of ingest time summed over the rounds. Every MuPDF text page is built inside the layout
-    # pass (text_blocks, image_blocks), so the layout's own share is what remains of it without them.
+    # Shares of ingest time summed over the rounds. Every MuPDF text page and span dict is built inside the
+    # layout pass (text_blocks, image_blocks), so the layout's own share is what remains of it without them
+    # (the Python pass, get_images, get_image_info's image list, the white-text check's drawings).
     shares = {
         "images": s["images"],
         "mupdf_text_pages": s["mupdf_text_pages"],
-        "layout_rest": s["layout_text"] + s["layout_images"] - s["mupdf_text_pages"],
+        "mupdf_dict": s["mupdf_dict"],
+        "layout_rest": s["layout_text"] + s["layout_images"] - s["mupdf_text_pages"] - s["mupdf_dict"],
+        "reading_order": s["reading_order"],
+        "records": s["records"],
+        "anonymize": s["anonymize"],
         "package_json": s["package_json"],
         "fsync": s["fsync"],
     }
@@ -201,6 +217,8 @@ def main() -> int:
         "raw_seconds_median": round(raw_med, 3),
         "ingest_seconds_median": round(ingest_med, 3),
         "ingest_time_shares": {k: round(v / ingest_total, 3) for k, v in shares.items()},
+        # raw builds one per page; ingest one per page for its text, one more per page with images
+        "mupdf_text_pages_per_round": round(clocks.calls["mupdf_text_pages"] / args.repeat, 1),
         "layout_pass_over_raw_median": round(statistics.median(floors), 3) if floors else None,
         "asap_487": None if args.no_asap else asap_cost(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
@@ -217,6 +235,7 @@ def main() -> int:
           f"{'PASS' if result['passes'] else 'FAIL'} (goal >= {GOAL}); "
           f"{'PASS' if result['passes_issue_50'] else 'FAIL'} (#50's goal >= {GOAL_50})")
     print("ingest time : " + ", ".join(f"{k} {v:.0%}" for k, v in result["ingest_time_shares"].items()))
+    print(f"text pages  : {result['mupdf_text_pages_per_round']} per round for {pages} pages (raw: {pages})")
     if floors:
         print(f"layout pass : alone, median {result['layout_pass_over_raw_median']:.3f} of raw over rounds "
               f"{[round(x, 3) for x in floors]} (the most ingest reaches without changing it)")
