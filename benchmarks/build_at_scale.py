@@ -15,6 +15,7 @@ Run: .venv/bin/python benchmarks/build_at_scale.py [--papers 1000,10000] [--conf
 """
 
 import argparse
+import functools
 import glob
 import hashlib
 import json
@@ -369,28 +370,83 @@ def _running_at(results: list[dict], at: float | None) -> list[str]:
     return out
 
 
-def step_seconds(root: Path) -> tuple[str | None, dict[str, float]]:
-    """Wall seconds per Dagster step of the latest run in the lake's instance (dbt, each gate, report)."""
+def dagster_run(root: Path, after: float) -> dict:
+    """The lake's Dagster run that started at or after `after` (the build just made; none for a build with
+    nothing to do, which makes no run: the latest run then is an earlier build's and must not be counted):
+    its id, start and end (wall-clock seconds) and the wall seconds of each step (dbt, each gate, report)."""
     from dagster import DagsterEventType, DagsterInstance
 
+    if not (root / "dagster").is_dir():
+        return {"run_id": None, "steps": {}}
     instance = DagsterInstance.from_config(str(root / "dagster"))
     try:
-        runs = instance.get_runs(limit=1)
-        if not runs:
-            return None, {}
+        records = instance.get_run_records(limit=1)
+        if not records or records[0].start_time is None or records[0].start_time < after:
+            return {"run_id": None, "steps": {}}
+        record = records[0]
         start: dict[str, float] = {}
         out: dict[str, float] = {}
-        for rec in instance.all_logs(runs[0].run_id):
-            ev = rec.dagster_event
-            if ev is None or not ev.step_key:
+        marks: dict[str, dict[str, float]] = {}  # per dbt step: when dbt was launched, its first and last result
+        for rec in instance.all_logs(record.dagster_run.run_id):
+            ev, step = rec.dagster_event, rec.step_key
+            if not step:
                 continue
-            if ev.event_type == DagsterEventType.STEP_START:
-                start[ev.step_key] = rec.timestamp
+            if ev is None:  # a log line: dagster-dbt says when it starts and when it has finished dbt
+                for word, mark in (("Running dbt command", "dbt_launched"), ("Finished dbt command", "dbt_finished")):
+                    if word in (rec.user_message or "") and step in start:
+                        marks.setdefault(step, {})[mark] = round(rec.timestamp - start[step], 2)
+            elif ev.event_type == DagsterEventType.STEP_START:
+                start[step] = rec.timestamp
+            elif ev.event_type == DagsterEventType.ASSET_MATERIALIZATION and step.startswith("dbt_"):
+                marks.setdefault(step, {}).setdefault("first_result", round(rec.timestamp - start[step], 2))
+                marks[step]["last_result"] = round(rec.timestamp - start[step], 2)
             elif ev.event_type in (DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE):
-                out[ev.step_key] = round(rec.timestamp - start.get(ev.step_key, rec.timestamp), 1)
-        return runs[0].run_id, dict(sorted(out.items(), key=lambda kv: -kv[1]))
+                out[step] = round(rec.timestamp - start.get(step, rec.timestamp), 2)
+        return {"run_id": record.dagster_run.run_id, "start": record.start_time, "end": record.end_time,
+                "steps": dict(sorted(out.items(), key=lambda kv: -kv[1])), "dbt_step_marks": marks}
     finally:
         instance.dispose()
+
+
+@functools.cache
+def is_statistics_node(unique_id: str) -> bool:
+    """A statistics node: a dbt Python model whose code calls peerlake.metrics (the pure statistics), i.e. the
+    computation a build exists for, as against SQL reshaping, tests, per-node overhead and start-up."""
+    if not unique_id.startswith("model."):
+        return False
+    found = list((REPO / "dbt_project" / "models").rglob(f"{unique_id.split('.')[-1]}.py"))
+    return bool(found) and "peerlake.metrics" in found[0].read_text()
+
+
+def time_split(wall: float, started: float, run: dict, results: list[dict], dbt_elapsed: float) -> dict:
+    """Where one build's wall time went, every part measured, none reused from another build:
+    - before_run: CLI start-up, the build plan (seal, parse check, fingerprints), Dagster's definitions and
+      the job, until the run starts (all of a build with nothing to do: it makes no run);
+    - dbt_steps (of which dbt_elapsed: dbt's own task time, the rest the dbt process's start-up, loading the
+      parse, writing artifacts and dagster-dbt's handling of its events; of dbt_elapsed, the nodes' time),
+      gate_steps, other_steps (publish, report);
+    - run_outside_steps: Dagster's time in the run between steps (the plan, events, storage);
+    - after_run: the summary and what the CLI prints after the run.
+    With dbt threads > 1 the nodes' seconds overlap and can sum past dbt_elapsed."""
+    steps = run.get("steps") or {}
+    dbt_steps = sum(v for k, v in steps.items() if k.startswith("dbt_"))
+    gates = sum(v for k, v in steps.items() if "_gx_" in k or k.startswith("gx_"))
+    node_sum = sum(r["execution_time"] for r in results)
+    small = [r["execution_time"] for r in results if r["execution_time"] < 1.0]
+    if run.get("run_id") and run.get("start") and run.get("end"):
+        before, after = run["start"] - started, started + wall - run["end"]
+        inside = run["end"] - run["start"] - sum(steps.values())
+    else:  # no run: nothing was built
+        before, after, inside = wall, 0.0, 0.0
+    stats = sum(r["execution_time"] for r in results if is_statistics_node(r["unique_id"]))
+    return {k: round(v, 1) for k, v in {
+        "before_run": before, "dbt_steps": dbt_steps, "dbt_process_outside_dbt_elapsed": dbt_steps - dbt_elapsed,
+        "dbt_elapsed": dbt_elapsed, "dbt_nodes": node_sum, "dbt_nodes_under_1s": sum(small),
+        "dbt_elapsed_outside_nodes": dbt_elapsed - node_sum, "statistics_nodes": stats, "gate_steps": gates,
+        "other_steps": sum(steps.values()) - dbt_steps - gates, "run_outside_steps": inside, "after_run": after,
+        # the older figure: everything outside Dagster's steps (before_run + run_outside_steps + after_run)
+        "outside_steps": wall - sum(steps.values())}.items()} | {
+        "dbt_nodes_count": len(results), "dbt_nodes_under_1s_count": len(small)}
 
 
 def run_build(root: Path) -> dict:
@@ -416,12 +472,14 @@ def run_build(root: Path) -> dict:
            "memory": mem,
            "stdout_tail": stdout.strip().splitlines()[-6:], "stderr_tail": stderr.strip().splitlines()[-6:]}
     try:
-        run_id, out["dagster_step_seconds"] = step_seconds(root)
+        run = dagster_run(root, started)
     except Exception as exc:  # timings are a bonus; never lose the main figures over them
-        run_id, out["dagster_step_seconds_error"] = None, f"{type(exc).__name__}: {exc}"
+        run = {"run_id": None, "steps": {}, "error": f"{type(exc).__name__}: {exc}"}
+    out["dagster_step_seconds"], run_id = run["steps"], run["run_id"]
+    out["dbt_step_marks_seconds"] = run.get("dbt_step_marks", {})  # from each dbt step's start
     out["dagster_run_id"] = run_id
     results, elapsed = [], 0.0
-    for rr in _run_results(started, run_id):
+    for rr in _run_results(started, run_id) if run_id else []:  # no run, no dbt
         doc = json.loads(rr.read_text())
         results.extend(doc["results"])
         elapsed += doc.get("elapsed_time", 0.0)
@@ -437,22 +495,8 @@ def run_build(root: Path) -> dict:
         mem["dbt_nodes_running_at_peak"] = _running_at(results, mem["peak_at"])
         mem["dbt_nodes_running_at_dbt_peak"] = _running_at(results, mem["peak_dbt_at"])
         mem["dbt_node_peaks_mb"] = _node_peaks(results, memory.dbt_series)
-    steps = out.get("dagster_step_seconds") or {}
-    dbt_steps = sum(v for k, v in steps.items() if k.startswith("dbt_"))
-    gates = sum(v for k, v in steps.items() if "_gx_" in k or k.startswith("gx_"))
-    out["time_breakdown_seconds"] = {
-        "dbt_steps": round(dbt_steps, 1), "of_which_dbt_nodes": out.get("dbt_node_seconds_sum"),
-        "gate_steps": round(gates, 1), "other_steps": round(sum(steps.values()) - dbt_steps - gates, 1),
-        "outside_steps": round(wall - sum(steps.values()), 1)}  # CLI and Dagster start-up, summary, report
-    if results:
-        # the fixed part of the dbt steps: many small nodes (each pays dbt's per-node cost whatever its
-        # rows), and what dbt spends outside any node (start-up, parsing, the graph, writing artifacts)
-        small = [n["seconds"] for n in nodes if n["seconds"] < 1.0]
-        out["time_breakdown_seconds"].update({
-            "dbt_nodes_under_1s": {"count": len(small), "seconds": round(sum(small), 1)},
-            "dbt_nodes_1s_or_more": {"count": len(nodes) - len(small),
-                                     "seconds": round(out["dbt_node_seconds_sum"] - sum(small), 1)},
-            "dbt_outside_nodes": round(dbt_steps - out["dbt_node_seconds_sum"], 1)})
+    out["time_breakdown_seconds"] = time_split(wall, started, run, results, elapsed)
+    out["statistics_share"] = round(out["time_breakdown_seconds"]["statistics_nodes"] / wall, 3)
     return out
 
 
