@@ -18,6 +18,7 @@ histogram's total share) that row-wise expectations then check.
 """
 
 import functools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -65,10 +66,12 @@ class GateResult:
     def describe(self) -> str:
         """One status line, then one line per failed expectation."""
         stats = self.statistics
-        head = (f"gate {self.suite_name} on {self.model}: {'PASS' if self.success else 'FAIL'}"
-                f" ({stats.get('successful_expectations', 0)}/"
-                f"{stats.get('evaluated_expectations', 0)} expectations met,"
-                f" {stats.get('rows', 0)} rows)")
+        head = f"gate {self.suite_name} on {self.model}: {'PASS' if self.success else 'FAIL'}"
+        if stats.get("empty_mart"):  # run_gate on a mart with no rows: nothing evaluated, nothing can fail
+            head += " (0 rows: every expectation holds)"
+        else:
+            head += (f" ({stats.get('successful_expectations', 0)}/{stats.get('evaluated_expectations', 0)}"
+                     f" expectations met, {stats.get('rows', 0)} rows)")
         return "\n".join([head, *(f"  - {f}" for f in self.failures)])
 
 
@@ -81,33 +84,53 @@ def run_gate(suite_name: str, duckdb_path: Path, *, schema: str = "main") -> Gat
 
     The file may be a candidate build that is not published yet; `schema` names the schema holding
     the model when the candidate lives beside the published marts in one file."""
-    suite = _suite(suite_name)
+    return next(run_gates([suite_name], duckdb_path, schema=schema))
+
+
+def run_gates(suite_names: Iterable[str], duckdb_path: Path, *, schema: str = "main") -> Iterator[GateResult]:
+    """run_gate for each suite in turn, over one read-only connection: opening the file reads its catalog
+    (~300 relations), ~40 ms, which a connection per gate paid ~50 times a build."""
+    names = list(suite_names)
+    for name in names:
+        _suite(name)  # an unknown name fails before the file is opened
     duckdb_path = Path(duckdb_path)
     if not duckdb_path.is_file():
-        raise FileNotFoundError(f"gate {suite_name}: DuckDB file {duckdb_path} does not exist "
+        raise FileNotFoundError(f"gate {names[0] if names else ''}: DuckDB file {duckdb_path} does not exist "
                                 "(run dbt build first)")
     try:
         con = duckdb.connect(str(duckdb_path), read_only=True)
     except duckdb.Error as exc:
         # Typically the one-writer lock (dbt still has the file open), or a read-write connection
         # to the same file elsewhere in this process.
-        raise RuntimeError(f"gate {suite_name}: cannot open {duckdb_path} read-only: {exc}") from exc
+        raise RuntimeError(f"gate {', '.join(names)}: cannot open {duckdb_path} read-only: {exc}") from exc
     try:
-        present = {r[0] for r in con.execute(
-            "select column_name from information_schema.columns"
-            " where table_schema = ? and table_name = ?", [schema, suite.MODEL]).fetchall()}
-        missing = [c for c in suite.COLUMNS if c not in present]
-        if missing:
-            why = ("table not found" if not present
-                   else f"columns missing: {', '.join(missing)}")
-            return GateResult(suite_name, suite.MODEL, False,
-                              [f"{schema}.{suite.MODEL} in {duckdb_path}: {why} (run dbt build first?)"],
-                              {"rows": 0})
-        cols = ", ".join(f'"{c}"' for c in _columns_read(suite))
-        frame = con.execute(f'select {cols} from "{schema}"."{suite.MODEL}"').df()
+        for name in names:
+            result = _read_mart(con, name, duckdb_path, schema)
+            yield validate_frame(name, result) if isinstance(result, pd.DataFrame) else result
     finally:
         con.close()
-    return validate_frame(suite_name, frame)
+
+
+def _read_mart(con, suite_name: str, duckdb_path: Path, schema: str) -> pd.DataFrame | GateResult:
+    """The columns of the suite's mart its expectations read, or the gate's result when there is nothing to
+    validate (the mart missing or short of columns: failed; no rows: passed)."""
+    suite = _suite(suite_name)
+    present = {r[0] for r in con.execute(
+        "select column_name from information_schema.columns"
+        " where table_schema = ? and table_name = ?", [schema, suite.MODEL]).fetchall()}
+    missing = [c for c in suite.COLUMNS if c not in present]
+    if missing:
+        why = ("table not found" if not present
+               else f"columns missing: {', '.join(missing)}")
+        return GateResult(suite_name, suite.MODEL, False,
+                          [f"{schema}.{suite.MODEL} in {duckdb_path}: {why} (run dbt build first?)"],
+                          {"rows": 0})
+    if not con.execute(f'select exists (select 1 from "{schema}"."{suite.MODEL}")').fetchone()[0]:
+        # No rows: the gate passes as validate_frame's empty shortcut says, and without building the
+        # suite's expectations, which imports great_expectations (~2.7 s: most of an empty lake's gates).
+        return GateResult(suite_name, suite.MODEL, True, [], {"rows": 0, "empty_mart": True})
+    cols = ", ".join(f'"{c}"' for c in _columns_read(suite))
+    return con.execute(f'select {cols} from "{schema}"."{suite.MODEL}"').df()
 
 
 def validate_frame(suite_name: str, frame: pd.DataFrame) -> GateResult:
