@@ -39,7 +39,8 @@ attempts as (
         cost_status as recorded_cost_status,
         price_table_version as recorded_price_table_version
     from llm_calls
-    {% if written_by_this_code(event_ids_sql('price_table_recorded')) %}
+    {#- is_incremental() first: a dbt unit test renders this with no source to read the context from -#}
+    {% if is_incremental() and written_by_this_code(event_ids_sql('price_table_recorded')) %}
         where llm_call_id not in (select seen.llm_call_id from {{ this }} as seen)
     {% endif %}
     qualify row_number() over (partition by llm_call_id order by occurred_at) = 1

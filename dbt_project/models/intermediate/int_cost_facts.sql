@@ -71,7 +71,7 @@ llm_attempts as (
         case when is_ok and cost_usd is null then 1 else 0 end as n_unpriced_calls
 
     from call_costs
-    {% if written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
+    {% if is_incremental() and written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
         where llm_call_id not in (select seen.fact_id from {{ this }} as seen)
     {% endif %}
 

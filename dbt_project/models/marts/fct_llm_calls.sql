@@ -38,7 +38,7 @@ deduplicated as (
     -- Copies of one event (same id) are one fact; never let them double a cost.
     select *
     from llm_calls
-    {% if written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
+    {% if is_incremental() and written_by_this_code(table_comment_sql(ref('int_call_costs'))) %}
         where llm_call_id not in (select seen.llm_call_id from {{ this }} as seen)
     {% endif %}
     qualify row_number() over (partition by llm_call_id order by occurred_at) = 1
