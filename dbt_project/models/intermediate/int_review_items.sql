@@ -38,10 +38,10 @@ study_reviews as (
     select * from {{ ref('int_study_reviews') }}
     where
         source <> 'human' and not is_variant
-        {% if written_by_this_code() %}
-            -- after the pre-hook: the new and changed study reviews, and the ones with no items
-            and study_review_id not in (select seen.study_review_id from {{ this }} as seen)
-        {% endif %}
+    {% if written_by_this_code() %}
+        -- after the pre-hook: the new and changed study reviews, and the ones with no items
+        and study_review_id not in (select seen.study_review_id from {{ this }} as seen)
+    {% endif %}
 
 ),
 
