@@ -171,6 +171,10 @@ class BuildPlan:
     full: bool = False
     pending: list[str] = field(default_factory=list)  # run-record types left for a later build (auto mode)
     unit_tests: bool = False  # run the dbt unit tests of the rebuilt models (code changed, or asked for)
+    # Incremental models rebuilt from every event (dbt --full-refresh), not only the keys with new events: their
+    # version (macros/incremental_version.sql) covers their SQL and their upstream models, not dbt_project.yml's
+    # vars, the macros or dbt's version, so a change there, or `--force`, must not keep their old rows.
+    full_refresh: bool = False
 
     @property
     def empty(self) -> bool:
@@ -224,13 +228,14 @@ def plan(current: dict, previous: dict | None, manifest: dict, mode: str = EXPLI
         build.unit_tests = unit_tests == "all" or (unit_tests == "changed" and code_changed)
         return build
 
-    def full(reason: str, code_changed: bool) -> BuildPlan:
-        return decide(BuildPlan(sorted(models.values()), total, [reason], current, full=True), code_changed)
+    def full(reason: str, code_changed: bool, refresh: bool = True) -> BuildPlan:
+        return decide(BuildPlan(sorted(models.values()), total, [reason], current, full=True,
+                                full_refresh=refresh), code_changed)
 
     if mode == FORCE:
         return full("asked to rebuild everything", True)
     if not previous:
-        return full("no published build yet", False)
+        return full("no published build yet", False, refresh=False)  # nothing to keep: every table is new
     if previous.get("version") != VERSION or previous.get("project") != current["project"]:
         return full("dbt_project.yml, the profile, dbt's version or the lake's location changed", True)
 
@@ -314,6 +319,8 @@ def _plan_now(lake, log, mode: str) -> BuildPlan:
 PLAN_TAG = "peerlake/build_plan"
 # "skip": the dbt steps leave the unit tests out (BuildPlan.unit_tests); a run without it (the UI's) runs them.
 UNIT_TESTS_TAG = "peerlake/dbt_unit_tests"
+# "yes": the dbt steps run with --full-refresh (BuildPlan.full_refresh).
+FULL_REFRESH_TAG = "peerlake/dbt_full_refresh"
 
 
 def _plan_path(lake) -> Path:

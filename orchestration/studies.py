@@ -88,7 +88,13 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
     """Build what changed since the published build (orchestration.build_plan), gate it and publish; with
     nothing changed, no Dagster run at all. `mode`: auto (after a study's run: run records alone wait),
     explicit (`peerlake build`), force (everything)."""
-    from peerlake.orchestration.build_plan import PLAN_TAG, UNIT_TESTS_TAG, plan_for_lake, stash_plan
+    from peerlake.orchestration.build_plan import (
+        FULL_REFRESH_TAG,
+        PLAN_TAG,
+        UNIT_TESTS_TAG,
+        plan_for_lake,
+        stash_plan,
+    )
     from peerlake.warehouse import Lake
 
     with building():  # a stop now cancels dbt and the gates and publishes nothing (llm_calls.stopping)
@@ -99,7 +105,8 @@ def build_all(tags: dict | None = None, mode: str = EXPLICIT) -> PipelineRun:
         if stop_requested():  # asked while planning: no Dagster run at all
             return PipelineRun(success=False, run_id="", plan_summary=build.summary())
         tags = {**(tags or {}), PLAN_TAG: stash_plan(lake, build),
-                UNIT_TESTS_TAG: "run" if build.unit_tests else "skip"}
+                UNIT_TESTS_TAG: "run" if build.unit_tests else "skip",
+                FULL_REFRESH_TAG: "yes" if build.full_refresh else "no"}
         if build.full:
             selection = build_asset_keys()
         else:

@@ -9,7 +9,7 @@ from dagster import AssetExecutionContext, AssetKey, Failure, MaterializeResult,
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from peerlake.expectations.gates import INPUT_GATES
-from peerlake.orchestration.build_plan import UNIT_TESTS_TAG, reachable
+from peerlake.orchestration.build_plan import FULL_REFRESH_TAG, UNIT_TESTS_TAG, reachable
 from peerlake.orchestration.dbt_failures import naming_failing_rows
 from peerlake.orchestration.dbt_folders import prune_run_folders
 from peerlake.orchestration.dbt_manifest import export_dbt_env
@@ -122,6 +122,8 @@ def _build(context: AssetExecutionContext, dbt: DbtCliResource, lake: LakeResour
     args = ["build"]
     if context.run.tags.get(UNIT_TESTS_TAG) == "skip":  # no code changed since the published build
         args += ["--exclude-resource-type", "unit_test"]
+    if context.run.tags.get(FULL_REFRESH_TAG) == "yes":  # vars, macros or dbt changed, or --force
+        args += ["--full-refresh"]
     try:
         yield from naming_failing_rows(dbt.cli(args, context=context), lake.lake())
     finally:

@@ -129,6 +129,21 @@ def test_the_unit_tests_run_only_where_code_changed_unless_asked():
     assert not plan(before, before, m, FORCE, "none").unit_tests
 
 
+def test_incremental_tables_are_refreshed_whole_only_when_their_version_cannot_see_the_change():
+    """An incremental model's version covers its SQL and its upstream models (macros/incremental_version.sql):
+    an edited model, new events or gates keep its rows; a changed project (vars, profile, dbt, the lake's
+    location) or `--force` rebuild it from every event (dbt --full-refresh); a first build has nothing to keep."""
+    m = _manifest()
+    before = _fingerprint(m, {"a": "1", "b": "1"})
+    edited = json.loads(json.dumps(m))
+    edited["nodes"]["model.p.int_x"]["checksum"] = {"sha256": "edited"}
+    assert plan({**before, "project": "q"}, before, m, EXPLICIT).full_refresh
+    assert plan(before, before, m, FORCE).full_refresh
+    assert not plan(before, None, m, EXPLICIT).full_refresh
+    assert not plan(_fingerprint(edited, {"a": "1", "b": "1"}), before, edited, EXPLICIT).full_refresh
+    assert not plan(_fingerprint(m, {"a": "2", "b": "1"}), before, m, EXPLICIT).full_refresh
+
+
 def test_a_bad_unit_test_setting_is_one_line(monkeypatch):
     from peerlake.warehouse import settings
 
