@@ -52,8 +52,10 @@ def dbt_run_killed(lake: Path, work: Path, db: Path, model: str) -> None:
     log = work / "logs" / "dbt.log"
     log.unlink(missing_ok=True)
     pattern = re.compile(rf'delete from\s+\S*"{model}"')
-    proc = subprocess.Popen(_command(PROJECT_DIR, work), env=_env(lake, db), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    # The statements are in dbt's log file at debug only; an earlier test in this process may have set
+    # DBT_LOG_LEVEL_FILE=info (settings.export_lake_env does), and then no delete is ever seen.
+    proc = subprocess.Popen(_command(PROJECT_DIR, work), env={**_env(lake, db), "DBT_LOG_LEVEL_FILE": "debug"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen, deadline = "", time.monotonic() + 240
     while proc.poll() is None and time.monotonic() < deadline:
         if log.exists():
